@@ -1,0 +1,51 @@
+"""The rules core and the file protocol of Othello Arena.
+
+This package imports nothing else of the project: the referee, the agents and
+the tournaments stand on it.
+"""
+
+from .errors import IllegalMoveError, OthelloError, ParseError
+from .notation import (
+    Comment,
+    draw_board,
+    format_colour,
+    format_comment,
+    format_end,
+    format_move,
+    format_obf,
+    format_transcript,
+    parse_board,
+    parse_colour,
+    parse_end,
+    parse_line,
+    parse_message,
+    parse_move,
+    parse_obf,
+    parse_transcript,
+)
+from .record import GameRecord, MoveRecord, Result
+from .rules import (
+    BLACK,
+    WHITE,
+    Board,
+    Colour,
+    Move,
+    Outcome,
+    bits,
+    flips,
+    legal_squares,
+    parse_square,
+    perft,
+    popcount,
+    square,
+    square_name,
+)
+
+__all__ = [
+    "BLACK", "WHITE", "Board", "Colour", "Comment", "GameRecord", "IllegalMoveError", "Move",
+    "MoveRecord", "OthelloError", "Outcome", "ParseError", "Result", "bits", "draw_board", "flips",
+    "format_colour", "format_comment", "format_end", "format_move", "format_obf", "format_transcript",
+    "legal_squares", "parse_board", "parse_colour", "parse_end", "parse_line", "parse_message",
+    "parse_move", "parse_obf", "parse_square", "parse_transcript", "perft", "popcount", "square",
+    "square_name",
+]

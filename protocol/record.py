@@ -1,0 +1,289 @@
+"""Game records: ``game.json``, transcripts and GGF.
+
+A record is plain data: who played which colour, the seed that drew the
+colours, every move with the seconds it took and the agent's comments, and
+the result (winner, reason, discs).  It converts to and from JSON, to the
+compact transcript and to GGF, the format NBoard, Edax and GGS read.
+
+GGF games are in the standard orientation, where Black moves first and rows
+are counted from the top.  Our games map onto them by keeping every square's
+label and swapping the colour names: our White is GGF's Black (``PB``), so our
+first move ``(W D 3)`` is the standard opening ``B[d3]``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from .errors import IllegalMoveError, ParseError
+from .notation import END_REASONS, Comment, format_transcript, parse_line
+from .rules import BLACK, WHITE, Board, Colour, Move, Outcome, parse_square, square_name
+
+RECORD_VERSION = 1
+
+
+@dataclass
+class MoveRecord:
+    """One move as played: the move, the seconds it took, the agent's comments."""
+
+    move: Move
+    seconds: float = 0.0
+    comments: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.move.line(), "seconds": round(self.seconds, 4), "comments": list(self.comments)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "MoveRecord":
+        parsed = parse_line(str(data["move"]))
+        if isinstance(parsed, Comment):
+            raise ParseError(f"record move {data['move']!r} is a comment, not a move")
+        return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])])
+
+
+@dataclass
+class Result:
+    """The end of a game: winner (``None`` for a draw), reason, discs."""
+
+    winner: Optional[Colour]
+    reason: str
+    white_discs: int
+    black_discs: int
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.reason not in END_REASONS:
+            raise ValueError(f"unknown result reason {self.reason!r}; expected one of {', '.join(END_REASONS)}")
+
+    @classmethod
+    def from_outcome(cls, outcome: Outcome, detail: str = "") -> "Result":
+        return cls(outcome.winner, outcome.reason, outcome.white_discs, outcome.black_discs, detail)
+
+    def outcome(self) -> Outcome:
+        return Outcome(self.winner, self.reason, self.white_discs, self.black_discs)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "winner": self.winner.value if self.winner else None,
+            "reason": self.reason,
+            "discs": {"W": self.white_discs, "B": self.black_discs},
+        }
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Result":
+        winner = data.get("winner")
+        discs = data.get("discs", {})
+        return cls(
+            Colour(winner) if winner else None,
+            str(data["reason"]),
+            int(discs.get("W", 0)),
+            int(discs.get("B", 0)),
+            str(data.get("detail", "")),
+        )
+
+    def summary(self) -> str:
+        """One line for people: ``White wins 40-24 (normal)``."""
+        score = f"{self.white_discs}-{self.black_discs}"
+        if self.winner is None:
+            return f"Draw {score} ({self.reason})"
+        return f"{self.winner.full_name} wins {score} ({self.reason})"
+
+
+@dataclass
+class GameRecord:
+    """A whole game, as kept in ``game.json``."""
+
+    white: str
+    black: str
+    seed: Optional[int] = None
+    moves: list[MoveRecord] = field(default_factory=list)
+    result: Optional[Result] = None
+    time_per_move: Optional[float] = None
+    start: Board = field(default_factory=Board)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- positions -----------------------------------------------------------
+
+    def positions(self) -> Iterator[tuple[Board, Optional[MoveRecord]]]:
+        """The start position, then the position after each move with that move."""
+        board = self.start
+        yield board, None
+        for entry in self.moves:
+            board = board.play(entry.move)
+            yield board, entry
+
+    def final_board(self) -> Board:
+        board = self.start
+        for board, _ in self.positions():
+            pass
+        return board
+
+    def name(self, colour: Colour) -> str:
+        return self.white if colour is WHITE else self.black
+
+    # -- JSON ------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "version": RECORD_VERSION,
+            "white": self.white,
+            "black": self.black,
+            "seed": self.seed,
+            "time_per_move": self.time_per_move,
+            "moves": [m.to_dict() for m in self.moves],
+            "result": self.result.to_dict() if self.result else None,
+        }
+        if self.start != Board():
+            from .notation import format_obf
+
+            data["start"] = format_obf(self.start)
+        data.update(self.extra)
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
+        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start"}
+        try:
+            start = Board()
+            if data.get("start"):
+                from .notation import parse_obf
+
+                start = parse_obf(data["start"])
+            record = cls(
+                white=str(data["white"]),
+                black=str(data["black"]),
+                seed=data.get("seed"),
+                moves=[MoveRecord.from_dict(m) for m in data.get("moves", [])],
+                result=Result.from_dict(data["result"]) if data.get("result") else None,
+                time_per_move=data.get("time_per_move"),
+                start=start,
+                extra={k: v for k, v in data.items() if k not in known},
+            )
+        except KeyError as exc:
+            raise ParseError(f"game record is missing the field {exc.args[0]!r}") from None
+        except (TypeError, AttributeError) as exc:
+            raise ParseError(f"game record has a field of the wrong type: {exc}") from None
+        return record
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"game record is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ParseError("game record must be a JSON object")
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str) -> "GameRecord":
+        with open(path, encoding="utf-8") as handle:
+            try:
+                return cls.from_json(handle.read())
+            except ParseError as exc:
+                raise ParseError(f"{path}: {exc}") from None
+
+    # -- transcript and GGF ------------------------------------------------------
+
+    def transcript(self) -> str:
+        """Compact transcript (``d3c3...``), identical in the standard orientation."""
+        return format_transcript(m.move for m in self.moves)
+
+    def to_ggf(self) -> str:
+        """The game in GGF, standard orientation (our White is GGF's Black)."""
+        parts = ["(;GM[Othello]PC[Othello Arena]"]
+        parts.append(f"PB[{_ggf_text(self.white)}]PW[{_ggf_text(self.black)}]")
+        if self.time_per_move:
+            parts.append(f"TI[{self.time_per_move:g}]")
+        parts.append("TY[8]")
+        if self.result is not None:
+            diff = self.result.white_discs - self.result.black_discs
+            suffix = {"normal": "", "timeout": ":t", "illegal": ":r", "malformed": ":r", "crash": ":r"}[self.result.reason]
+            if self.result.reason != "normal":
+                diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0
+            parts.append(f"RE[{diff:+d}.000{suffix}]")
+        parts.append(f"BO[8 {_ggf_board(self.start)}]")
+        for entry in self.moves:
+            tag = "B" if entry.move.colour is WHITE else "W"
+            where = "PA" if entry.move.square is None else square_name(entry.move.square).lower()
+            parts.append(f"{tag}[{where}//{entry.seconds:.2f}]")
+        parts.append(";)")
+        return "".join(parts)
+
+    @classmethod
+    def from_ggf(cls, text: str) -> "GameRecord":
+        """Read a GGF game back (our colour names: GGF's Black is our White)."""
+        body = text.strip()
+        if not body.startswith("(;") or not body.endswith(";)"):
+            raise ParseError(f"not a GGF game (expected '(;' ... ';)'): {text[:60]!r}")
+        props = re.findall(r"([A-Z]{1,2})\[([^\]]*)\]", body)
+        white = black = "?"
+        time_per_move = None
+        start = Board()
+        moves: list[MoveRecord] = []
+        board = start
+        for key, value in props:
+            if key == "PB":
+                white = value
+            elif key == "PW":
+                black = value
+            elif key == "TI":
+                try:
+                    time_per_move = float(value.split("/")[0])
+                except ValueError:
+                    time_per_move = None
+            elif key == "BO":
+                start = _parse_ggf_board(value)
+                board = start
+            elif key in ("B", "W"):
+                colour = WHITE if key == "B" else BLACK
+                fields = value.split("/")
+                where = fields[0].strip().upper()
+                seconds = float(fields[2]) if len(fields) > 2 and fields[2] else 0.0
+                move = Move(colour, None if where in ("PA", "PASS") else parse_square(where))
+                try:
+                    board = board.play(move)
+                except IllegalMoveError as exc:
+                    raise ParseError(f"GGF game has an illegal move {key}[{value}]: {exc}") from None
+                moves.append(MoveRecord(move, seconds))
+        record = cls(white, black, moves=moves, time_per_move=time_per_move, start=start)
+        outcome = board.outcome()
+        if outcome is not None:
+            record.result = Result.from_outcome(outcome)
+        return record
+
+
+def _ggf_text(text: str) -> str:
+    return text.replace("]", ")").replace("[", "(")
+
+
+def _ggf_board(board: Board) -> str:
+    # GGF rows run from the top, labelled 1..8 there; labels are kept, so
+    # GGF's first row is our row 1.
+    cells = []
+    for sq in range(64):
+        colour = board.at(sq)
+        cells.append("*" if colour is WHITE else "O" if colour is BLACK else "-")
+    return "".join(cells) + " " + ("*" if board.to_move is WHITE else "O")
+
+
+def _parse_ggf_board(value: str) -> Board:
+    fields = value.split()
+    if len(fields) < 2 or fields[0] != "8":
+        raise ParseError(f"unsupported GGF board {value!r} (only 8x8)")
+    cells = "".join(fields[1:-1]) if len(fields) > 2 else fields[1]
+    side = fields[-1]
+    if len(cells) != 64:
+        raise ParseError(f"GGF board {value!r} must have 64 cells")
+    white = sum(1 << sq for sq, c in enumerate(cells) if c == "*")
+    black = sum(1 << sq for sq, c in enumerate(cells) if c == "O")
+    return Board(white, black, WHITE if side == "*" else BLACK)
