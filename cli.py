@@ -19,8 +19,8 @@ SUBCOMMANDS = {
     "agent": "agents.cli:agent",
     "check": "agents.cli:check",
     "bridge": "agents.cli:bridge",
-    "analyze": "agents.cli:analyze",
-    "train": "agents.cli:train",
+    "analyze": "agents.champion.cli:analyze",
+    "train": "agents.champion.cli:train",
     "tournament": "tournaments.cli:tournament",
 }
 

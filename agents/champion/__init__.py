@@ -1,0 +1,1 @@
+"""The champion: a compiled alpha-beta engine."""
