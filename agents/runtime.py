@@ -1,0 +1,266 @@
+"""The agent side of the file protocol, for agents written in Python.
+
+A *strategy* is a plain function ``(board, colour, time_left) -> move``: it
+gets a copy of the position (immutable anyway), its own colour and the
+seconds left before the referee's deadline for this move, and returns a
+legal :class:`~othello_arena.protocol.Move`.  It may instead return
+``(move, comments)``; each comment becomes a ``(C ...)`` line before the move.
+
+:func:`run_agent` runs a strategy exactly as ``protocol/PROTOCOL.md`` says a
+program behaves::
+
+    from othello_arena.agents.runtime import run_agent
+
+    def first_move(board, colour, time_left):
+        return board.legal_moves()[0]
+
+    raise SystemExit(run_agent(first_move, "alice"))
+
+It waits for ``NAME.in`` (file events through watchdog, with polling as a
+fallback), reads and deletes it, checks every opponent move with the rules
+core (seed 003: an illegal one is printed and the agent claims the win),
+notices the end of the game itself, and writes ``NAME.out`` atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Callable, Optional, Sequence, TextIO, Tuple, Union
+
+from ..protocol import (
+    Board,
+    Colour,
+    Comment,
+    IllegalMoveError,
+    Move,
+    ParseError,
+    format_comment,
+    format_move,
+    parse_colour,
+    parse_line,
+)
+from ..protocol.notation import is_end_line
+
+Answer = Union[Move, Tuple[Move, Sequence[str]]]
+Strategy = Callable[[Board, Colour, float], Answer]
+
+DEFAULT_TIME = 60.0
+POLL_SECONDS = 0.05  # fallback poll; file events normally wake us far sooner
+
+# Exit codes of an agent process.
+EXIT_OK = 0  # the game ended (seen on the board, by the end line, or won on an illegal opponent move)
+EXIT_PROTOCOL_ERROR = 2  # NAME.in held something that is not the protocol
+
+
+def default_time(value: Optional[float] = None) -> float:
+    """Seconds per move: ``value`` if given, else ``$OTHELLO_TIME``, else 60."""
+    if value is not None:
+        return float(value)
+    text = os.environ.get("OTHELLO_TIME", "").strip()
+    if not text:
+        return DEFAULT_TIME
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"OTHELLO_TIME={text!r} is not a number of seconds") from None
+    if seconds <= 0:
+        raise ValueError(f"OTHELLO_TIME={text!r} must be positive")
+    return seconds
+
+
+class InboxWatcher:
+    """Waits for one file to appear in a directory.
+
+    Uses watchdog's file events when it can start an observer, and polls
+    every :data:`POLL_SECONDS` anyway, so a missed event (or a machine where
+    inotify is exhausted) only costs a few milliseconds.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._event = threading.Event()
+        self._observer = None
+        try:
+            from watchdog.events import FileSystemEventHandler
+            from watchdog.observers import Observer
+
+            watcher = self
+
+            class _Handler(FileSystemEventHandler):
+                def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+                    # Any event in the directory just means "look again".
+                    watcher._event.set()
+
+            observer = Observer()
+            observer.daemon = True
+            observer.schedule(_Handler(), str(path.parent), recursive=False)
+            observer.start()
+            self._observer = observer
+        except Exception:  # pragma: no cover - depends on the machine
+            self._observer = None
+
+    def wait(self) -> None:
+        """Block until the file exists."""
+        while not self.path.exists():
+            self._event.wait(POLL_SECONDS)
+            self._event.clear()
+
+    def close(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=1.0)
+            self._observer = None
+
+    def __enter__(self) -> "InboxWatcher":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_and_delete(path: Path) -> str:
+    """Read ``path`` and delete it (the referee writes it by atomic rename)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    return text
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``path.tmp`` then rename it to ``path``: the reader never sees half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def choose(strategy: Strategy, board: Board, colour: Colour, time_left: float, log: TextIO) -> tuple[Move, list[str]]:
+    """Ask the strategy for a move, and make sure the answer is legal.
+
+    A strategy that raises or returns an illegal move is a bug; rather than
+    lose the game for it, the agent reports it on ``log`` and plays the
+    first legal move.
+    """
+    legal = board.legal_moves()
+    try:
+        answer = strategy(board, colour, time_left)
+        move, comments = (answer, []) if isinstance(answer, Move) else (answer[0], list(answer[1]))
+    except Exception:
+        log.write(f"strategy failed:\n{traceback.format_exc()}playing {legal[0].line()} instead\n")
+        return legal[0], []
+    if move not in legal:
+        why = board.why_illegal(move) if isinstance(move, Move) else "not a Move"
+        log.write(f"strategy returned {move!r} ({why}); playing {legal[0].line()} instead\n")
+        return legal[0], []
+    return move, [str(c) for c in comments]
+
+
+class AgentSession:
+    """One game seen from the agent's side: the board, our colour, the files."""
+
+    def __init__(self, strategy: Strategy, name: str, directory: Path, time_per_move: float, log: TextIO) -> None:
+        self.strategy = strategy
+        self.name = name
+        self.inbox = directory / f"{name}.in"
+        self.outbox = directory / f"{name}.out"
+        self.time_per_move = time_per_move
+        self.log = log
+        self.board = Board()
+        self.colour: Optional[Colour] = None
+
+    def run(self) -> int:
+        with InboxWatcher(self.inbox) as watcher:
+            while True:
+                watcher.wait()
+                started = time.monotonic()
+                text = read_and_delete(self.inbox)
+                status = self.handle(text)
+                if status is not None:
+                    return status
+                if self.colour is self.board.to_move:
+                    finished = self.move(started)
+                    if finished:
+                        self.wait_until_collected()
+                        return EXIT_OK
+
+    def handle(self, text: str) -> Optional[int]:
+        """Take in one ``NAME.in``; return an exit code if the agent must stop."""
+        for raw in text.splitlines():
+            if not raw.strip():
+                continue
+            if self.colour is None:
+                try:
+                    self.colour = parse_colour(raw)
+                except ParseError as exc:
+                    self.log.write(f"{self.name}: expected my colour in {self.inbox.name}: {exc}\n")
+                    return EXIT_PROTOCOL_ERROR
+                continue
+            if is_end_line(raw):
+                return EXIT_OK
+            try:
+                parsed = parse_line(raw)
+            except ParseError as exc:
+                self.log.write(f"{self.name}: cannot read {self.inbox.name}: {exc}\n")
+                return EXIT_PROTOCOL_ERROR
+            if isinstance(parsed, Comment):
+                continue
+            if parsed.colour is self.colour:
+                self.log.write(f"{self.name}: {self.inbox.name} holds my own colour's move {parsed.line()}\n")
+                return EXIT_PROTOCOL_ERROR
+            try:
+                self.board = self.board.play(parsed)
+            except IllegalMoveError as exc:
+                # Seed 003: check the opponent's move; if illegal, say so and claim the game.
+                message = f"{self.name}: the opponent played an {exc}; {self.colour.full_name} ({self.colour.value}) wins\n"
+                self.log.write(message)
+                print(message, end="", flush=True)
+                return EXIT_OK
+        if self.colour is not None and self.board.is_game_over():
+            return EXIT_OK  # the opponent's move ended the game: no end line needed
+        return None
+
+    def move(self, started: float) -> bool:
+        """Play our move; return whether it ended the game."""
+        assert self.colour is not None
+        time_left = self.time_per_move - (time.monotonic() - started)
+        move, comments = choose(self.strategy, self.board, self.colour, time_left, self.log)
+        text = "".join(format_comment(c) for c in comments) + format_move(move)
+        write_atomically(self.outbox, text)
+        self.board = self.board.play(move)
+        return self.board.is_game_over()
+
+    def wait_until_collected(self) -> None:
+        """After our game-ending move, give the referee time to take it before we exit.
+
+        A referee may see our exit before it reads ``NAME.out``; waiting until
+        the file is taken or the end line arrives (at most a few seconds)
+        avoids looking like a crash.
+        """
+        deadline = time.monotonic() + min(self.time_per_move, 5.0) + 0.5
+        while self.outbox.exists() and not self.inbox.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+def run_agent(
+    strategy: Strategy,
+    name: str,
+    directory: Union[str, os.PathLike[str]] = ".",
+    time_per_move: Optional[float] = None,
+    log: Optional[TextIO] = None,
+) -> int:
+    """Play one game through ``NAME.in``/``NAME.out`` in ``directory``; return the exit code.
+
+    ``time_per_move`` defaults to ``$OTHELLO_TIME``, else 60 seconds.
+    Problems are reported on ``log`` (default: standard error).
+    """
+    session = AgentSession(strategy, name, Path(directory), default_time(time_per_move), log or sys.stderr)
+    return session.run()

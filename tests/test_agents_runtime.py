@@ -1,0 +1,110 @@
+"""The agent side of the protocol: `othello agent` as a real process, driven through real files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from agents_helpers import HandDriver, builtin_command, play_by_hand
+from othello_arena.agents import registry
+from othello_arena.agents.cli import agent as agent_command
+from othello_arena.protocol import BLACK, WHITE, Board, Move, parse_square
+
+
+@pytest.fixture
+def driver_factory(tmp_path):
+    drivers = []
+
+    def start(command, name, **kwargs):
+        directory = tmp_path / name
+        directory.mkdir()
+        driver = HandDriver(command, name, directory, **kwargs)
+        drivers.append(driver)
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.close()
+
+
+@pytest.mark.parametrize("colour", [WHITE, BLACK])
+def test_random_agent_plays_a_whole_game_and_exits_by_itself(driver_factory, colour):
+    driver = driver_factory(builtin_command("random"), "random")
+    board = play_by_hand(driver, colour)
+    assert board.is_game_over()
+    code, _, err = driver.wait_exit()
+    assert code == 0, err
+    assert not driver.outbox.exists()
+
+
+def test_name_option_chooses_the_file_names(driver_factory):
+    driver = driver_factory(builtin_command("random", "--name", "alice"), "alice", env={"OTHELLO_NAME": "ignored"})
+    driver.send("W\n")
+    _, move = driver.receive()
+    assert Board().is_legal(move)
+
+
+def test_black_waits_then_answers_a_lower_case_crlf_move(driver_factory):
+    driver = driver_factory(builtin_command("random"), "bob")
+    driver.send("B\n")
+    driver.wait_taken()
+    driver.send("( w  d 3 )\r\n")
+    driver.wait_taken()
+    _, move = driver.receive()
+    assert move.colour is BLACK
+    assert Board().play(Move(WHITE, parse_square("D3"))).is_legal(move)
+
+
+def test_end_line_makes_the_agent_exit(driver_factory):
+    driver = driver_factory(builtin_command("random"), "bob")
+    driver.send("B\n")
+    driver.wait_taken()
+    driver.send("(END B 0 5 timeout)\n")
+    code, _, err = driver.wait_exit()
+    assert code == 0, err
+    assert not driver.outbox.exists()
+
+
+def test_illegal_opponent_move_is_reported_and_the_agent_claims_the_win(driver_factory):
+    driver = driver_factory(builtin_command("random"), "bob")
+    driver.send("B\n")
+    driver.wait_taken()
+    driver.send("(W A 1)\n")  # flips nothing
+    code, out, err = driver.wait_exit()
+    assert code == 0
+    assert "A1" in err and "Black (B) wins" in err
+    assert "wins" in out
+    assert not driver.outbox.exists()
+
+
+def test_garbage_in_the_inbox_is_a_protocol_error(driver_factory):
+    driver = driver_factory(builtin_command("random"), "bob")
+    driver.send("hello\n")
+    code, _, err = driver.wait_exit()
+    assert code == 2
+    assert "colour" in err
+
+
+def test_unknown_agent_lists_the_known_ones():
+    result = CliRunner().invoke(agent_command, ["nobody"])
+    assert result.exit_code == 2
+    assert "random" in result.output
+    with pytest.raises(KeyError, match="known agents: .*random"):
+        registry.get_strategy("nobody")
+    with pytest.raises(ValueError):
+        registry.get_strategy("nobody")
+
+
+def test_builtin_agents_do_not_load_numba():
+    code = (
+        "import sys\n"
+        "from othello_arena.cli import cli\n"
+        "from othello_arena.agents import registry\n"
+        "cmd = cli.get_command(None, 'agent')\n"
+        "registry.get_strategy('random')\n"
+        "assert 'numba' not in sys.modules, 'numba was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
