@@ -1,17 +1,12 @@
 """The rules core is type-checked strictly (python-chess's habit); the check runs with the tests."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.skipif(shutil.which("mypy") is None and not (Path(sys.prefix) / "bin" / "mypy").exists(),
-                    reason="mypy is part of the test extras; install with pip install -e '.[test]'")
 def test_protocol_package_passes_mypy_strict(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "protocol/"],
