@@ -1,0 +1,385 @@
+"""The tournament file: a TOML file naming the agents, the format and the clock.
+
+Everything a tournament needs is in this one file, so ``run`` and ``resume``
+read the same thing, and relative paths are relative to the file itself (the
+demo runs from any current directory)::
+
+    [tournament]
+    name = "Class of 2026"
+    format = "round-robin"       # double-round-robin, gauntlet, swiss
+    games_per_pairing = 2        # both colours; must be even unless colours = "random"
+    colours = "both"             # or "random": drawn from the seed, as in seed 003
+    time_per_move = 2.0          # seconds
+    concurrency = "auto"         # or a number of games at once
+    seed = 1
+    results = "results/class"    # directory (relative to this file) for the database and game files
+    # rounds = 5                 # swiss only
+    # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
+
+    [referee]                    # optional: more fields of the referee's GameConfig
+    # illegal = "lose-turn"
+
+    [[agents]]
+    name = "greedy"              # a built-in agent: no command
+
+    [[agents]]
+    name = "alice"
+    command = "python3 alice.py --name {name}"
+    cwd = "students/alice"       # relative to this file
+    build = "make"               # optional, run once in cwd before the first game
+
+``agents`` may also be a list of strings in the referee's agent syntax
+(``"greedy"``, ``"alice=python3 alice.py"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
+COLOUR_MODES = ("both", "random")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+TOURNAMENT_KEYS = {
+    "name", "format", "games_per_pairing", "colours", "time_per_move", "concurrency", "seed",
+    "results", "database", "rounds", "gauntlet",
+}
+AGENT_KEYS = {"name", "command", "cwd", "build", "builtin"}
+
+
+class TournamentFileError(ValueError):
+    """The tournament file is missing, unreadable or inconsistent; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One participant as the tournament file names it.
+
+    ``command is None`` means a built-in agent (``builtin`` names which one,
+    by default ``name`` itself).  ``cwd`` is absolute once the file is loaded.
+    """
+
+    name: str
+    command: Optional[str] = None
+    cwd: Optional[str] = None
+    build: Optional[str] = None
+    builtin: Optional[str] = None
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.command is None
+
+    def describe(self) -> str:
+        """How the agent is started, for people: ``built-in greedy`` or the command."""
+        if self.is_builtin:
+            return f"built-in {self.builtin or self.name}"
+        return self.command or ""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A loaded, validated tournament file."""
+
+    path: Path
+    name: str
+    format: str
+    agents: tuple[AgentEntry, ...]
+    games_per_pairing: int = 2
+    colours: str = "both"
+    time_per_move: float = 1.0
+    concurrency: Optional[int] = None  # None: automatic (see runner.default_concurrency)
+    seed: int = 0
+    results_dir: Path = Path("results")
+    database: Path = Path("results/tournament.sqlite")
+    rounds: Optional[int] = None
+    gauntlet: tuple[str, ...] = ()
+    referee: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def agent_names(self) -> list[str]:
+        return [agent.name for agent in self.agents]
+
+    def agent(self, name: str) -> AgentEntry:
+        for agent in self.agents:
+            if agent.name == name:
+                return agent
+        raise KeyError(name)
+
+    def schedule_key(self) -> str:
+        """A fingerprint of everything that decides the schedule.
+
+        ``resume`` refuses a file whose schedule changed since ``run``: that
+        would silently mix two different tournaments in one database.  The
+        clock and the commands may change (a fixed agent, a longer time).
+        """
+        data = {
+            "format": self.format,
+            "agents": self.agent_names,
+            "games_per_pairing": self.games_per_pairing,
+            "colours": self.colours,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "gauntlet": list(self.gauntlet),
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain data (stored in the database and the report)."""
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "format": self.format,
+            "agents": [asdict(agent) for agent in self.agents],
+            "games_per_pairing": self.games_per_pairing,
+            "colours": self.colours,
+            "time_per_move": self.time_per_move,
+            "concurrency": self.concurrency,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "gauntlet": list(self.gauntlet),
+            "referee": dict(self.referee),
+        }
+
+
+def load(path: str | os.PathLike[str]) -> Tournament:
+    """Read and validate a tournament file; raise :class:`TournamentFileError` on any problem."""
+    file = Path(path).expanduser().resolve()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TournamentFileError(f"{path}: no such tournament file") from None
+    except OSError as exc:
+        raise TournamentFileError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse(text, file)
+
+
+def parse(text: str, path: Path) -> Tournament:
+    """Validate the TOML ``text`` of the tournament file at ``path``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
+    where = str(path)
+    base = path.parent
+
+    unknown_top = set(data) - {"tournament", "agents", "referee"}
+    if unknown_top:
+        raise TournamentFileError(
+            f"{where}: unknown section(s) {', '.join(sorted(unknown_top))}; expected [tournament], [[agents]], [referee]"
+        )
+    section = data.get("tournament", {})
+    if not isinstance(section, dict):
+        raise TournamentFileError(f"{where}: 'tournament' must be a table ([tournament])")
+    unknown = set(section) - TOURNAMENT_KEYS
+    if unknown:
+        raise TournamentFileError(
+            f"{where}: unknown key(s) in [tournament]: {', '.join(sorted(unknown))}; "
+            f"known keys are {', '.join(sorted(TOURNAMENT_KEYS))}"
+        )
+
+    agents = _parse_agents(data.get("agents"), where, base)
+    names = [agent.name for agent in agents]
+
+    fmt = _get(section, "format", str, "round-robin", where)
+    fmt = fmt.strip().lower().replace("_", "-").replace(" ", "-")
+    if fmt in ("rr", "roundrobin"):
+        fmt = "round-robin"
+    if fmt not in FORMATS:
+        raise TournamentFileError(f"{where}: [tournament] format {fmt!r} is not one of {', '.join(FORMATS)}")
+
+    colours = _get(section, "colours", str, "both", where).strip().lower()
+    if colours not in COLOUR_MODES:
+        raise TournamentFileError(f"{where}: [tournament] colours {colours!r} must be \"both\" or \"random\"")
+
+    games = _get(section, "games_per_pairing", int, 2, where)
+    if games < 1:
+        raise TournamentFileError(f"{where}: [tournament] games_per_pairing must be at least 1, not {games}")
+    if colours == "both" and games % 2:
+        raise TournamentFileError(
+            f"{where}: [tournament] games_per_pairing = {games} is odd, but every pairing plays both colours; "
+            "use an even number, or colours = \"random\" to draw the colours as in seed 003"
+        )
+
+    time_per_move = float(_get(section, "time_per_move", (int, float), 1.0, where))
+    if not (time_per_move > 0 and math.isfinite(time_per_move)):
+        raise TournamentFileError(f"{where}: [tournament] time_per_move must be a positive number of seconds")
+
+    concurrency_value = section.get("concurrency", "auto")
+    concurrency: Optional[int]
+    if concurrency_value == "auto":
+        concurrency = None
+    elif isinstance(concurrency_value, int) and not isinstance(concurrency_value, bool) and concurrency_value >= 1:
+        concurrency = concurrency_value
+    else:
+        raise TournamentFileError(
+            f"{where}: [tournament] concurrency must be \"auto\" or a positive integer, not {concurrency_value!r}"
+        )
+
+    seed = _get(section, "seed", int, 0, where)
+
+    rounds: Optional[int] = None
+    if "rounds" in section:
+        if fmt != "swiss":
+            raise TournamentFileError(f"{where}: [tournament] rounds only applies to format = \"swiss\"")
+        rounds = _get(section, "rounds", int, 0, where)
+        if rounds < 1:
+            raise TournamentFileError(f"{where}: [tournament] rounds must be at least 1")
+    elif fmt == "swiss":
+        # Enough rounds to separate the field (log2 of the players), at least 3.
+        rounds = max(3, math.ceil(math.log2(max(2, len(names)))))
+
+    gauntlet: tuple[str, ...] = ()
+    if "gauntlet" in section:
+        if fmt != "gauntlet":
+            raise TournamentFileError(f"{where}: [tournament] gauntlet only applies to format = \"gauntlet\"")
+        value = section["gauntlet"]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TournamentFileError(f"{where}: [tournament] gauntlet must be a list of agent names")
+        missing = [v for v in value if v not in names]
+        if missing:
+            raise TournamentFileError(
+                f"{where}: [tournament] gauntlet names {', '.join(missing)}, not among the agents ({', '.join(names)})"
+            )
+        gauntlet = tuple(dict.fromkeys(value))
+        if len(gauntlet) == len(names):
+            raise TournamentFileError(f"{where}: [tournament] gauntlet lists every agent; nobody is left to play them")
+    elif fmt == "gauntlet":
+        raise TournamentFileError(
+            f"{where}: format = \"gauntlet\" needs gauntlet = [\"NAME\", ...]: the agents that play everybody else"
+        )
+
+    results = _get(section, "results", str, f"results/{path.stem}", where)
+    results_dir = (base / results).resolve()
+    database_value = section.get("database")
+    if database_value is None:
+        database = results_dir / "tournament.sqlite"
+    elif isinstance(database_value, str):
+        database = (base / database_value).resolve()
+    else:
+        raise TournamentFileError(f"{where}: [tournament] database must be a path (a string)")
+
+    referee = data.get("referee", {})
+    if not isinstance(referee, dict):
+        raise TournamentFileError(f"{where}: 'referee' must be a table ([referee])")
+
+    return Tournament(
+        path=path,
+        name=_get(section, "name", str, path.stem, where),
+        format=fmt,
+        agents=tuple(agents),
+        games_per_pairing=games,
+        colours=colours,
+        time_per_move=time_per_move,
+        concurrency=concurrency,
+        seed=seed,
+        results_dir=results_dir,
+        database=database,
+        rounds=rounds,
+        gauntlet=gauntlet,
+        referee=dict(referee),
+    )
+
+
+def _get(section: dict[str, Any], key: str, kind: Any, default: Any, where: str) -> Any:
+    value = section.get(key, default)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        expected = " or ".join(k.__name__ for k in kinds).replace("str", "a string").replace("int", "an integer")
+        expected = expected.replace("float", "a number")
+        raise TournamentFileError(f"{where}: [tournament] {key} must be {expected}, not {value!r}")
+    return value
+
+
+def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
+    if value is None:
+        raise TournamentFileError(f"{where}: no agents; add [[agents]] tables (name, command, cwd, build)")
+    if not isinstance(value, list):
+        raise TournamentFileError(f"{where}: agents must be a list ([[agents]] tables or strings)")
+    agents: list[AgentEntry] = []
+    for index, item in enumerate(value, 1):
+        label = f"{where}: agent #{index}"
+        if isinstance(item, str):
+            agents.append(_agent_from_string(item, label))
+        elif isinstance(item, dict):
+            agents.append(_agent_from_table(item, label, base))
+        else:
+            raise TournamentFileError(f"{label} must be a table or a string, not {item!r}")
+    seen: set[str] = set()
+    for agent in agents:
+        if agent.name in seen:
+            raise TournamentFileError(f"{where}: two agents are named {agent.name!r}; names must be unique")
+        seen.add(agent.name)
+    if len(agents) < 2:
+        raise TournamentFileError(f"{where}: a tournament needs at least two agents, found {len(agents)}")
+    return agents
+
+
+def _check_name(name: str, label: str) -> None:
+    if not NAME_PATTERN.match(name):
+        raise TournamentFileError(
+            f"{label}: name {name!r} must start with a letter or digit and use only letters, digits and _ . + -"
+        )
+
+
+def _agent_from_string(text: str, label: str) -> AgentEntry:
+    name, sep, command = text.partition("=")
+    name, command = name.strip(), command.strip()
+    _check_name(name, label)
+    if sep and not command:
+        raise TournamentFileError(f"{label}: {text!r} has an empty command after '='")
+    return AgentEntry(name=name, command=command or None)
+
+
+def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEntry:
+    unknown = set(table) - AGENT_KEYS
+    if unknown:
+        raise TournamentFileError(
+            f"{label}: unknown key(s) {', '.join(sorted(unknown))}; known keys are {', '.join(sorted(AGENT_KEYS))}"
+        )
+    for key in table:
+        if not isinstance(table[key], str):
+            raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
+    name = table.get("name")
+    if not name:
+        raise TournamentFileError(f"{label} has no name")
+    label = f"{label} ({name})"
+    _check_name(name, label)
+    command = table.get("command") or None
+    builtin = table.get("builtin") or None
+    if command and builtin:
+        raise TournamentFileError(f"{label}: give a command or a builtin, not both")
+    cwd = table.get("cwd")
+    cwd_path: Optional[str] = None
+    if cwd is not None:
+        resolved = (base / cwd).resolve()
+        if not resolved.is_dir():
+            raise TournamentFileError(f"{label}: cwd {cwd!r} is not a directory (looked for {resolved})")
+        cwd_path = str(resolved)
+    elif command:
+        cwd_path = str(base)
+    build = table.get("build") or None
+    if build and not command:
+        raise TournamentFileError(f"{label}: build is only for agents with a command")
+    return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin)
+
+
+def check_builtins(tournament: Tournament, known: list[str]) -> None:
+    """Raise if a built-in agent of ``tournament`` is not one of ``known``."""
+    for agent in tournament.agents:
+        if agent.is_builtin:
+            wanted = agent.builtin or agent.name
+            if wanted not in known:
+                raise TournamentFileError(
+                    f"{tournament.path}: agent {agent.name!r} has no command and {wanted!r} is not a built-in agent; "
+                    f"built-in agents are {', '.join(known)} (or give command = \"...\")"
+                )

@@ -1,0 +1,181 @@
+"""Standings and the crosstable, computed from the finished games.
+
+Points: a win 1, a draw 1/2, a loss 0; a Swiss bye scores 1.  Ties are
+broken, in order, by Sonneborn-Berger (the points of the opponents you beat,
+plus half those of the opponents you drew: a win against a strong agent is
+worth more), then by wins, then by disc difference, then by the Bradley-Terry
+rating, then by name.
+
+A forfeit is a game lost on a fault: ``timeout``, ``illegal``, ``malformed``
+or ``crash``, counted against the agent at fault (the loser).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from .ratings import Rating, fit
+from .store import FinishedGame
+
+FAULTS = ("timeout", "illegal", "malformed", "crash")
+
+
+@dataclass
+class Line:
+    """One agent's line of the standings."""
+
+    agent: str
+    rank: int = 0
+    games: int = 0
+    points: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    white_wins: int = 0
+    white_draws: int = 0
+    white_losses: int = 0
+    black_wins: int = 0
+    black_draws: int = 0
+    black_losses: int = 0
+    disc_difference: int = 0
+    byes: int = 0
+    sonneborn_berger: float = 0.0
+    forfeits: dict[str, int] = field(default_factory=lambda: {fault: 0 for fault in FAULTS})
+    load_flagged: int = 0
+    elo: float = 0.0
+    elo_error: float = 0.0
+
+    @property
+    def score_percent(self) -> float:
+        return 100.0 * self.points / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["forfeits"] = dict(self.forfeits)
+        data["elo"] = round(self.elo, 1)
+        data["elo_error"] = round(self.elo_error, 1)
+        data["sonneborn_berger"] = round(self.sonneborn_berger, 2)
+        return data
+
+
+@dataclass
+class Standings:
+    """The whole table: ranked lines, the crosstable, the ratings."""
+
+    lines: list[Line]
+    crosstable: dict[str, dict[str, tuple[float, int]]]  # a -> b -> (points of a against b, games)
+    ratings: dict[str, Rating]
+
+    def line(self, agent: str) -> Line:
+        for line in self.lines:
+            if line.agent == agent:
+                return line
+        raise KeyError(agent)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [line.to_dict() for line in self.lines]
+
+    def crosstable_dict(self) -> dict[str, dict[str, dict[str, float]]]:
+        return {
+            a: {b: {"points": points, "games": games} for b, (points, games) in row.items()}
+            for a, row in self.crosstable.items()
+        }
+
+
+def compute(
+    players: Sequence[str],
+    games: Iterable[FinishedGame],
+    byes: Optional[Mapping[str, int]] = None,
+) -> Standings:
+    """Rank ``players`` from their finished ``games`` (and Swiss ``byes``)."""
+    games = list(games)
+    lines = {name: Line(name) for name in players}
+    cross: dict[str, dict[str, tuple[float, int]]] = {a: {} for a in players}
+    for game in games:
+        if game.white not in lines or game.black not in lines:
+            continue
+        for agent, opponent, colour in ((game.white, game.black, "W"), (game.black, game.white, "B")):
+            line = lines[agent]
+            points = game.points(agent)
+            line.games += 1
+            line.points += points
+            own, other = (game.white_discs, game.black_discs) if colour == "W" else (game.black_discs, game.white_discs)
+            line.disc_difference += own - other
+            outcome = "wins" if points == 1.0 else "draws" if points == 0.5 else "losses"
+            setattr(line, outcome, getattr(line, outcome) + 1)
+            by_colour = ("white_" if colour == "W" else "black_") + outcome
+            setattr(line, by_colour, getattr(line, by_colour) + 1)
+            if points == 0.0 and game.reason in FAULTS:
+                line.forfeits[game.reason] += 1
+                if game.load_flag:
+                    line.load_flagged += 1
+            before = cross[agent].get(opponent, (0.0, 0))
+            cross[agent][opponent] = (before[0] + points, before[1] + 1)
+    for name, count in (byes or {}).items():
+        if name in lines:
+            lines[name].byes += count
+            lines[name].points += float(count)
+
+    for line in lines.values():
+        line.sonneborn_berger = sum(
+            lines[opponent].points * (points / count)
+            for opponent, (points, count) in cross[line.agent].items()
+            if count
+        )
+
+    ratings = fit(players, games)
+    for name, rating in ratings.items():
+        lines[name].elo = rating.elo
+        lines[name].elo_error = rating.error
+
+    order = {name: i for i, name in enumerate(players)}
+    ranked = sorted(
+        lines.values(),
+        key=lambda l: (-l.points, -l.sonneborn_berger, -l.wins, -l.disc_difference, -round(l.elo, 6), order[l.agent]),
+    )
+    previous: Optional[tuple[Any, ...]] = None
+    for position, line in enumerate(ranked, 1):
+        key = (line.points, round(line.sonneborn_berger, 9), line.wins, line.disc_difference, round(line.elo, 6))
+        line.rank = ranked[position - 2].rank if previous == key else position
+        previous = key
+    return Standings(ranked, cross, ratings)
+
+
+def format_table(standings: Standings, *, width: Optional[int] = None) -> str:
+    """The standings as a plain-text table (for terminals and logs)."""
+    header = f"{'#':>3} {'agent':<16} {'games':>5} {'points':>6} {'W-D-L':>9} {'white':>9} {'black':>9} {'discs':>6} {'SB':>6} {'Elo':>11} {'forfeits':<12}"
+    rows = [header, "-" * len(header)]
+    for line in standings.lines:
+        forfeits = " ".join(f"{k[0].upper()}{v}" for k, v in line.forfeits.items() if v) or "-"
+        rows.append(
+            f"{line.rank:>3} {line.agent[:16]:<16} {line.games:>5} {line.points:>6.1f} "
+            f"{line.wins:>3}-{line.draws}-{line.losses:<3} "
+            f"{line.white_wins:>3}-{line.white_draws}-{line.white_losses:<3} "
+            f"{line.black_wins:>3}-{line.black_draws}-{line.black_losses:<3} "
+            f"{line.disc_difference:>+6d} {line.sonneborn_berger:>6.2f} "
+            f"{line.elo:>5.0f}±{line.elo_error:<4.0f} {forfeits:<12}"
+        )
+    return "\n".join(rows)
+
+
+def format_crosstable(standings: Standings) -> str:
+    """The crosstable as text: row agent's points against each column agent."""
+    names = [line.agent for line in standings.lines]
+    short = [name[:6] for name in names]
+    rows = [f"{'':<16} " + " ".join(f"{s:>6}" for s in short)]
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append(f"{'x':>6}")
+            else:
+                points, games = standings.crosstable[a].get(b, (0.0, 0))
+                cells.append(f"{_half(points) + '/' + str(games) if games else '.':>6}")
+        rows.append(f"{a[:16]:<16} " + " ".join(cells))
+    return "\n".join(rows)
+
+
+def _half(points: float) -> str:
+    whole = int(points)
+    return f"{whole}½" if points - whole == 0.5 and whole else "½" if points == 0.5 else f"{points:g}"

@@ -1,0 +1,308 @@
+"""The results database: one SQLite file per tournament (stdlib ``sqlite3``, WAL).
+
+Crash safety rests on two rules:
+
+- the schedule of a round is written in one transaction before any of its
+  games starts, so a resumed run plays exactly the same games;
+- a finished game is written in one transaction (result, moves, times, the
+  whole ``game.json`` and both agents' stderr), and only if the game is not
+  finished already; so a game is either fully counted once or not at all, and
+  a game that was running when the runner died is simply played again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+from .pairing import ScheduledGame
+
+SCHEMA_VERSION = 1
+STDERR_LIMIT = 64 * 1024  # characters of each agent's stderr kept in the database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    round INTEGER PRIMARY KEY,
+    bye TEXT,
+    repeats INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    key TEXT PRIMARY KEY,
+    round INTEGER NOT NULL,
+    pairing INTEGER NOT NULL,
+    game_index INTEGER NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'running', 'finished')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    winner TEXT CHECK (winner IN ('W', 'B') OR winner IS NULL),
+    reason TEXT,
+    detail TEXT,
+    white_discs INTEGER,
+    black_discs INTEGER,
+    plies INTEGER,
+    white_seconds REAL,
+    black_seconds REAL,
+    white_cpu REAL,
+    black_cpu REAL,
+    load_flag TEXT,
+    record TEXT,
+    white_stderr TEXT,
+    black_stderr TEXT,
+    game_dir TEXT,
+    worker TEXT,
+    started REAL,
+    finished REAL
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database does not belong to this tournament file (or is damaged)."""
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A finished game as the standings need it."""
+
+    key: str
+    round: int
+    white: str
+    black: str
+    winner: Optional[str]  # "W", "B" or None for a draw
+    reason: str
+    white_discs: int
+    black_discs: int
+    plies: int = 0
+    load_flag: Optional[str] = None
+
+    def points(self, agent: str) -> float:
+        """Points ``agent`` scored in this game: 1, 1/2 or 0."""
+        if self.winner is None:
+            return 0.5
+        won = (self.winner == "W" and agent == self.white) or (self.winner == "B" and agent == self.black)
+        return 1.0 if won else 0.0
+
+    def loser(self) -> Optional[str]:
+        if self.winner is None:
+            return None
+        return self.black if self.winner == "W" else self.white
+
+
+@dataclass
+class GameOutcome:
+    """What the runner stores for one finished game."""
+
+    winner: Optional[str]
+    reason: str
+    white_discs: int
+    black_discs: int
+    detail: str = ""
+    plies: int = 0
+    white_seconds: float = 0.0
+    black_seconds: float = 0.0
+    white_cpu: Optional[float] = None
+    black_cpu: Optional[float] = None
+    load_flag: Optional[str] = None
+    record: Optional[dict[str, Any]] = None
+    white_stderr: str = ""
+    black_stderr: str = ""
+    game_dir: str = ""
+    worker: str = ""
+
+
+class Store:
+    """A tournament's SQLite database."""
+
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StoreError(f"{self.path}: no results yet (run the tournament first)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we open every transaction ourselves, so each
+        # one is exactly the statements we mean to be atomic.
+        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        with self.transaction():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+        if self.get_meta("schema") is None:
+            self.set_meta("schema", str(SCHEMA_VERSION))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions -----------------------------------------------------------
+
+    class _Transaction:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, kind: object, value: object, tb: object) -> None:
+            if kind is None:
+                self.db.execute("COMMIT")
+            else:
+                self.db.execute("ROLLBACK")
+
+    def transaction(self) -> "Store._Transaction":
+        """``with store.transaction():`` runs its statements atomically."""
+        return Store._Transaction(self.db)
+
+    # -- meta -------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> Optional[str]:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def bind(self, schedule_key: str, settings: dict[str, Any]) -> None:
+        """Tie the database to a tournament's schedule; refuse a different one."""
+        existing = self.get_meta("schedule_key")
+        if existing is not None and existing != schedule_key:
+            raise StoreError(
+                f"{self.path} holds a tournament with a different schedule (format, agents, games, colours, "
+                "seed or rounds changed since it started); use another results directory, or delete the "
+                "database to start over"
+            )
+        with self.transaction():
+            if existing is None:
+                self.set_meta("schedule_key", schedule_key)
+                self.set_meta("created", repr(time.time()))
+            self.set_meta("settings", json.dumps(settings))
+
+    def settings(self) -> dict[str, Any]:
+        text = self.get_meta("settings")
+        return json.loads(text) if text else {}
+
+    # -- the schedule -----------------------------------------------------------
+
+    def has_round(self, number: int) -> bool:
+        return self.db.execute("SELECT 1 FROM rounds WHERE round = ?", (number,)).fetchone() is not None
+
+    def rounds(self) -> list[sqlite3.Row]:
+        return list(self.db.execute("SELECT * FROM rounds ORDER BY round"))
+
+    def add_round(self, number: int, games: list[ScheduledGame], bye: Optional[str] = None, repeats: int = 0) -> None:
+        """Store a round's games atomically (nothing if the round is stored already)."""
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM rounds WHERE round = ?", (number,)).fetchone():
+                return
+            db.execute(
+                "INSERT INTO rounds (round, bye, repeats, created) VALUES (?, ?, ?, ?)",
+                (number, bye, repeats, time.time()),
+            )
+            db.executemany(
+                "INSERT INTO games (key, round, pairing, game_index, white, black, seed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(g.key, g.round, g.pairing, g.index, g.white, g.black, g.seed) for g in games],
+            )
+
+    def scheduled_games(self) -> list[ScheduledGame]:
+        """Every game of the stored schedule, in playing order."""
+        return [_scheduled(row) for row in self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index")]
+
+    def unfinished_games(self) -> list[ScheduledGame]:
+        rows = self.db.execute("SELECT * FROM games WHERE status != 'finished' ORDER BY round, pairing, game_index")
+        return [_scheduled(row) for row in rows]
+
+    def mark_running(self, key: str, worker: str = "") -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE games SET status = 'running', attempts = attempts + 1, started = ?, worker = ? "
+                "WHERE key = ? AND status != 'finished'",
+                (time.time(), worker, key),
+            )
+
+    def reset_running(self) -> int:
+        """Games left running by a runner that died go back to the queue; returns how many."""
+        with self.transaction() as db:
+            cursor = db.execute("UPDATE games SET status = 'scheduled' WHERE status = 'running'")
+            return cursor.rowcount
+
+    # -- results ----------------------------------------------------------------
+
+    def finish(self, key: str, outcome: GameOutcome) -> bool:
+        """Store a finished game atomically; ``False`` if it was finished already (never counted twice)."""
+        record_text = json.dumps(outcome.record) if outcome.record is not None else None
+        with self.transaction() as db:
+            cursor = db.execute(
+                """UPDATE games SET status = 'finished', winner = ?, reason = ?, detail = ?, white_discs = ?,
+                   black_discs = ?, plies = ?, white_seconds = ?, black_seconds = ?, white_cpu = ?, black_cpu = ?,
+                   load_flag = ?, record = ?, white_stderr = ?, black_stderr = ?, game_dir = ?, worker = ?,
+                   finished = ?
+                   WHERE key = ? AND status != 'finished'""",
+                (
+                    outcome.winner, outcome.reason, outcome.detail, outcome.white_discs, outcome.black_discs,
+                    outcome.plies, outcome.white_seconds, outcome.black_seconds, outcome.white_cpu,
+                    outcome.black_cpu, outcome.load_flag, record_text, _truncate(outcome.white_stderr),
+                    _truncate(outcome.black_stderr), outcome.game_dir, outcome.worker, time.time(), key,
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def finished_games(self) -> list[FinishedGame]:
+        rows = self.db.execute(
+            "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"
+        )
+        return [
+            FinishedGame(
+                row["key"], row["round"], row["white"], row["black"], row["winner"], row["reason"],
+                row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
+            )
+            for row in rows
+        ]
+
+    def game_rows(self) -> Iterator[sqlite3.Row]:
+        """Every game row with all its columns (for reports and exports)."""
+        return iter(self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index"))
+
+    def counts(self) -> dict[str, int]:
+        """``{"scheduled": all games so far, "finished": ..., "running": ...}``."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS total, SUM(status = 'finished') AS finished, SUM(status = 'running') AS running "
+            "FROM games"
+        ).fetchone()
+        return {"scheduled": row["total"] or 0, "finished": row["finished"] or 0, "running": row["running"] or 0}
+
+    def byes(self) -> dict[str, int]:
+        """How many byes each agent has had (Swiss with an odd field)."""
+        result: dict[str, int] = {}
+        for row in self.db.execute("SELECT bye FROM rounds WHERE bye IS NOT NULL"):
+            result[row["bye"]] = result.get(row["bye"], 0) + 1
+        return result
+
+
+def _scheduled(row: sqlite3.Row) -> ScheduledGame:
+    return ScheduledGame(row["key"], row["round"], row["pairing"], row["game_index"], row["white"], row["black"], row["seed"])
+
+
+def _truncate(text: str) -> str:
+    if len(text) <= STDERR_LIMIT:
+        return text
+    return text[: STDERR_LIMIT // 2] + f"\n[... {len(text) - STDERR_LIMIT} characters cut ...]\n" + text[-STDERR_LIMIT // 2:]
