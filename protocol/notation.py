@@ -61,6 +61,17 @@ def parse_line(text: str) -> Union[Move, Comment]:
     newline or none; a pass as ``(W)``, ``(W P)`` or ``(W P 0)``; a comment
     as ``(C any text)``.  Anything else raises :class:`ParseError` that
     quotes the text and says what was wrong.
+
+    >>> parse_line(" ( b  c3 ) ")
+    Move.parse('(B C 3)')
+    >>> parse_line("(W P 0)")
+    Move.parse('(W P)')
+    >>> parse_line("(C depth 9)")
+    Comment(text='depth 9')
+    >>> parse_line("(W D 9)")
+    Traceback (most recent call last):
+    ...
+    othello_arena.protocol.errors.ParseError: could not parse move line '(W D 9)': row '9' is not 1-8
     """
     stripped = text.strip()
     if not stripped:

@@ -74,12 +74,24 @@ def square(column: int, row: int) -> int:
 
 
 def square_name(sq: int) -> str:
-    """``square_name(19) == "D3"``."""
+    """The label of a square.
+
+    >>> square_name(0), square_name(19), square_name(63)
+    ('A1', 'D3', 'H8')
+    """
     return SQUARE_NAMES[sq]
 
 
 def parse_square(name: str) -> int:
-    """``parse_square("d3") == 19``; raises :class:`ParseError` on bad input."""
+    """The square of a label, in any case; raises :class:`ParseError` on bad input.
+
+    >>> parse_square("d3")
+    19
+    >>> parse_square("J9")
+    Traceback (most recent call last):
+    ...
+    othello_arena.protocol.errors.ParseError: not a square: 'J9' (expected a column A-H and a row 1-8, like D3)
+    """
     text = name.strip().upper()
     if len(text) != 2 or text[0] not in COLUMNS or text[1] not in "12345678":
         raise ParseError(f"not a square: {name!r} (expected a column A-H and a row 1-8, like D3)")
@@ -176,6 +188,14 @@ class Move:
 
     A pass is falsy, like python-chess's null move.  The repr can be pasted
     back as code.
+
+    >>> move = Move.parse("(w d 3)")
+    >>> move
+    Move.parse('(W D 3)')
+    >>> bool(move), bool(Move.pass_(BLACK))
+    (True, False)
+    >>> Board().play(move).count(WHITE)
+    4
     """
 
     colour: Colour
