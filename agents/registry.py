@@ -14,6 +14,14 @@ from .runtime import Strategy
 # name -> "module:factory"; the factory takes no argument and returns a Strategy.
 BUILTINS: dict[str, str] = {
     "random": "players:random_strategy",
+    "beginner": "players:beginner_strategy",
+    "greedy": "players:greedy",
+    "weighted": "players:weighted",
+    "minimax": "players:minimax_player",
+    "alphabeta": "players:alphabeta_player",
+    "paper-easy": "players:paper_easy",
+    "paper-normal": "players:paper_normal",
+    "paper-hard": "players:paper_hard",
     # The champion (compiled engine, another package) registers here:
     # "champion": "champion:strategy",
 }
