@@ -1,0 +1,160 @@
+/*
+ * greedy.c: a complete Othello Arena agent in C (the file protocol, see PROTOCOL.md).
+ *
+ * Strategy: the move that flips the most discs (ties: the first in A1..H8 order).
+ *
+ * Build:  gcc -O2 -Wall -o greedy greedy.c
+ * Run:    othello play "greedy=./greedy {name}" random
+ *
+ * The name of its files comes from the first argument, else $OTHELLO_NAME,
+ * else "greedy".  It waits for NAME.in, reads and deletes it, checks the
+ * opponent's move, and writes its own to NAME.out.tmp then renames it to
+ * NAME.out.  It exits when the game is over (seen on its own board, or the
+ * end line).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EMPTY = 0, WHITE = 1, BLACK = 2 };
+
+static int board[64]; /* square = (row - 1) * 8 + column, A1 = 0, H8 = 63 */
+static const int DCOL[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+static const int DROW[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+static int opponent(int colour) { return colour == WHITE ? BLACK : WHITE; }
+static char colour_char(int colour) { return colour == WHITE ? 'W' : 'B'; }
+
+/* Number of discs a disc of `colour` on `sq` would flip (0: not a legal move). */
+static int flips(int sq, int colour, int apply) {
+    int total = 0;
+    if (board[sq] != EMPTY) return 0;
+    for (int d = 0; d < 8; d++) {
+        int col = sq % 8 + DCOL[d], row = sq / 8 + DROW[d], run = 0;
+        while (col >= 0 && col < 8 && row >= 0 && row < 8 && board[row * 8 + col] == opponent(colour)) {
+            col += DCOL[d]; row += DROW[d]; run++;
+        }
+        if (run > 0 && col >= 0 && col < 8 && row >= 0 && row < 8 && board[row * 8 + col] == colour) {
+            total += run;
+            if (apply) {
+                for (int k = 1; k <= run; k++) board[(sq / 8 + k * DROW[d]) * 8 + sq % 8 + k * DCOL[d]] = colour;
+            }
+        }
+    }
+    if (apply && total > 0) board[sq] = colour;
+    return total;
+}
+
+static int has_move(int colour) {
+    for (int sq = 0; sq < 64; sq++) if (flips(sq, colour, 0)) return 1;
+    return 0;
+}
+
+static int game_over(void) { return !has_move(WHITE) && !has_move(BLACK); }
+
+/* The greedy choice: the square flipping the most discs, or -1 to pass. */
+static int choose(int colour) {
+    int best = -1, most = 0;
+    for (int sq = 0; sq < 64; sq++) {
+        int n = flips(sq, colour, 0);
+        if (n > most) { most = n; best = sq; }
+    }
+    return best;
+}
+
+static void pause_briefly(void) {
+    struct timespec ts = {0, 10 * 1000 * 1000}; /* 10 ms */
+    nanosleep(&ts, NULL);
+}
+
+/* Wait for `path`, read it whole into `buf`, delete it. */
+static void take_file(const char *path, char *buf, size_t size) {
+    FILE *f;
+    while ((f = fopen(path, "r")) == NULL) pause_briefly();
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
+static void put_move(const char *name, int colour, int sq) {
+    char tmp[512], out[512];
+    snprintf(tmp, sizeof tmp, "%s.out.tmp", name);
+    snprintf(out, sizeof out, "%s.out", name);
+    FILE *f = fopen(tmp, "w");
+    if (!f) { perror(tmp); exit(1); }
+    if (sq < 0) fprintf(f, "(%c P)\n", colour_char(colour));
+    else fprintf(f, "(%c %c %d)\n", colour_char(colour), 'A' + sq % 8, sq / 8 + 1);
+    fclose(f);
+    rename(tmp, out);
+}
+
+/* After our last move: let the referee take NAME.out (or send the end line) before we exit, for at most 2 s. */
+static void wait_collected(const char *name, const char *in_path) {
+    char out[512];
+    snprintf(out, sizeof out, "%s.out", name);
+    for (int i = 0; i < 200 && access(out, F_OK) == 0 && access(in_path, F_OK) != 0; i++) pause_briefly();
+}
+
+/* Read one move line liberally: "(w d 3)", "(WD3)", "(B P)", "(B)".  Returns 1 if it is a move. */
+static int parse_move(const char *line, int *colour, int *sq) {
+    char body[64];
+    size_t n = 0;
+    for (const char *p = line; *p && n < sizeof body - 1; p++)
+        if (!isspace((unsigned char)*p) && *p != '(' && *p != ')') body[n++] = (char)toupper((unsigned char)*p);
+    body[n] = '\0';
+    if (n == 0 || (body[0] != 'W' && body[0] != 'B')) return 0;
+    *colour = body[0] == 'W' ? WHITE : BLACK;
+    if (n == 1 || body[1] == 'P') { *sq = -1; return 1; }
+    if (n < 3 || body[1] < 'A' || body[1] > 'H' || body[2] < '1' || body[2] > '8') return 0;
+    *sq = (body[2] - '1') * 8 + (body[1] - 'A');
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    const char *name = argc > 1 ? argv[1] : getenv("OTHELLO_NAME");
+    if (!name || !*name) name = "greedy";
+    char in_path[512], text[4096];
+    snprintf(in_path, sizeof in_path, "%s.in", name);
+
+    board[27] = BLACK; board[28] = WHITE; /* D4 E4 */
+    board[35] = WHITE; board[36] = BLACK; /* D5 E5 */
+
+    take_file(in_path, text, sizeof text);
+    char *first = text;
+    while (isspace((unsigned char)*first)) first++;
+    int me = toupper((unsigned char)*first) == 'W' ? WHITE : BLACK;
+    int to_move = WHITE;
+
+    for (;;) {
+        if (to_move == me) {
+            int sq = choose(me);
+            put_move(name, me, sq);
+            if (sq >= 0) flips(sq, me, 1);
+            to_move = opponent(me);
+            if (game_over()) { wait_collected(name, in_path); return 0; }
+        }
+        take_file(in_path, text, sizeof text);
+        for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+            int colour, sq;
+            const char *p = line;
+            while (isspace((unsigned char)*p) || *p == '(') p++;
+            if (strncasecmp(p, "END", 3) == 0) return 0;
+            if (!parse_move(line, &colour, &sq)) continue; /* blank line or comment */
+            int legal = colour == opponent(me) && (sq < 0 ? !has_move(colour) : flips(sq, colour, 0) > 0);
+            if (!legal) {
+                printf("illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
+                fprintf(stderr, "illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
+                return 0;
+            }
+            if (sq >= 0) flips(sq, colour, 1);
+            to_move = me;
+        }
+        if (game_over()) return 0;
+    }
+}
