@@ -149,8 +149,12 @@ class Tournament:
         }
 
 
-def load(path: str | os.PathLike[str]) -> Tournament:
-    """Read and validate a tournament file; raise :class:`TournamentFileError` on any problem."""
+def load(path: str | os.PathLike[str], results_base: Optional[Path] = None) -> Tournament:
+    """Read and validate a tournament file; raise :class:`TournamentFileError` on any problem.
+
+    ``results_base`` overrides where the results go (the demo shipped in the
+    package puts them under the current directory).
+    """
     file = Path(path).expanduser().resolve()
     try:
         text = file.read_text(encoding="utf-8")
@@ -158,10 +162,10 @@ def load(path: str | os.PathLike[str]) -> Tournament:
         raise TournamentFileError(f"{path}: no such tournament file") from None
     except OSError as exc:
         raise TournamentFileError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse(text, file)
+    return parse(text, file, results_base)
 
 
-def parse(text: str, path: Path) -> Tournament:
+def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournament:
     """Validate the TOML ``text`` of the tournament file at ``path``."""
     try:
         data = tomllib.loads(text)
@@ -259,9 +263,9 @@ def parse(text: str, path: Path) -> Tournament:
         )
 
     results = _get(section, "results", str, f"results/{path.stem}", where)
-    results_dir = (base / results).resolve()
+    results_dir = (base / results).resolve() if results_base is None else results_base.resolve()
     database_value = section.get("database")
-    if database_value is None:
+    if database_value is None or results_base is not None:
         database = results_dir / "tournament.sqlite"
     elif isinstance(database_value, str):
         database = (base / database_value).resolve()

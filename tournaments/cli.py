@@ -1,0 +1,239 @@
+"""``othello tournament``: run, resume, inspect and report a tournament described by a TOML file.
+
+Exit codes: 0 done (or stopped on purpose with ``--max-games``), 1 a problem
+with the file, the database or the cluster, 2 a usage error, 130 stopped by
+Ctrl-C or SIGTERM (``resume`` finishes it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+from rich.console import Console
+
+from . import config
+from .config import Tournament, TournamentFileError
+from .store import StoreError
+
+EXIT_INTERRUPTED = 130
+
+
+def demo_path() -> Path:
+    """The demo tournament file shipped with the package."""
+    return Path(str(resources.files("othello_arena.tournaments").joinpath("demo.toml")))
+
+
+def _load(file: Optional[str], demo: bool) -> Tournament:
+    if demo and file:
+        raise click.UsageError("give a tournament FILE or --demo, not both")
+    if not demo and not file:
+        raise click.UsageError("missing tournament FILE (or --demo for the built-in demo)")
+    try:
+        if demo:
+            # The packaged file may sit in a read-only site-packages: its
+            # results go under the current directory instead.
+            return config.load(demo_path(), results_base=Path.cwd() / "results" / "demo")
+        assert file is not None
+        return config.load(file)
+    except TournamentFileError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+file_argument = click.argument("file", required=False, type=click.Path(dir_okay=False))
+demo_option = click.option("--demo", is_flag=True, help="Use the demo tournament shipped with the package.")
+
+
+@click.group()
+def tournament() -> None:
+    """Run a tournament between agents: every pairing, standings, ratings, a report.
+
+    FILE is a TOML tournament file (see tournaments/demo.toml). Results go to
+    a SQLite database next to it, written as each game finishes, so a run
+    stopped at any moment is finished by `othello tournament resume FILE`.
+    """
+
+
+def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
+         max_games: Optional[int], build: bool, quiet: bool) -> None:
+    from .live import LineDisplay, LiveDisplay, standings_table
+    from .runner import Runner, RunnerError, planned_games, stop_on_sigterm
+    from .standings import format_table
+
+    console = Console(stderr=False, highlight=False)
+    exists = tournament_.database.exists()
+    if resume and not exists:
+        raise click.ClickException(
+            f"nothing to resume: {tournament_.database} does not exist; start with `othello tournament run`"
+        )
+    try:
+        runner = Runner(tournament_, concurrency=concurrency, scheduler=scheduler, max_games=max_games)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        try:
+            runner.prepare()
+        except (TournamentFileError, StoreError) as exc:
+            raise click.ClickException(str(exc)) from None
+        counts = runner.store.counts()
+        total = planned_games(tournament_)
+        if not resume and counts["finished"]:
+            console.print(f"{tournament_.name}: {counts['finished']} of {total} games already played; resuming.")
+        if counts["finished"] == total:
+            console.print(f"{tournament_.name}: all {total} games are played.")
+        else:
+            where = f"on {scheduler}" if scheduler else "on this machine"
+            console.print(
+                f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents)} agents, {total} games, "
+                f"{tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
+            )
+            if build and not resume:
+                runner.build_agents(console.print)
+            stop_on_sigterm()
+            live = console.is_terminal and not quiet
+            display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
+            try:
+                with display:
+                    runner.on_event = display
+                    runner.run()
+            except KeyboardInterrupt:
+                console.print(
+                    f"\nStopped: {runner.store.counts()['finished']} of {total} games are stored. "
+                    f"Finish with: othello tournament resume {tournament_.path}"
+                )
+                sys.exit(EXIT_INTERRUPTED)
+            except RunnerError as exc:
+                raise click.ClickException(str(exc)) from None
+        standings = runner.standings()
+        finished = runner.store.counts()["finished"]
+        if console.is_terminal:
+            console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
+        else:
+            click.echo(format_table(standings))
+        if finished < total:
+            console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
+        else:
+            console.print(f"Done: {total} games. Report: othello tournament report {tournament_.path}")
+    finally:
+        runner.close()
+
+
+def _run_options(function: Any) -> Any:
+    function = click.option("-j", "--concurrency", type=click.IntRange(1), help="Games at once (default: from the file, else one per core, one core spare).")(function)
+    function = click.option("--scheduler", metavar="tcp://HOST:8786", help="Run the games on this Dask cluster.")(function)
+    function = click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest).")(function)
+    function = click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table.")(function)
+    return function
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@_run_options
+@click.option("--no-build", is_flag=True, help="Skip the agents' build commands.")
+def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
+        max_games: Optional[int], quiet: bool, no_build: bool) -> None:
+    """Run the tournament in FILE (continuing it if it was started before)."""
+    _run(_load(file, demo), resume=False, concurrency=concurrency, scheduler=scheduler, max_games=max_games,
+         build=not no_build, quiet=quiet)
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@_run_options
+def resume(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
+           max_games: Optional[int], quiet: bool) -> None:
+    """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed."""
+    _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler, max_games=max_games,
+         build=False, quiet=quiet)
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@click.option("--json", "as_json", is_flag=True, help="Print the state as JSON for scripts.")
+def status(file: Optional[str], demo: bool, as_json: bool) -> None:
+    """How far the tournament is, and the standings so far."""
+    from .runner import status as tournament_status
+    from .standings import Standings, format_crosstable, format_table
+
+    tournament_ = _load(file, demo)
+    try:
+        state = tournament_status(tournament_)
+    except StoreError as exc:
+        if as_json:
+            # Not started: a valid answer for scripts, not an error.
+            from .runner import planned_games
+
+            click.echo(json.dumps({"name": tournament_.name, "scheduled": planned_games(tournament_), "finished": 0,
+                                   "running": 0, "complete": False, "standings": []}, indent=2))
+            return
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(state, indent=2))
+        return
+    from .runner import Runner  # noqa: F401  (keeps the import cost in one place)
+    from .standings import compute
+    from .store import Store
+
+    with Store(tournament_.database, create=False) as store:
+        table: Standings = compute(tournament_.agent_names, store.finished_games(), store.byes())
+    click.echo(f"{state['name']}: {state['finished']} of {state['scheduled']} games finished"
+               + (f", {state['running']} running" if state["running"] else "")
+               + f"; round {state['rounds']['paired']} of {state['rounds']['total']} paired.")
+    click.echo(format_table(table))
+    click.echo("")
+    click.echo(format_crosstable(table))
+    for flagged in state["load_flagged"]:
+        click.echo(f"flagged: {flagged['game']} ({flagged['white']} vs {flagged['black']}): timeout under load? {flagged['note']}")
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@click.option("-o", "--output", type=click.Path(file_okay=False), help="Directory for the report (default: RESULTS/report).")
+def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
+    """Write a static HTML report: standings, crosstable, ratings, every game replayable."""
+    from .report import write_report
+
+    tournament_ = _load(file, demo)
+    target = Path(output) if output else tournament_.results_dir / "report"
+    try:
+        index = write_report(tournament_, target)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Report: {index}")
+
+
+@tournament.command()
+@file_argument
+@demo_option
+def check(file: Optional[str], demo: bool) -> None:
+    """Check the tournament file and print the schedule it gives, without playing."""
+    from ..agents import registry
+    from . import pairing
+    from .runner import default_concurrency, game_config_fields, planned_games
+
+    tournament_ = _load(file, demo)
+    try:
+        config.check_builtins(tournament_, registry.names())
+        game_config_fields(tournament_)
+    except TournamentFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{tournament_.name}: {tournament_.format}, {planned_games(tournament_)} games, "
+               f"{pairing.total_rounds(tournament_)} rounds, {tournament_.games_per_pairing} per pairing, "
+               f"colours {tournament_.colours}, seed {tournament_.seed}, "
+               f"concurrency {tournament_.concurrency or default_concurrency()}")
+    for agent in tournament_.agents:
+        click.echo(f"  {agent.name}: {agent.describe()}" + (f" (in {agent.cwd})" if agent.cwd else ""))
+    schedule = pairing.fixed_schedule(tournament_)
+    if schedule is None:
+        click.echo("Swiss: each round is paired when the previous one is finished.")
+    else:
+        for game in schedule:
+            click.echo(f"  {game.key}: {game.white} (W) vs {game.black} (B)")

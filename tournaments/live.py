@@ -1,0 +1,120 @@
+"""What the terminal shows while games play.
+
+On a terminal: a progress bar and the running standings, redrawn in place
+(rich).  Elsewhere (a log file, a CI job): one line per game, cutechess style::
+
+    Started game 3 of 20 (alice vs bob)
+    Finished game 3 (alice vs bob): 1-0 {White wins 40-24 (normal)}
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .runner import GameEvent, Runner
+from .standings import Standings
+
+SCORES = {"W": "1-0", "B": "0-1", None: "1/2-1/2"}
+
+
+def result_text(event: GameEvent) -> str:
+    outcome = event.outcome
+    assert outcome is not None
+    summary = f"{outcome.white_discs}-{outcome.black_discs} ({outcome.reason})"
+    if outcome.winner is None:
+        words = f"Draw {summary}"
+    else:
+        words = f"{'White' if outcome.winner == 'W' else 'Black'} wins {summary}"
+    if outcome.load_flag:
+        words += f" [timeout under load? {outcome.load_flag}]"
+    return f"{SCORES[outcome.winner]} {{{words}}}"
+
+
+class LineDisplay:
+    """One line per game started and finished."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self.console = console
+        self.total = total
+
+    def __call__(self, event: GameEvent, runner: Runner) -> None:
+        game = event.game
+        if event.kind == "started":
+            self.console.print(f"Started game {event.number} of {self.total} ({game.white} vs {game.black})", highlight=False)
+        else:
+            self.console.print(
+                f"Finished game {event.number} ({game.white} vs {game.black}): {result_text(event)}", highlight=False
+            )
+
+    def __enter__(self) -> "LineDisplay":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def standings_table(standings: Standings, limit: int = 20, title: str = "Standings") -> Table:
+    """The standings as a rich table (the first ``limit`` lines)."""
+    table = Table(title=title, title_justify="left", expand=False)
+    for name, justify in (("#", "right"), ("agent", "left"), ("games", "right"), ("points", "right"),
+                          ("W-D-L", "center"), ("discs", "right"), ("Elo (95%)", "right"), ("forfeits", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for line in standings.lines[:limit]:
+        forfeits = ", ".join(f"{v} {k}" for k, v in line.forfeits.items() if v) or ""
+        table.add_row(
+            str(line.rank), line.agent, str(line.games), f"{line.points:g}",
+            f"{line.wins}-{line.draws}-{line.losses}", f"{line.disc_difference:+d}",
+            f"{line.elo:.0f} ± {line.elo_error:.0f}", forfeits,
+        )
+    if len(standings.lines) > limit:
+        table.caption = f"... and {len(standings.lines) - limit} more"
+    return table
+
+
+class LiveDisplay:
+    """A progress bar and the running standings, redrawn in place."""
+
+    def __init__(self, console: Console, total: int, finished: int) -> None:
+        self.console = console
+        self.progress = Progress(
+            TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[running]} running"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+        )
+        self.task = self.progress.add_task("games", total=total, completed=finished, running=0)
+        self.running = 0
+        self.table: Optional[Table] = None
+        self.last_table = 0.0
+        self.live = Live(self._render(), console=console, refresh_per_second=4, transient=False)
+
+    def _render(self) -> Group:
+        return Group(self.progress, self.table) if self.table is not None else Group(self.progress)
+
+    def __call__(self, event: GameEvent, runner: Runner) -> None:
+        game = event.game
+        if event.kind == "started":
+            self.running += 1
+        else:
+            self.running -= 1
+            self.progress.advance(self.task)
+            self.live.console.print(
+                f"Finished game {event.number} ({game.white} vs {game.black}): {result_text(event)}", highlight=False
+            )
+            now = time.monotonic()
+            if now - self.last_table > 1.0:
+                self.table = standings_table(runner.standings(), title="Running standings")
+                self.last_table = now
+        self.progress.update(self.task, running=self.running)
+        self.live.update(self._render())
+
+    def __enter__(self) -> "LiveDisplay":
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(None, None, None)
