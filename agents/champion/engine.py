@@ -1,0 +1,271 @@
+"""The engine: iterative deepening and the endgame solver under a clock.
+
+The compiled searches (:mod:`.search`) do the work; this module owns their
+arrays, deepens iteratively, decides when to switch to the exact solver, and
+stops a search in the middle of an iteration when its time is up.  Stopping
+works through a flag in the control array that a timer thread sets; the
+compiled roots release the GIL (``nogil=True``) so that the timer runs while
+they search.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ...protocol import Board, Colour, Move, square_name
+from . import search as S
+from .bitboard import legal_moves
+from .patterns import TABLES, load_weights
+
+DEFAULT_TT_BITS = 20  # 2**20 entries, about 34 MB
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the move, its value and how far it looked."""
+
+    square: Optional[int]  # None for a pass
+    score: float  # discs for the side to move (exact when ``exact``)
+    exact: bool  # the score is the exact final disc difference (solved)
+    depth: int  # plies of the last finished iteration (empties when solved)
+    nodes: int
+    seconds: float
+    outcome_only: bool = False  # solved for win/draw/loss only: score is its sign
+    iterations: list[tuple[int, float, Optional[int]]] = field(default_factory=list)
+
+    @property
+    def move_name(self) -> str:
+        return "PASS" if self.square is None else square_name(self.square)
+
+    def move(self, colour: Colour) -> Move:
+        return Move(colour, self.square)
+
+    def comments(self) -> list[str]:
+        """The ``(C ...)`` texts the agent writes before its move."""
+        if self.exact and self.outcome_only:
+            word = "win" if self.score > 0 else "loss" if self.score < 0 else "draw"
+            head = f"solved {word} ({self.depth} empties)"
+        elif self.exact:
+            head = f"solved {self.score:+.0f} ({self.depth} empties)"
+        else:
+            head = f"depth {self.depth} eval {self.score:+.2f}"
+        nps = self.nodes / self.seconds if self.seconds > 0 else 0.0
+        return [f"champion {head} move {self.move_name} nodes {self.nodes} time {self.seconds:.2f}s nps {nps:.0f}"]
+
+
+class Engine:
+    """A search engine with its own transposition table.
+
+    ``eval_kind`` chooses the evaluation (:data:`.search.EVAL_PATTERNS`, the
+    learned one, or :data:`.search.EVAL_SEED002`); ``weights`` overrides the
+    shipped weights.
+    """
+
+    def __init__(
+        self,
+        tt_bits: int = DEFAULT_TT_BITS,
+        eval_kind: int = S.EVAL_PATTERNS,
+        weights: Optional[np.ndarray] = None,
+    ) -> None:
+        size = 1 << tt_bits
+        self.tt = (
+            np.zeros(size, dtype=np.uint64),
+            np.zeros(size, dtype=np.uint64),
+            # int64 bounds: a cached recursive numba function must not cast
+            # its return values (numba issue #6061/#6713: segfault on load).
+            np.zeros(size, dtype=np.int64),
+            np.zeros(size, dtype=np.int64),
+            np.full(size, -1, dtype=np.int8),
+            np.full(size, -1, dtype=np.int8),
+        )
+        if weights is None:
+            weights = load_weights() if eval_kind == S.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
+        self.ev = (eval_kind, np.ascontiguousarray(weights, dtype=np.int32), TABLES.squares, TABLES.lengths, TABLES.offsets)
+        self.ctl = np.zeros(8, dtype=np.int64)
+        self.mbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
+        self.kbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
+
+    # -- control ---------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Forget the transposition table (a new game, or a test that needs a fresh table)."""
+        self.tt[0][:] = 0
+        self.tt[1][:] = 0
+        self.tt[4][:] = -1
+        self.tt[5][:] = -1
+
+    def stop(self) -> None:
+        """Ask a running search to stop (any thread); it returns within ~1000 nodes."""
+        self.ctl[S.STOP] = 1
+
+    def _reset(self, node_limit: int) -> None:
+        self.ctl[:] = 0
+        self.ctl[S.NODE_LIMIT] = node_limit
+
+    @property
+    def aborted(self) -> bool:
+        return bool(self.ctl[S.ABORTED])
+
+    # -- one fixed search --------------------------------------------------------
+
+    def _search_root(self, P, O, depth: int, alpha: int, beta: int) -> tuple[int, int]:
+        value = S.negascout(P, O, depth, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
+        return int(value), int(self.ctl[S.BEST])
+
+    def _solve_root(self, P, O, alpha: int, beta: int) -> tuple[int, int]:
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ctl, self.mbuf, self.kbuf)
+        return int(value), int(self.ctl[S.BEST])
+
+    def evaluate(self, board: Board) -> float:
+        """The static evaluation of ``board``, in discs for the side to move."""
+        return S.evaluate(np.uint64(board.own), np.uint64(board.opp), self.ev) / S.SCALE
+
+    def search_depth(self, board: Board, depth: int, node_limit: int = 0) -> tuple[int, int]:
+        """``(value in search units, square or -1)`` of one NegaScout search (no deepening)."""
+        self._reset(node_limit)
+        value, sq = self._search_root(np.uint64(board.own), np.uint64(board.opp), depth, -S.INF, S.INF)
+        return int(value), int(sq)
+
+    def solve_window(self, board: Board, alpha: int, beta: int, node_limit: int = 0) -> tuple[int, int]:
+        """``(score, square or -1)`` of the exact solver within ``(alpha, beta)``."""
+        self._reset(node_limit)
+        value, sq = self._solve_root(np.uint64(board.own), np.uint64(board.opp), alpha, beta)
+        return int(value), int(sq)
+
+    # -- the full search under a clock --------------------------------------------
+
+    def think(
+        self,
+        board: Board,
+        seconds: Optional[float] = None,
+        max_depth: int = 60,
+        exact: Optional[bool] = None,
+        node_limit: int = 0,
+    ) -> SearchResult:
+        """The best move of ``board`` within ``seconds`` of wall-clock time.
+
+        Deepens iteratively; near the end of the game (or with ``exact=True``)
+        runs the exact solver, first for win/draw/loss and then for the score.
+        ``exact=False`` never solves.  Without ``seconds`` the search ends at
+        ``max_depth`` (or when solved).  The result is always a legal move of
+        the side to move (``square is None`` for a pass).
+        """
+        started = time.perf_counter()
+        P, O = np.uint64(board.own), np.uint64(board.opp)
+        n_empty = 64 - bin(board.white | board.black).count("1")
+        if legal_moves(P, O) == 0:
+            return SearchResult(None, self.evaluate(board), False, 0, 0, time.perf_counter() - started)
+
+        deadline = None if seconds is None else started + seconds
+        timer = None
+        self._reset(node_limit)
+        if deadline is not None:
+            timer = threading.Timer(max(0.0, seconds), self.stop)
+            timer.daemon = True
+            timer.start()
+        try:
+            return self._think(board, P, O, n_empty, started, deadline, max_depth, exact, node_limit)
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _think(self, board, P, O, n_empty, started, deadline, max_depth, exact, node_limit) -> SearchResult:
+        nodes = 0
+        result: Optional[SearchResult] = None
+        iterations: list[tuple[int, float, Optional[int]]] = []
+
+        def elapsed() -> float:
+            return time.perf_counter() - started
+
+        def time_fraction_left(fraction: float) -> bool:
+            # Is at most ``fraction`` of the budget used?
+            return deadline is None or elapsed() < fraction * (deadline - started)
+
+        solve_now = exact is True or (exact is None and n_empty <= 14)
+        try_solve = exact is not False and n_empty <= 30
+        # Iterative deepening (skipped when solving at once).
+        depth = 0
+        if not solve_now:
+            budget_share = 0.3 if try_solve and n_empty <= 24 else 1.0
+            while depth < min(max_depth, n_empty):
+                depth += 1
+                value, sq = self._search_root(P, O, depth, -S.INF, S.INF)
+                nodes = int(self.ctl[S.NODES])
+                if self.ctl[S.ABORTED]:
+                    depth -= 1
+                    break
+                score = _to_discs(int(value))
+                sure = abs(int(value)) >= S.WIN_BONUS
+                result = SearchResult(None if sq < 0 else int(sq), score, False, depth, nodes, elapsed())
+                iterations.append((depth, score, result.square))
+                if sure and depth >= n_empty:
+                    break
+                # An iteration costs several times the last one: do not start what cannot end.
+                if not time_fraction_left(0.35 * budget_share):
+                    break
+        if try_solve and (solve_now or (not self.ctl[S.ABORTED] and time_fraction_left(0.5))):
+            solved = self._solve(P, O, n_empty, started, result is not None)
+            nodes = int(self.ctl[S.NODES]) + nodes
+            if solved is not None:
+                solved.nodes = nodes
+                solved.seconds = elapsed()
+                solved.iterations = iterations
+                return solved
+        if result is None:
+            # Not even depth 1 finished (a tiny budget): the best-ordered move.
+            value, sq = _first_ordered(self, P, O)
+            result = SearchResult(int(sq), 0.0, False, 0, nodes, elapsed())
+        result.nodes = nodes
+        result.seconds = elapsed()
+        result.iterations = iterations
+        return result
+
+    def _solve(self, P, O, n_empty, started, has_fallback) -> Optional[SearchResult]:
+        """Win/draw/loss first, then the exact score; ``None`` if stopped before the first."""
+        base_nodes = int(self.ctl[S.NODES])
+        self.ctl[S.NODES] = 0
+        value, sq = self._solve_root(P, O, -1, 1)
+        if self.ctl[S.ABORTED]:
+            self.ctl[S.NODES] += base_nodes
+            return None
+        wld = int(value)
+        wld_move = int(sq)
+        # Exact score, in the window the win/draw/loss result allows.
+        if wld > 0:
+            alpha, beta = 0, 65
+        elif wld < 0:
+            alpha, beta = -65, 0
+        else:
+            alpha, beta = -1, 1
+        if wld == 0:
+            value, sq = 0, wld_move
+        else:
+            value, sq = self._solve_root(P, O, alpha, beta)
+        nodes = int(self.ctl[S.NODES]) + base_nodes
+        self.ctl[S.NODES] = nodes
+        if self.ctl[S.ABORTED]:
+            sign = 1.0 if wld > 0 else -1.0 if wld < 0 else 0.0
+            return SearchResult(None if wld_move < 0 else wld_move, sign, True, n_empty, nodes, 0.0, outcome_only=True)
+        return SearchResult(None if sq < 0 else int(sq), float(value), True, n_empty, nodes, 0.0)
+
+
+def _to_discs(value: int) -> float:
+    """A search value in discs (a sure result loses its bonus)."""
+    if value >= S.WIN_BONUS:
+        value -= S.WIN_BONUS
+    elif value <= -S.WIN_BONUS:
+        value += S.WIN_BONUS
+    return value / S.SCALE
+
+
+def _first_ordered(engine: Engine, P, O) -> tuple[int, int]:
+    """The first move of the move ordering, with no search at all."""
+    moves = legal_moves(P, O)
+    squares = [sq for sq in range(64) if int(moves) >> sq & 1]
+    corners = [sq for sq in squares if sq in (0, 7, 56, 63)]
+    return 0, (corners or squares)[0]

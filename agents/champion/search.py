@@ -1,0 +1,649 @@
+"""The compiled search: evaluation, NegaScout with a transposition table, and
+the exact endgame solver.
+
+Everything here runs under numba.  The Python side (:mod:`.engine`) owns the
+arrays and drives iterative deepening; the functions below take them
+explicitly:
+
+``tt``
+    the transposition table, a tuple of arrays indexed by a hash of the
+    position: ``(key_p, key_o, lower, upper, depth, move)``.  ``lower`` and
+    ``upper`` bound the value; ``depth`` is the remaining depth of the search
+    that stored it, or ``EXACT_DEPTH + empties`` for an entry of the endgame
+    solver (whose values are in discs, not in evaluation units).
+``ev``
+    the evaluation: ``(kind, weights, inst_squares, inst_length, inst_offset)``;
+    ``kind`` is :data:`EVAL_PATTERNS` (the learned pattern evaluation) or
+    :data:`EVAL_SEED002` (the six hand-tuned heuristics of seed 002).
+``ctl``
+    an ``int64`` control array: ``ctl[STOP]`` is set by another thread (the
+    time manager) to stop, ``ctl[NODES]`` counts nodes, ``ctl[NODE_LIMIT]``
+    stops at a node count when positive, ``ctl[ABORTED]`` says the search
+    was cut short and its result must be thrown away.
+``mbuf``, ``kbuf``
+    per-ply scratch rows for move ordering (no allocation in the search).
+
+Scores are from the side to move.  In the midgame search they are in
+centi-discs (:data:`SCALE` per disc); a finished game is worth its disc
+difference plus :data:`WIN_BONUS` for the winner, so a sure win outranks any
+estimate.  The endgame solver returns the exact final disc difference (discs
+only: an empty square counts for nobody, as the referee counts).  The search
+treats a pass as a move that does not use up depth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
+
+SCALE = 100
+WIN_BONUS = 10_000
+INF = 1_000_000
+EXACT_DEPTH = 64  # TT depth marker of solved entries: EXACT_DEPTH + empties
+MAX_PLY = 128
+MAX_MOVES = 40
+
+EVAL_PATTERNS = 0
+EVAL_SEED002 = 1
+
+# ctl slots
+STOP = 0
+NODES = 1
+NODE_LIMIT = 2
+ABORTED = 3
+BEST = 4  # the root's best square, written by the searches at ply 0
+NEXT_CHECK = 5  # node count of the next look at the stop flag
+CHECK_EVERY = 1024  # nodes between two looks at the stop flag
+
+_K1 = U64(0x9E3779B97F4A7C15)
+_K2 = U64(0xC2B2AE3D27D4EB4F)
+_S29 = U64(29)
+_S32 = U64(32)
+
+_CORNERS = U64(0x8100000000000081)
+_X_SQUARES = U64(0x0042000000004200)
+_NOT_A = U64(0xFEFEFEFEFEFEFEFE)
+_NOT_H = U64(0x7F7F7F7F7F7F7F7F)
+_COL_A = U64(0x0101010101010101)
+_COL_H = U64(0x8080808080808080)
+_ROW_1 = U64(0x00000000000000FF)
+_ROW_8 = U64(0xFF00000000000000)
+
+# ---------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------
+
+# Seed 002's static weighting matrix (symmetric, so its orientation does not matter).
+SEED002_SQUARE_WEIGHTS = np.array(
+    [
+        [4, -3, 2, 2, 2, 2, -3, 4],
+        [-3, -4, -1, -1, -1, -1, -4, -3],
+        [2, -1, 1, 0, 0, 1, -1, 2],
+        [2, -1, 0, 1, 1, 0, -1, 2],
+        [2, -1, 0, 1, 1, 0, -1, 2],
+        [2, -1, 1, 0, 0, 1, -1, 2],
+        [-3, -4, -1, -1, -1, -1, -4, -3],
+        [4, -3, 2, 2, 2, 2, -3, 4],
+    ],
+    dtype=np.int64,
+).ravel()
+
+
+@njit(cache=True, inline="always")
+def neighbours(x: np.uint64) -> np.uint64:
+    """Squares next to any square of ``x`` (8 directions)."""
+    left = (x >> U64(1)) & _NOT_H
+    right = (x << U64(1)) & _NOT_A
+    row = x | left | right
+    return (row | (row << U64(8)) | (row >> U64(8))) & ~x
+
+
+@njit(cache=True)
+def stable_discs(P: np.uint64, O: np.uint64) -> np.uint64:
+    """Discs of ``P`` that can never be flipped (the usual sufficient test).
+
+    A disc is taken as stable when, on each of the four lines through it, a
+    neighbour on one side is the board's edge or a stable disc of its own
+    colour.  This finds the discs anchored on corners and edges; it misses
+    a few discs kept stable by full lines, which is safe for an evaluation.
+    """
+    stable = ZERO
+    while True:
+        horiz = ((stable << U64(1)) & _NOT_A) | ((stable >> U64(1)) & _NOT_H) | _COL_A | _COL_H
+        vert = (stable << U64(8)) | (stable >> U64(8)) | _ROW_1 | _ROW_8
+        diag9 = ((stable << U64(9)) & _NOT_A) | ((stable >> U64(9)) & _NOT_H) | _ROW_1 | _ROW_8 | _COL_A | _COL_H
+        diag7 = ((stable << U64(7)) & _NOT_H) | ((stable >> U64(7)) & _NOT_A) | _ROW_1 | _ROW_8 | _COL_A | _COL_H
+        grown = P & horiz & vert & diag9 & diag7
+        if grown == stable:
+            return stable
+        stable = grown
+
+
+@njit(cache=True, inline="always")
+def _ratio(a: int, b: int) -> float:
+    if a + b == 0:
+        return 0.0
+    return 100.0 * (a - b) / (a + b)
+
+
+@njit(cache=True)
+def evaluate_seed002(P: np.uint64, O: np.uint64) -> int:
+    """Seed 002's evaluation: score + mobility + potential mobility
+    + 2 static weighting + 8 stability + 8 corners, each heuristic in -100..100
+    (static weighting is the plain weighted disc sum)."""
+    empty = ~(P | O)
+    moves_p = legal_moves(P, O)
+    moves_o = legal_moves(O, P)
+    score = _ratio(popcount(P), popcount(O))
+    mobility = _ratio(popcount(moves_p), popcount(moves_o))
+    potential = _ratio(popcount(neighbours(O) & empty & ~moves_p), popcount(neighbours(P) & empty & ~moves_o))
+    static = 0
+    x = P
+    while x:
+        static += SEED002_SQUARE_WEIGHTS[first_square(x)]
+        x &= x - ONE
+    x = O
+    while x:
+        static -= SEED002_SQUARE_WEIGHTS[first_square(x)]
+        x &= x - ONE
+    stability = _ratio(popcount(stable_discs(P, O)), popcount(stable_discs(O, P)))
+    own_corners = popcount(P & _CORNERS) + popcount(moves_p & ~moves_o & _CORNERS)
+    opp_corners = popcount(O & _CORNERS) + popcount(moves_o & ~moves_p & _CORNERS)
+    common = popcount(moves_p & moves_o & _CORNERS)
+    total_c = own_corners + opp_corners + common
+    corners = 0.0 if total_c == 0 else 100.0 * (own_corners - common - opp_corners) / total_c
+    value = score + mobility + potential + 2.0 * static + 8.0 * stability + 8.0 * corners
+    return np.int64(value)
+
+
+@njit(cache=True)
+def pattern_indices(P, O, inst_sq, inst_len, inst_off, out) -> int:
+    """Write the weight index of every feature of the position into ``out``.
+
+    One index per pattern instance (its configuration read in base 3: 0
+    empty, 1 side to move, 2 other side), then the scalar features (mobility
+    of each side, potential mobility of each side, parity), each one-hot.
+    Returns the stage (empties // STAGE_WIDTH).  Shared by the evaluation and
+    the training, so both read positions the same way.
+    """
+    n_inst = inst_sq.shape[0]
+    for i in range(n_inst):
+        idx = 0
+        for k in range(inst_len[i]):
+            s = U64(inst_sq[i, k])
+            idx = idx * 3 + np.int64((P >> s) & ONE) + 2 * np.int64((O >> s) & ONE)
+        out[i] = inst_off[i] + idx
+    empty = ~(P | O)
+    mp = legal_moves(P, O)
+    mo = legal_moves(O, P)
+    base = inst_off[n_inst]
+    out[n_inst] = base + min(popcount(mp), 31)
+    out[n_inst + 1] = base + 32 + min(popcount(mo), 31)
+    out[n_inst + 2] = base + 64 + min(popcount(neighbours(O) & empty), 31)
+    out[n_inst + 3] = base + 96 + min(popcount(neighbours(P) & empty), 31)
+    n_empty = popcount(empty)
+    out[n_inst + 4] = base + 128 + (n_empty & 1)
+    return n_empty
+
+
+@njit(cache=True)
+def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
+    """The learned evaluation, in centi-discs for the side to move."""
+    n_empty = popcount(~(P | O))
+    stage = n_empty // STAGE_WIDTH
+    if stage >= weights.shape[0]:
+        stage = weights.shape[0] - 1
+    w = weights[stage]
+    total = 0
+    n_inst = inst_sq.shape[0]
+    for i in range(n_inst):
+        idx = 0
+        for k in range(inst_len[i]):
+            s = U64(inst_sq[i, k])
+            idx = idx * 3 + np.int64((P >> s) & ONE) + 2 * np.int64((O >> s) & ONE)
+        total += w[inst_off[i] + idx]
+    empty = ~(P | O)
+    base = inst_off[n_inst]
+    total += w[base + min(popcount(legal_moves(P, O)), 31)]
+    total += w[base + 32 + min(popcount(legal_moves(O, P)), 31)]
+    total += w[base + 64 + min(popcount(neighbours(O) & empty), 31)]
+    total += w[base + 96 + min(popcount(neighbours(P) & empty), 31)]
+    total += w[base + 128 + (n_empty & 1)]
+    return total
+
+
+STAGE_WIDTH = 4  # empties per stage of the learned evaluation
+N_SCALARS = 130  # one-hot slots of the scalar features (see pattern_indices)
+N_SCALAR_FEATURES = 5
+
+
+@njit(cache=True)
+def evaluate(P, O, ev) -> int:
+    """The evaluation chosen by ``ev[0]``, from the side to move, never a sure result."""
+    kind, weights, inst_sq, inst_len, inst_off = ev
+    if kind == EVAL_SEED002:
+        return evaluate_seed002(P, O)
+    value = evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off)
+    # Keep estimates below the value of a sure win.
+    limit = WIN_BONUS - 1
+    if value > limit:
+        return limit
+    if value < -limit:
+        return -limit
+    return value
+
+
+@njit(cache=True, inline="always")
+def final_value(P: np.uint64, O: np.uint64) -> int:
+    """Value of a finished game in the midgame search's units."""
+    diff = popcount(P) - popcount(O)
+    if diff > 0:
+        return diff * SCALE + WIN_BONUS
+    if diff < 0:
+        return diff * SCALE - WIN_BONUS
+    return 0
+
+
+@njit(cache=True, inline="always")
+def leaf_value(P: np.uint64, O: np.uint64, ev) -> int:
+    """Value at the search horizon: the result if the game is over, else the evaluation."""
+    if legal_moves(P, O) == ZERO and legal_moves(O, P) == ZERO:
+        return final_value(P, O)
+    return evaluate(P, O, ev)
+
+
+# ---------------------------------------------------------------------------
+# Transposition table
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def tt_index(P: np.uint64, O: np.uint64, mask: int) -> int:
+    h = P * _K1 + ((O ^ (O >> _S29)) * _K2)
+    h ^= h >> _S32
+    return np.int64(h & U64(mask))
+
+
+@njit(cache=True, inline="always")
+def _tt_store(tt, i, P, O, depth, value, alpha, beta, move):
+    key_p, key_o, lower, upper, tdepth, tmove = tt
+    key_p[i] = P
+    key_o[i] = O
+    tdepth[i] = depth
+    tmove[i] = move
+    if value <= alpha:
+        lower[i] = -INF
+        upper[i] = value
+    elif value >= beta:
+        lower[i] = value
+        upper[i] = INF
+    else:
+        lower[i] = value
+        upper[i] = value
+
+
+@njit(cache=True, inline="always")
+def _tick(ctl) -> bool:
+    """Count a node; return True when the search must stop."""
+    ctl[NODES] += 1
+    if ctl[NODES] >= ctl[NEXT_CHECK]:
+        ctl[NEXT_CHECK] = ctl[NODES] + CHECK_EVERY
+        if ctl[STOP] != 0 or (ctl[NODE_LIMIT] > 0 and ctl[NODES] >= ctl[NODE_LIMIT]):
+            ctl[ABORTED] = 1
+    return ctl[ABORTED] != 0
+
+
+# ---------------------------------------------------------------------------
+# Move ordering
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _order_moves(P, O, moves, hash_move, depth, ev, row, keys) -> int:
+    """Fill ``row`` with the moves best first; return how many.
+
+    The hash move first; then the moves that leave the opponent the fewest
+    replies, corners up and X-squares down; deeper in the tree the
+    evaluation of the child position counts as well.
+    """
+    n = 0
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        bit = ONE << U64(sq)
+        f = flips(P, O, sq)
+        np_ = P | f | bit
+        no = O ^ f
+        if sq == hash_move:
+            key = 1 << 40
+        else:
+            opp_moves = legal_moves(no, np_)
+            key = -popcount(opp_moves) * 200 - popcount(opp_moves & _CORNERS) * 400
+            if bit & _CORNERS:
+                key += 300
+            elif bit & _X_SQUARES:
+                key -= 300
+            if depth >= 3:
+                key -= evaluate(no, np_, ev)
+        row[n] = sq
+        keys[n] = key
+        n += 1
+    # insertion sort, best (largest key) first
+    for i in range(1, n):
+        k = keys[i]
+        m = row[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            keys[j + 1] = keys[j]
+            row[j + 1] = row[j]
+            j -= 1
+        keys[j + 1] = k
+        row[j + 1] = m
+    return n
+
+
+# ---------------------------------------------------------------------------
+# Midgame: NegaScout with a transposition table
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
+    """The value of the position ``depth`` plies deep (fail-soft NegaScout).
+
+    Called from Python with ``ply=0`` (the root), it also leaves the best
+    square in ``ctl[BEST]`` (-1 for a pass).  The caller checks
+    ``ctl[ABORTED]``: an aborted search's answer is void.
+
+    (The root is not a separate compiled function on purpose: a cached
+    function that calls a cached *recursive* one crashes when loaded from
+    numba's cache, numba issue #6061.)
+    """
+    if ply == 0:
+        ctl[BEST] = -1
+    if _tick(ctl):
+        return 0
+    if depth <= 0:
+        return leaf_value(P, O, ev)
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        if legal_moves(O, P) == ZERO:
+            return final_value(P, O)
+        return -negascout(O, P, depth, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
+
+    key_p, key_o, lower, upper, tdepth, tmove = tt
+    mask = key_p.shape[0] - 1
+    ti = tt_index(P, O, mask)
+    hash_move = -1
+    if key_p[ti] == P and key_o[ti] == O:
+        hash_move = np.int64(tmove[ti])
+        if ply > 0 and depth <= tdepth[ti] < EXACT_DEPTH:
+            if lower[ti] >= beta:
+                return lower[ti]
+            if upper[ti] <= alpha:
+                return upper[ti]
+            if lower[ti] == upper[ti]:
+                return lower[ti]
+
+    if depth == 1 and ply > 0:
+        # Leaf parents: no ordering, no table; just the best child evaluation.
+        best = -INF
+        while moves:
+            sq = first_square(moves)
+            moves &= moves - ONE
+            f = flips(P, O, sq)
+            np_ = P | f | (ONE << U64(sq))
+            ctl[NODES] += 1
+            v = -leaf_value(O ^ f, np_, ev)
+            if v > best:
+                best = v
+                if v >= beta:
+                    break
+        return best
+
+    row = mbuf[ply]
+    keys = kbuf[ply]
+    n = _order_moves(P, O, moves, hash_move, depth if ply > 0 else max(depth, 3), ev, row, keys)
+    best = -INF
+    best_move = row[0]
+    a = alpha
+    for i in range(n):
+        sq = row[i]
+        f = flips(P, O, sq)
+        np_ = P | f | (ONE << U64(sq))
+        no = O ^ f
+        if i == 0:
+            v = -negascout(no, np_, depth - 1, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+        else:
+            v = -negascout(no, np_, depth - 1, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            if a < v < beta:
+                v = -negascout(no, np_, depth - 1, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
+        if ctl[ABORTED]:
+            return 0
+        if v > best:
+            best = v
+            best_move = sq
+            if ply == 0:
+                ctl[BEST] = sq
+            if v > a:
+                a = v
+                if a >= beta:
+                    break
+    if tdepth[ti] <= depth or not (key_p[ti] == P and key_o[ti] == O):
+        _tt_store(tt, ti, P, O, depth, best, alpha, beta, best_move)
+    return best
+
+
+# ---------------------------------------------------------------------------
+# Reference searches for the tests: plain minimax and plain alpha-beta
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def minimax(P, O, depth, ev) -> int:
+    """Plain negamax, no pruning: the reference the fast searches must equal."""
+    if depth <= 0:
+        return leaf_value(P, O, ev)
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        if legal_moves(O, P) == ZERO:
+            return final_value(P, O)
+        return -minimax(O, P, depth, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -minimax(O ^ f, P | f | (ONE << U64(sq)), depth - 1, ev)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def alphabeta(P, O, depth, alpha, beta, ev) -> int:
+    """Plain fail-hard alpha-beta in board order (a second reference)."""
+    if depth <= 0:
+        return leaf_value(P, O, ev)
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        if legal_moves(O, P) == ZERO:
+            return final_value(P, O)
+        return -alphabeta(O, P, depth, -beta, -alpha, ev)
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -alphabeta(O ^ f, P | f | (ONE << U64(sq)), depth - 1, -beta, -alpha, ev)
+        if v >= beta:
+            return beta
+        if v > alpha:
+            alpha = v
+    return alpha
+
+
+@njit(cache=True)
+def brute_force_score(P, O) -> int:
+    """Exact final disc difference by searching every line (tests only)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        if legal_moves(O, P) == ZERO:
+            return popcount(P) - popcount(O)
+        return -brute_force_score(O, P)
+    best = -65
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -brute_force_score(O ^ f, P | f | (ONE << U64(sq)))
+        if v > best:
+            best = v
+    return best
+
+
+# ---------------------------------------------------------------------------
+# Endgame: the exact solver
+# ---------------------------------------------------------------------------
+
+SOLVE_TT_EMPTIES = 9  # from this many empties on, the solver uses the table
+SOLVE_ORDER_EMPTIES = 6  # up to this many, no ordering and no table
+
+
+@njit(cache=True, inline="always")
+def _last_move(P, O, empty) -> int:
+    """Exact score with one empty square left."""
+    sq = first_square(empty)
+    p = popcount(P)
+    f = flips(P, O, sq)
+    if f:
+        k = popcount(f)
+        return p + k + 1 - (63 - p - k)
+    f = flips(O, P, sq)
+    if f:
+        k = popcount(f)
+        return p - k - (63 - p + k + 1)
+    return p - (63 - p)
+
+
+@njit(cache=True, nogil=True)
+def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
+    """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
+
+    A score <= alpha only says "at most", one >= beta "at least".  Called
+    from Python with ``ply=0``, it also leaves the best square in
+    ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
+    """
+    if ply == 0:
+        ctl[BEST] = -1
+    if _tick(ctl):
+        return 0
+    empty = ~(P | O)
+    n_empty = popcount(empty)
+    if n_empty == 1 and ply > 0:
+        return _last_move(P, O, empty)
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        if legal_moves(O, P) == ZERO:
+            return popcount(P) - popcount(O)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
+
+    if n_empty <= SOLVE_ORDER_EMPTIES and ply > 0:
+        # Few empties: board order, no table; raw speed wins.
+        best = -65
+        while moves:
+            sq = first_square(moves)
+            moves &= moves - ONE
+            f = flips(P, O, sq)
+            v = -solve(O ^ f, P | f | (ONE << U64(sq)), -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        return best
+
+    key_p, key_o, lower, upper, tdepth, tmove = tt
+    ti = 0
+    hash_move = -1
+    use_tt = n_empty >= SOLVE_TT_EMPTIES or ply == 0
+    if use_tt:
+        ti = tt_index(P, O, key_p.shape[0] - 1)
+        if key_p[ti] == P and key_o[ti] == O:
+            hash_move = np.int64(tmove[ti])
+            if tdepth[ti] >= EXACT_DEPTH and ply > 0:
+                if lower[ti] >= beta:
+                    return lower[ti]
+                if upper[ti] <= alpha:
+                    return upper[ti]
+                if lower[ti] == upper[ti]:
+                    return lower[ti]
+                # narrow the window with the stored bounds (they are exact bounds)
+                if lower[ti] > alpha:
+                    alpha = lower[ti]
+                if upper[ti] < beta:
+                    beta = upper[ti]
+
+    row = mbuf[ply]
+    keys = kbuf[ply]
+    # fastest first: the moves that leave the opponent the fewest replies
+    n = 0
+    m = moves
+    while m:
+        sq = first_square(m)
+        m &= m - ONE
+        bit = ONE << U64(sq)
+        f = flips(P, O, sq)
+        np_ = P | f | bit
+        no = O ^ f
+        if sq == hash_move:
+            key = 1 << 20
+        else:
+            key = -popcount(legal_moves(no, np_)) * 16
+            if bit & _CORNERS:
+                key += 8
+        row[n] = sq
+        keys[n] = key
+        n += 1
+    for i in range(1, n):
+        k = keys[i]
+        mv = row[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            keys[j + 1] = keys[j]
+            row[j + 1] = row[j]
+            j -= 1
+        keys[j + 1] = k
+        row[j + 1] = mv
+
+    alpha0 = alpha
+    best = -65
+    best_move = row[0]
+    a = alpha
+    for i in range(n):
+        sq = row[i]
+        f = flips(P, O, sq)
+        np_ = P | f | (ONE << U64(sq))
+        no = O ^ f
+        if i == 0:
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ctl, mbuf, kbuf)
+        else:
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ctl, mbuf, kbuf)
+            if a < v < beta:
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ctl, mbuf, kbuf)
+        if ctl[ABORTED]:
+            return 0
+        if v > best:
+            best = v
+            best_move = sq
+            if ply == 0:
+                ctl[BEST] = sq
+            if v > a:
+                a = v
+                if a >= beta:
+                    break
+    if use_tt:
+        _tt_store(tt, ti, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
+    return best

@@ -1,0 +1,143 @@
+"""The champion's search is right: the fast searches equal plain minimax, the
+solver equals brute force, and a search stops when told."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+import pytest
+
+from champion_helpers import position_with_empties, random_position
+from othello_arena.agents.champion import search as S
+from othello_arena.agents.champion.engine import Engine
+from othello_arena.protocol import BLACK, WHITE, Board, parse_board
+
+
+@pytest.fixture(scope="module")
+def engines():
+    """One engine per evaluation (small tables: they are cleared per search anyway)."""
+    return {
+        "patterns": Engine(tt_bits=14, eval_kind=S.EVAL_PATTERNS),
+        "seed002": Engine(tt_bits=14, eval_kind=S.EVAL_SEED002),
+    }
+
+
+@pytest.mark.parametrize("kind", ["patterns", "seed002"])
+def test_negascout_and_alphabeta_equal_minimax(engines, kind):
+    engine = engines[kind]
+    rng = random.Random(11)
+    for _ in range(25):
+        board = random_position(rng, rng.randint(0, 56))
+        P, O = np.uint64(board.own), np.uint64(board.opp)
+        for depth in (1, 2, 3, 4):
+            engine.clear()
+            value, square = engine.search_depth(board, depth)
+            reference = S.minimax(P, O, depth, engine.ev)
+            assert value == reference, (board.draw(), depth)
+            assert S.alphabeta(P, O, depth, -S.INF, S.INF, engine.ev) == reference
+            if board.legal_squares():
+                # the move it names is worth what it says
+                child = board.play(board.legal_moves()[[m.square for m in board.legal_moves()].index(square)])
+                assert -S.minimax(np.uint64(child.own), np.uint64(child.opp), depth - 1, engine.ev) == value
+
+
+def test_search_reuses_its_table_between_depths_without_changing_values(engines):
+    # Iterative deepening keeps the table: each depth's value must still be minimax's.
+    engine = engines["patterns"]
+    rng = random.Random(3)
+    board = random_position(rng, 20)
+    P, O = np.uint64(board.own), np.uint64(board.opp)
+    engine.clear()
+    for depth in range(1, 6):
+        value, _ = engine.search_depth(board, depth)
+        assert value == S.minimax(P, O, depth, engine.ev)
+
+
+def test_solver_equals_brute_force_up_to_ten_empties(engines):
+    engine = engines["patterns"]
+    rng = random.Random(7)
+    for empties in (1, 2, 3, 5, 7, 8, 9, 10, 10, 10):
+        board = position_with_empties(rng, empties)
+        exact = S.brute_force_score(np.uint64(board.own), np.uint64(board.opp))
+        engine.clear()
+        score, square = engine.solve_window(board, -65, 65)
+        assert score == exact, board.draw()
+        # window searches bound the same value from the right side
+        low, _ = engine.solve_window(board, exact - 1, exact + 1)
+        assert low == exact
+        above, _ = engine.solve_window(board, exact, exact + 2)
+        assert above <= exact
+        below, _ = engine.solve_window(board, exact - 2, exact)
+        assert below >= exact
+        if board.legal_squares():
+            child = board.play(next(m for m in board.legal_moves() if m.square == square))
+            assert -S.brute_force_score(np.uint64(child.own), np.uint64(child.opp)) == exact
+
+
+def test_think_solves_the_endgame_exactly(engines):
+    engine = engines["patterns"]
+    rng = random.Random(9)
+    for _ in range(4):
+        board = position_with_empties(rng, 10)
+        exact = S.brute_force_score(np.uint64(board.own), np.uint64(board.opp))
+        result = engine.think(board)
+        assert result.exact and not result.outcome_only
+        assert result.score == exact
+        assert result.move(board.to_move) in board.legal_moves()
+
+
+def test_a_side_without_moves_passes_and_the_search_sees_past_the_pass(engines):
+    # White to move has no legal move; Black has.  The engine must answer a pass.
+    board = parse_board(
+        """
+        8 B B B B B B B B 8
+        7 B B B B B B B B 7
+        6 B B B B B B B B 6
+        5 B B B B B B B B 5
+        4 B B B B B B B B 4
+        3 B B B B B B B B 3
+        2 B B B B B B W . 2
+        1 B B B B B B . . 1
+        """,
+        to_move=WHITE,
+    )
+    assert board.legal_moves()[0].is_pass
+    result = engines["patterns"].think(board)
+    assert result.square is None
+    # and Black, to move, wins by the whole board
+    after = board.play(board.legal_moves()[0])
+    assert after.to_move is BLACK
+    solved = engines["patterns"].think(after)
+    assert solved.exact and solved.score == S.brute_force_score(np.uint64(after.own), np.uint64(after.opp))
+
+
+def test_a_search_stops_when_told(engines):
+    engine = Engine(tt_bits=14)
+    board = random_position(random.Random(1), 10)
+    # No clock and no depth limit to speak of: only the stop request ends it.
+    timer = threading.Timer(0.3, engine.stop)
+    timer.start()
+    try:
+        engine._reset(0)
+        engine.ctl[S.STOP] = 0
+        S.negascout(np.uint64(board.own), np.uint64(board.opp), 40, -S.INF, S.INF, 0, engine.tt, engine.ev, engine.ctl, engine.mbuf, engine.kbuf)
+    finally:
+        timer.cancel()
+    assert engine.aborted
+
+
+def test_think_with_a_clock_returns_a_legal_move_from_the_last_finished_depth(engines):
+    board = random_position(random.Random(2), 12)
+    result = Engine(tt_bits=14).think(board, seconds=0.3)
+    assert result.move(board.to_move) in board.legal_moves()
+    assert result.depth >= 1
+    assert result.iterations and result.iterations[-1][0] == result.depth
+
+
+def test_node_limit_stops_deterministically(engines):
+    board = random_position(random.Random(4), 14)
+    result = Engine(tt_bits=14).think(board, node_limit=20_000)
+    assert result.move(board.to_move) in board.legal_moves()
+    assert result.nodes <= 20_000 + S.CHECK_EVERY + 64
