@@ -27,21 +27,33 @@ RECORD_VERSION = 1
 
 @dataclass
 class MoveRecord:
-    """One move as played: the move, the seconds it took, the agent's comments."""
+    """One move as played: the move, the seconds it took, the agent's comments.
+
+    ``forfeit`` marks a turn lost under the referee's ``lose-turn`` rule: the
+    agent's illegal move was ignored and recorded as its pass (a pass that
+    the rules would not allow, so replays play it without checking).
+    """
 
     move: Move
     seconds: float = 0.0
     comments: list[str] = field(default_factory=list)
+    forfeit: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move.line(), "seconds": round(self.seconds, 4), "comments": list(self.comments)}
+        data: dict[str, Any] = {"move": self.move.line(), "seconds": round(self.seconds, 4), "comments": list(self.comments)}
+        if self.forfeit:
+            data["forfeit"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MoveRecord":
         parsed = parse_line(str(data["move"]))
         if isinstance(parsed, Comment):
             raise ParseError(f"record move {data['move']!r} is a comment, not a move")
-        return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])])
+        forfeit = bool(data.get("forfeit", False))
+        if forfeit and parsed.square is not None:
+            raise ParseError(f"record move {data['move']!r} is marked forfeit but is not a pass")
+        return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])], forfeit)
 
 
 @dataclass
@@ -115,7 +127,10 @@ class GameRecord:
         board = self.start
         yield board, None
         for entry in self.moves:
-            board = board.play(entry.move)
+            if entry.forfeit and entry.move.colour is board.to_move:
+                board = board.play_unchecked(entry.move)  # a lost turn: a pass the rules would refuse
+            else:
+                board = board.play(entry.move)
             yield board, entry
 
     def final_board(self) -> Board:

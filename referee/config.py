@@ -1,0 +1,67 @@
+"""The rules of one game that are not rules of Othello: clocks, limits, options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
+END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
+ILLEGAL_RULES = ("lose", "lose-turn")
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything :func:`~othello_arena.referee.play_game` needs besides the two agents.
+
+    - ``time_per_move``: wall-clock seconds per move (PROTOCOL.md section 4);
+    - ``grace``: margin added to every deadline;
+    - ``manual_time``: seconds per move for a person, ``None`` for no limit;
+    - ``illegal``: ``"lose"`` (an illegal move loses) or ``"lose-turn"`` (seed
+      003's rule: the move is ignored and counts as a pass); with ``lose-turn``
+      an agent still loses after ``max_lost_turns`` illegal moves, so a game
+      always ends;
+    - ``memory_mb``: address-space limit per agent process (``RLIMIT_AS``),
+      0 for none; ``max_processes``: processes per agent, 0 for none;
+    - ``suspend_waiting``: stop (``SIGSTOP``) the agent that waits while the
+      other thinks, so it cannot think on the opponent's time;
+    - ``stderr_limit``: bytes of each agent's output kept in its ``stderr.log``;
+    - ``out_limit``: largest ``NAME.out`` read, in bytes (a bigger one is malformed);
+    - ``end_grace``: seconds an agent has to exit after its end line;
+    - ``polling``: watch the files by polling every ``poll_interval`` seconds
+      instead of file events (also used automatically if events fail).
+    """
+
+    time_per_move: float = 60.0
+    grace: float = GRACE_SECONDS
+    manual_time: Optional[float] = None
+    illegal: str = "lose"
+    max_lost_turns: int = 3
+    memory_mb: int = 4096
+    max_processes: int = 64
+    suspend_waiting: bool = False
+    stderr_limit: int = 1 << 20
+    out_limit: int = 64 << 10
+    end_grace: float = END_GRACE_SECONDS
+    polling: bool = False
+    poll_interval: float = 0.005
+
+    def __post_init__(self) -> None:
+        if not self.time_per_move > 0:
+            raise ValueError(f"time per move must be positive, got {self.time_per_move}")
+        if self.manual_time is not None and not self.manual_time > 0:
+            raise ValueError(f"manual time per move must be positive or None, got {self.manual_time}")
+        if self.illegal not in ILLEGAL_RULES:
+            raise ValueError(f"illegal-move rule {self.illegal!r}: expected one of {', '.join(ILLEGAL_RULES)}")
+        for field in ("grace", "end_grace", "poll_interval"):
+            if getattr(self, field) < 0:
+                raise ValueError(f"{field} must not be negative")
+        for field in ("memory_mb", "max_processes", "stderr_limit", "max_lost_turns"):
+            if getattr(self, field) < 0:
+                raise ValueError(f"{field} must not be negative")
+        if self.out_limit < 64:
+            raise ValueError("out_limit must be at least 64 bytes")
+
+    def time_for(self, manual: bool) -> Optional[float]:
+        """Seconds per move for a program or a person (``None``: no limit)."""
+        return self.manual_time if manual else self.time_per_move

@@ -1,0 +1,128 @@
+"""Showing a game as it is played: a board after each move, with rich or plain text.
+
+The board is drawn as PROTOCOL.md draws it (row 8 at the top), the last
+move marked, with the disc counts and each side's thinking time so far.  On
+a terminal ``rich`` colours it; otherwise (a pipe, a file, a test) it is
+the plain drawing of :func:`othello_arena.protocol.draw_board`.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Optional
+
+from rich.console import Console
+from rich.text import Text
+
+from ..protocol import BLACK, WHITE, Board, GameRecord, Move, square
+from ..protocol.notation import legal_names
+from .game import GameEvent
+
+
+def board_text(board: Board, last_move: Optional[Move] = None) -> Text:
+    """The board as rich text: white and black discs, the last move in reverse video."""
+    text = Text()
+    header = "    A B C D E F G H\n"
+    text.append(header, style="dim")
+    marked = last_move.square if last_move else None
+    for row in range(8, 0, -1):
+        text.append(f"  {row} ", style="dim")
+        for col in range(8):
+            sq = square(col, row)
+            colour = board.at(sq)
+            cell, style = ("W", "bold white") if colour is WHITE else ("B", "bold blue") if colour is BLACK else (".", "green")
+            if sq == marked:
+                cell, style = cell.lower(), style + " reverse"
+            text.append(cell, style=style)
+            text.append(" ")
+        text.append(f"{row}\n", style="dim")
+    text.append(header, style="dim")
+    return text
+
+
+class Display:
+    """An ``on_event`` callback that prints the game for people."""
+
+    def __init__(self, file: Optional[IO[str]] = None, quiet: bool = False, prompts: Optional[IO[str]] = None) -> None:
+        self.console = Console(file=file, highlight=False, soft_wrap=True)
+        self.prompts = Console(file=prompts, highlight=False, soft_wrap=True, stderr=prompts is None)
+        self.quiet = quiet
+        self.names = {WHITE: "", BLACK: ""}
+
+    def __call__(self, event: GameEvent) -> None:
+        handler = getattr(self, "on_" + event.kind.replace("-", "_"), None)
+        if handler is not None:
+            handler(event)
+
+    def line(self, text: str, style: str = "") -> None:
+        if not self.quiet:
+            self.console.print(text, style=style or None, markup=False)
+
+    def status(self, event: GameEvent) -> str:
+        w, b = event.board.count(WHITE), event.board.count(BLACK)
+        clocks = event.clocks
+        return (
+            f"  W {self.names[WHITE]}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s"
+            f"   B {self.names[BLACK]}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s"
+        )
+
+    # -- events ------------------------------------------------------------------
+
+    def on_start(self, event: GameEvent) -> None:
+        pass
+
+    def on_waiting(self, event: GameEvent) -> None:
+        assert event.colour is not None
+        self.names[event.colour] = self.names[event.colour] or event.player
+        if event.manual:
+            self.prompt(event)
+
+    def prompt(self, event: GameEvent) -> None:
+        assert event.colour is not None and event.path is not None
+        legal = legal_names(event.board) or "none: pass"
+        example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
+        limit = "no time limit" if event.time_limit is None else f"{event.time_limit:g} s"
+        in_path = event.path.with_suffix(".in")
+        self.prompts.print(
+            f"{event.player} ({event.colour.full_name}) to move, {limit}.\n"
+            f"  Read (then delete) {in_path}\n"
+            f"  Write your move into {event.path}, e.g. {example}   legal: {legal}",
+            markup=False,
+        )
+
+    def on_move(self, event: GameEvent) -> None:
+        if self.quiet:
+            return
+        assert event.move is not None and event.colour is not None
+        self.names[event.colour] = self.names[event.colour] or event.player
+        self.console.print(f"{event.player}: {event.move.line()}  ({event.seconds:.3f} s)", markup=False)
+        if self.console.is_terminal:
+            self.console.print(board_text(event.board, event.move))
+        else:
+            self.console.print(event.board.draw(event.move).rstrip("\n"), markup=False)
+        self.console.print(self.status(event), markup=False)
+
+    def on_lost_turn(self, event: GameEvent) -> None:
+        self.line(f"{event.player}: {event.message}", style="yellow")
+
+    def on_warning(self, event: GameEvent) -> None:
+        self.line(f"warning: {event.message}", style="yellow")
+
+    def on_end(self, event: GameEvent) -> None:
+        pass
+
+
+def summary(record: GameRecord) -> str:
+    """The result in one line for people: ``alice (W) wins 40-24 (normal)``."""
+    result = record.result
+    if result is None:
+        return "no result"
+    score = f"{result.white_discs}-{result.black_discs}"
+    if result.winner is None:
+        text = f"draw {score} ({result.reason}): {record.white} (W) - {record.black} (B)"
+    else:
+        winner = record.name(result.winner)
+        loser = record.name(result.winner.opponent)
+        text = f"{winner} ({result.winner.value}) beats {loser} ({result.winner.opponent.value}) {score} ({result.reason})"
+    if result.detail:
+        text += f": {result.detail}"
+    return text

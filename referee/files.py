@@ -1,0 +1,178 @@
+"""The referee's side of the two files: write ``NAME.in`` atomically, read ``NAME.out`` safely.
+
+Every access goes through a file descriptor of the agent's directory, opened
+once at the start of the game (``dir_fd``), so an agent that renames or
+replaces its directory cannot send the referee elsewhere.  ``NAME.out`` is
+opened with ``O_NOFOLLOW`` and ``O_NONBLOCK``: a symbolic link is never
+followed, a FIFO never blocks, and at most ``limit`` bytes are read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from typing import Optional
+
+from ..protocol import Comment, Move, ParseError, parse_line
+
+
+class OutFileError(Exception):
+    """``NAME.out`` exists but is not something the referee will read (symlink, too big...)."""
+
+
+def write_atomically(dir_fd: int, name: str, text: str) -> None:
+    """Write ``name`` in the directory ``dir_fd``: a temporary file, then a rename.
+
+    The temporary name is fresh and created with ``O_EXCL | O_NOFOLLOW``, and
+    the rename replaces whatever is at ``name`` (a file or a symlink planted
+    there) without following it.
+    """
+    data = text.encode("utf-8")
+    for attempt in range(100):
+        temp = f".{name}.referee-{os.getpid()}-{attempt}.tmp"
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise OSError(errno.EEXIST, f"no free temporary name for {name}")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _unlink(dir_fd, temp)
+        raise
+
+
+def exists(dir_fd: int, name: str) -> bool:
+    """Whether ``name`` exists in the directory (a dangling symlink counts)."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def read_text(dir_fd: int, name: str) -> Optional[str]:
+    """Read ``name`` if it is a regular file; ``None`` if absent or anything else."""
+    try:
+        return read_out(dir_fd, name, 1 << 16)
+    except OutFileError:
+        return None
+
+
+def read_out(dir_fd: int, name: str, limit: int) -> Optional[str]:
+    """The text of ``NAME.out``, or ``None`` if there is no such file.
+
+    Raises :class:`OutFileError` for a symlink, a non-regular file or a file
+    bigger than ``limit`` bytes; nothing beyond ``limit`` bytes is ever read.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OutFileError(f"{name} is a symbolic link; the referee reads only a regular file") from None
+        raise OutFileError(f"cannot open {name}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OutFileError(f"{name} is not a regular file")
+        if info.st_size > limit:
+            raise OutFileError(f"{name} holds {info.st_size} bytes, more than the {limit} allowed")
+        data = os.read(fd, limit + 1)
+        if len(data) > limit:  # grew between fstat and read
+            raise OutFileError(f"{name} holds more than the {limit} bytes allowed")
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", errors="replace")
+
+
+def remove(dir_fd: int, name: str) -> None:
+    """Delete ``name`` from the directory if it is there (a symlink itself, never its target)."""
+    _unlink(dir_fd, name)
+
+
+def _unlink(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        pass
+
+
+# ---------------------------------------------------------------------------
+# When is NAME.out complete, and what does it say?
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """A complete ``NAME.out``: the move, the comments, or why it is malformed."""
+
+    move: Optional[Move]
+    comments: tuple[str, ...] = ()
+    error: str = ""
+
+
+def complete_lines(text: str, closed: bool) -> Optional[list[str]]:
+    """The lines of ``text`` if it is a complete message, else ``None`` (wait for more).
+
+    PROTOCOL.md section 3.5: the message is complete once it holds a line
+    that is neither blank nor a comment (normally the move line) ending with
+    a newline, or a last line ending with ``)`` once the writer has closed
+    the file.  Comment lines alone are not yet a message; blank lines alone
+    are one (an empty message) once the writer has closed the file.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return None
+    if not lines[-1].endswith(("\n", "\r")):
+        if closed and lines[-1].rstrip().endswith(")"):
+            lines[-1] += "\n"
+        else:
+            lines = lines[:-1]  # still being written
+    stripped = [line.rstrip("\r\n") for line in lines]
+    if any(line.strip() and not _is_comment(line) for line in stripped):
+        return stripped
+    if closed and stripped and not any(line.strip() for line in stripped) and not text.strip():
+        return stripped
+    return None
+
+
+def _is_comment(line: str) -> bool:
+    try:
+        return isinstance(parse_line(line), Comment)
+    except ParseError:
+        return False
+
+
+def parse_out(lines: list[str]) -> Message:
+    """Read a complete message: comment lines and exactly one move line."""
+    comments: list[str] = []
+    moves: list[Move] = []
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            parsed = parse_line(raw)
+        except ParseError as exc:
+            return Message(None, tuple(comments), str(exc))
+        if isinstance(parsed, Comment):
+            comments.append(parsed.text)
+        else:
+            moves.append(parsed)
+    if len(moves) > 1:
+        lines_text = ", ".join(m.line() for m in moves)
+        return Message(None, tuple(comments), f"{len(moves)} move lines in one message ({lines_text}); exactly one is allowed")
+    if not moves:
+        if not comments:
+            return Message(None, (), "an empty message: no move line")
+        return Message(None, tuple(comments), "no move line")
+    return Message(moves[0], tuple(comments))

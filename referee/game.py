@@ -1,0 +1,598 @@
+"""One game between two agents through files: :func:`play_game`.
+
+The referee is a loop that sleeps on file events (or polls), and each time
+it wakes it looks at the files and the processes themselves:
+
+1. start both agents, each in its own directory inside the game directory;
+2. write each side its colour (``W`` / ``B``);
+3. wait for the side to move to complete its ``NAME.out``; check the move
+   with the rules core; relay it to the other side's ``NAME.in``;
+4. at the end, however it ends, send both sides the end line, give them a
+   short grace to exit, stop every process they started, write ``game.json``.
+
+A fault of an agent is never an exception here: it ends the game with a
+reason (``timeout``, ``illegal``, ``malformed``, ``crash``) in the result.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from ..protocol import (
+    BLACK,
+    WHITE,
+    Board,
+    Colour,
+    GameRecord,
+    Move,
+    MoveRecord,
+    Result,
+    format_colour,
+    format_end,
+    format_move,
+)
+from . import files
+from .config import GameConfig
+from .process import AgentProcess, StartError
+from .spec import AgentSpec, distinct_labels
+from .watch import Waker, make_waker
+
+MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
+
+
+@dataclass
+class GameEvent:
+    """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``warning`` or ``end``.
+
+    ``clocks`` holds each colour's total thinking time so far; for
+    ``waiting``, ``path`` is the ``NAME.out`` the side to move must write,
+    ``time_limit`` its seconds (``None``: no limit) and ``manual`` whether a
+    person plays it; ``record`` comes with ``end``.
+    """
+
+    kind: str
+    board: Board
+    move: Optional[Move] = None
+    colour: Optional[Colour] = None
+    player: str = ""
+    seconds: float = 0.0
+    clocks: dict[Colour, float] = field(default_factory=dict)
+    message: str = ""
+    path: Optional[Path] = None
+    time_limit: Optional[float] = None
+    manual: bool = False
+    record: Optional[GameRecord] = None
+
+
+EventCallback = Callable[[GameEvent], None]
+
+
+@dataclass
+class _Fault:
+    """An agent broke a rule: ``loser`` loses for ``reason``."""
+
+    loser: Colour
+    reason: str
+    detail: str
+
+
+class _Player:
+    """The referee's view of one side."""
+
+    def __init__(self, spec: AgentSpec, colour: Colour, directory: Path, config: GameConfig) -> None:
+        self.spec = spec
+        self.colour = colour
+        self.directory = directory
+        self.limit = config.time_for(spec.is_manual)
+        self.in_name = f"{spec.file_name}.in"
+        self.out_name = f"{spec.file_name}.out"
+        self.in_path = directory / self.in_name
+        self.out_path = directory / self.out_name
+        self.dir_fd = -1
+        self.process: Optional[AgentProcess] = None
+        self.start_error = ""
+        self.seconds = 0.0
+        self.lost_turns = 0
+        self.warnings: list[str] = []
+        self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
+        self.snapshot: Optional[dict[str, tuple[int, int, int, int]]] = None
+        self.over_limit = 0
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def suspended(self) -> bool:
+        return self.process is not None and self.process.suspended
+
+    def open_directory(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+
+    def close(self) -> None:
+        if self.dir_fd >= 0:
+            os.close(self.dir_fd)
+            self.dir_fd = -1
+
+    def pids(self) -> list[int]:
+        return self.process.pids() if self.process else []
+
+    def take_snapshot(self) -> None:
+        self.snapshot = _listing(self.dir_fd)
+
+    def changes_since_snapshot(self) -> list[str]:
+        if self.snapshot is None:
+            return []
+        now = _listing(self.dir_fd)
+        before = self.snapshot
+        self.snapshot = None
+        changes = [f"{name} created" for name in sorted(set(now) - set(before))]
+        changes += [f"{name} deleted" for name in sorted(set(before) - set(now))]
+        changes += [f"{name} changed" for name in sorted(set(now) & set(before)) if now[name] != before[name]]
+        return changes
+
+
+def _listing(dir_fd: int) -> dict[str, tuple[int, int, int, int]]:
+    result = {}
+    try:
+        names = os.listdir(dir_fd)
+    except OSError:
+        return {}
+    for name in names:
+        if name == "stderr.log":  # written by the referee's drain thread
+            continue
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            continue
+        result[name] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
+    return result
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+#-]")
+
+
+def _directory_names(white: AgentSpec, black: AgentSpec) -> tuple[str, str]:
+    first = _UNSAFE.sub("_", white.label).lstrip(".") or "white"
+    second = _UNSAFE.sub("_", black.label).lstrip(".") or "black"
+    if second == first:
+        second += "-2"
+    return first, second
+
+
+class _Game:
+    """The state of one game being played; :func:`play_game` is its only user."""
+
+    def __init__(
+        self,
+        white: AgentSpec,
+        black: AgentSpec,
+        config: GameConfig,
+        out_dir: Path,
+        seed: Optional[int],
+        on_event: Optional[EventCallback],
+    ) -> None:
+        white, black = distinct_labels(white, black)
+        self.config = config
+        self.out_dir = Path(out_dir).resolve()
+        self.on_event = on_event
+        white_dir, black_dir = _directory_names(white, black)
+        self.players = {
+            WHITE: _Player(white, WHITE, self.out_dir / white_dir, config),
+            BLACK: _Player(black, BLACK, self.out_dir / black_dir, config),
+        }
+        self.board = Board()
+        self.record = GameRecord(white.label, black.label, seed=seed, time_per_move=config.time_per_move)
+        self.waker: Waker = Waker()
+        self.warnings: list[str] = []
+        self.started = time.monotonic()
+        self._monitor_stop = threading.Event()
+        self._monitor: Optional[threading.Thread] = None
+        self.timeout_seen = False
+
+    # -- events ----------------------------------------------------------------
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        if self.on_event is None:
+            return
+        clocks = {colour: player.seconds for colour, player in self.players.items()}
+        try:
+            self.on_event(GameEvent(kind, self.board, clocks=clocks, **fields))
+        except Exception as exc:  # a display must not stop a game
+            self.warnings.append(f"event callback failed on {kind!r}: {exc!r}")
+
+    def warn(self, text: str, player: Optional[_Player] = None) -> None:
+        (player.warnings if player else self.warnings).append(text)
+        self.emit("warning", message=text, player=player.label if player else "")
+
+    # -- set up and tear down ----------------------------------------------------
+
+    def setup(self) -> Optional[_Fault]:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        for player in self.players.values():
+            player.open_directory()
+            files.remove(player.dir_fd, player.in_name)
+            files.remove(player.dir_fd, player.out_name)
+        self.waker = make_waker(self.out_dir, self.config.polling, self.config.poll_interval)
+        self.emit("start")
+        failed = []
+        for player in self.players.values():
+            if player.spec.is_manual:
+                continue
+            fault = self.start_process(player)
+            if fault:
+                failed.append(fault)
+        if len(failed) == 2:
+            return _Fault(WHITE, "crash", "neither agent could be started: " + "; ".join(f.detail for f in failed))
+        if failed:
+            return failed[0]
+        self._monitor = threading.Thread(target=self.monitor, name="referee-monitor", daemon=True)
+        self._monitor.start()
+        return None
+
+    def start_process(self, player: _Player) -> Optional[_Fault]:
+        limit = player.limit or self.config.time_per_move
+        env = dict(os.environ)
+        env.pop("OTHELLO_COLOUR", None)
+        env.update(OTHELLO_NAME=player.spec.file_name, OTHELLO_DIR=str(player.directory), OTHELLO_TIME=f"{limit:g}")
+        process = AgentProcess(
+            argv=player.spec.argv(player.directory, limit),
+            cwd=player.spec.cwd or player.directory,
+            env=env,
+            log_path=player.directory / "stderr.log",
+            memory_mb=self.config.memory_mb,
+            max_processes=self.config.max_processes,
+            stderr_limit=self.config.stderr_limit,
+            on_exit=self.waker.poke,
+        )
+        try:
+            process.start()
+        except StartError as exc:
+            player.start_error = str(exc)
+            return _Fault(player.colour, "crash", f"{player.label} could not be started: {exc}")
+        player.process = process
+        return None
+
+    def monitor(self) -> None:
+        """Count each agent's processes (the process limit when root) and their CPU time."""
+        while not self._monitor_stop.wait(MONITOR_INTERVAL):
+            for player in self.players.values():
+                if player.process is None:
+                    continue
+                count = player.process.scan()
+                limit = self.config.max_processes
+                if limit and count > limit and not player.over_limit:
+                    player.over_limit = count
+                    player.process.kill_all(term_grace=0)
+                    self.waker.poke()
+
+    def teardown(self, result: Result) -> None:
+        end = format_end(result.outcome())
+        for player in self.players.values():
+            if player.dir_fd < 0:
+                continue
+            player.snapshot = None
+            if player.process:
+                player.process.resume()
+            text = (format_move(player.unsent) if player.unsent else "") + end
+            try:
+                files.write_atomically(player.dir_fd, player.in_name, text)
+            except OSError as exc:
+                self.warn(f"could not write the end line to {player.in_name}: {exc}", player)
+        deadline = time.monotonic() + self.config.end_grace
+        for player in self.players.values():
+            if player.process:
+                player.process.wait_exit(max(0.0, deadline - time.monotonic()))
+        for player in self.players.values():
+            if player.process:
+                player.process.kill_all()
+        self._monitor_stop.set()
+        if self._monitor is not None:
+            self._monitor.join(timeout=5)
+        self.waker.close()
+        for player in self.players.values():
+            player.close()
+
+    # -- the clock and the files -----------------------------------------------------
+
+    def deadline(self, player: _Player, since: float) -> Optional[float]:
+        if player.limit is None:
+            return None
+        return since + player.limit + self.config.grace
+
+    def sleep(self, deadline: Optional[float]) -> None:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        self.waker.wait(timeout)
+
+    def faults(self, waiting: list[_Player], mover: Optional[_Player]) -> Optional[_Fault]:
+        """Faults of the sides not to move (and of every side's processes)."""
+        for player in self.players.values():
+            if player.over_limit:
+                return _Fault(
+                    player.colour, "crash",
+                    f"{player.label} ran {player.over_limit} processes, more than the {self.config.max_processes} allowed",
+                )
+        for player in waiting:
+            if files.exists(player.dir_fd, player.out_name):
+                if player.suspended and mover is not None:
+                    return _Fault(
+                        mover.colour, "illegal",
+                        f"{mover.label} wrote {player.label}'s file {player.out_name} while {player.label} was suspended",
+                    )
+                return _Fault(player.colour, "malformed", f"{player.label} wrote {player.out_name} when it was not its turn")
+            if player.process and player.process.exited:
+                return _Fault(
+                    player.colour, "crash",
+                    f"{player.label} exited (code {player.process.returncode}) before the end of the game",
+                )
+        return None
+
+    def relay(self, player: _Player, text: str, mover: Optional[_Player]) -> Optional[_Fault]:
+        """Write ``text`` into ``player``'s ``NAME.in``; the player's clock starts when it returns."""
+        if mover is not None:
+            fault = self.faults([player], mover)  # a move written before its turn began
+            if fault:
+                return fault
+        changes = player.changes_since_snapshot()
+        if changes and mover is not None:
+            return _Fault(
+                mover.colour, "illegal",
+                f"{mover.label} changed {player.label}'s files while {player.label} was suspended: {', '.join(changes)}",
+            )
+        if player.process:
+            player.process.resume()
+        if files.exists(player.dir_fd, player.in_name):
+            self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
+        try:
+            files.write_atomically(player.dir_fd, player.in_name, text)
+        except OSError as exc:
+            return _Fault(player.colour, "crash", f"cannot write {player.label}'s {player.in_name}: {exc}")
+        player.unsent = None
+        return None
+
+    def suspend(self, player: _Player) -> None:
+        if self.config.suspend_waiting and player.process and not player.process.exited:
+            player.process.scan()
+            player.process.suspend()
+            player.process.wait_stopped()
+            player.take_snapshot()
+
+    # -- the game ---------------------------------------------------------------------
+
+    def start_colours(self) -> Optional[_Fault]:
+        """Write both colour files.  With suspension Black must take its file first."""
+        white, black = self.players[WHITE], self.players[BLACK]
+        fault = self.relay(black, format_colour(BLACK), None)
+        if fault:
+            return fault
+        black_deadline = self.deadline(black, time.monotonic())
+        if self.config.suspend_waiting and black.process:
+            fault = self.wait_gone(black, black_deadline)
+            if fault:
+                return fault
+            self.suspend(black)
+        fault = self.relay(white, format_colour(WHITE), None)
+        if fault:
+            return fault
+        self.black_colour_deadline = black_deadline
+        return None
+
+    def wait_gone(self, player: _Player, deadline: Optional[float]) -> Optional[_Fault]:
+        """Wait until ``player`` has deleted its ``NAME.in`` (the colour file)."""
+        others = [p for p in self.players.values()]
+        while files.exists(player.dir_fd, player.in_name):
+            fault = self.faults(others, None)
+            if fault:
+                return fault
+            if deadline is not None and time.monotonic() > deadline:
+                return _Fault(player.colour, "timeout", f"{player.label} did not delete {player.in_name} in time")
+            self.sleep(deadline)
+        return None
+
+    def read_move(self, player: _Player, turn_start: float) -> tuple[Optional[files.Message], Optional[_Fault]]:
+        """Wait for ``player``'s complete ``NAME.out``."""
+        deadline = self.deadline(player, turn_start)
+        other = self.players[player.colour.opponent]
+        while True:
+            if player.over_limit:  # killed by the monitor: say why rather than "exited"
+                return None, self.faults([], player)
+            exited = player.process is not None and player.process.exited
+            try:
+                text = files.read_out(player.dir_fd, player.out_name, self.config.out_limit)
+            except files.OutFileError as exc:
+                files.remove(player.dir_fd, player.out_name)
+                return None, _Fault(player.colour, "malformed", f"{player.label}: {exc}")
+            if text is not None:
+                closed = exited or self.waker.is_closed(player.out_path, player.pids)
+                lines = files.complete_lines(text, closed)
+                if lines is not None:
+                    return files.parse_out(lines), None
+            if exited:
+                return None, _Fault(
+                    player.colour, "crash",
+                    f"{player.label} exited (code {player.process.returncode}) without a move"  # type: ignore[union-attr]
+                    if player.process and player.process.returncode is not None else f"{player.label} exited",
+                )
+            fault = self.faults([other], player)
+            if fault:
+                return None, fault
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
+                return None, _Fault(player.colour, "timeout", f"{player.label} did not move within {player.limit:g} s")
+            # Black's colour file: it must be deleted within the time limit.
+            if (
+                other.colour is BLACK and not self.record.moves and self.black_colour_deadline is not None
+                and now > self.black_colour_deadline and files.exists(other.dir_fd, other.in_name)
+            ):
+                return None, _Fault(BLACK, "timeout", f"{other.label} did not delete {other.in_name} in time")
+            self.sleep(deadline if player.colour is not WHITE or self.record.moves
+                       else _earliest(deadline, self.black_colour_deadline))
+
+    def play(self) -> Result:
+        self.black_colour_deadline: Optional[float] = None
+        fault = self.setup() or self.start_colours()
+        if fault:
+            return self.fault_result(fault)
+        turn_start = time.monotonic()
+        mover = self.players[WHITE]
+        while True:
+            self.emit(
+                "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
+                time_limit=mover.limit, manual=mover.spec.is_manual,
+            )
+            message, fault = self.read_move(mover, turn_start)
+            read_at = time.monotonic()
+            if fault:
+                return self.fault_result(fault)
+            assert message is not None
+            files.remove(mover.dir_fd, mover.out_name)
+            self.waker.forget(mover.out_path)
+            seconds = read_at - turn_start
+            mover.seconds += seconds
+            deadline = self.deadline(mover, turn_start)
+            if deadline is not None and read_at > deadline:
+                return self.fault_result(
+                    _Fault(mover.colour, "timeout", f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
+                )
+            if message.move is None:
+                return self.fault_result(_Fault(mover.colour, "malformed", f"{mover.label}: {message.error}"))
+            move = message.move
+            why = self.board.why_illegal(move)
+            if why is not None:
+                if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
+                    return self.fault_result(_Fault(mover.colour, "illegal", f"{mover.label} played {move.line()}: {why}"))
+                mover.lost_turns += 1
+                note = f"lost turn: illegal move {move.line()} ({why})"
+                move = Move.pass_(mover.colour)
+                self.record.moves.append(MoveRecord(move, seconds, [*message.comments, note], forfeit=True))
+                self.board = self.board.play_unchecked(move)
+                self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note)
+            else:
+                self.record.moves.append(MoveRecord(move, seconds, list(message.comments)))
+                self.board = self.board.play(move)
+                self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds)
+            other = self.players[mover.colour.opponent]
+            other.unsent = move
+            outcome = self.board.outcome()
+            if outcome is not None:
+                return Result.from_outcome(outcome)
+            self.suspend(mover)
+            if other.colour is BLACK and len(self.record.moves) == 1:
+                # Black's colour file must be read before the first move replaces it.
+                fault = self.wait_gone(other, self.black_colour_deadline)
+                if fault:
+                    return self.fault_result(fault)
+            fault = self.relay(other, format_move(move), mover)
+            turn_start = time.monotonic()
+            if fault:
+                return self.fault_result(fault)
+            mover = other
+
+    def fault_result(self, fault: _Fault) -> Result:
+        white, black = self.board.count(WHITE), self.board.count(BLACK)
+        if fault.reason == "timeout":
+            self.timeout_seen = True
+        winner = None if fault.detail.startswith("neither agent") else fault.loser.opponent
+        return Result(winner, fault.reason, white, black, fault.detail)
+
+    # -- the record ----------------------------------------------------------------------
+
+    def finish(self, result: Result) -> GameRecord:
+        record = self.record
+        record.result = result
+        agents: dict[str, Any] = {}
+        for colour, player in self.players.items():
+            info: dict[str, Any] = {
+                "colour": colour.value,
+                "kind": player.spec.kind,
+                "directory": str(player.directory.relative_to(self.out_dir)),
+                "seconds": round(player.seconds, 4),
+            }
+            if player.spec.command is not None:
+                info["command"] = list(player.spec.command)
+            if player.process is not None:
+                info["cpu_seconds"] = round(player.process.cpu_seconds(), 3)
+                info["exit_code"] = player.process.returncode
+                info["peak_processes"] = player.process.peak_processes
+            if player.start_error:
+                info["start_error"] = player.start_error
+            if player.lost_turns:
+                info["lost_turns"] = player.lost_turns
+            if player.warnings:
+                info["warnings"] = player.warnings
+            agents[player.label] = info
+        record.extra["agents"] = agents
+        referee: dict[str, Any] = {
+            "watch": self.waker.mode,
+            "grace": self.config.grace,
+            "illegal": self.config.illegal,
+            "suspend_waiting": self.config.suspend_waiting,
+            "wall_seconds": round(time.monotonic() - self.started, 3),
+        }
+        if self.config.manual_time is not None:
+            referee["manual_time"] = self.config.manual_time
+        if self.warnings:
+            referee["warnings"] = self.warnings
+        record.extra["referee"] = referee
+        if self.timeout_seen:
+            # A timeout on a loaded machine may be the machine's fault, not the agent's.
+            load = os.getloadavg()[0]
+            record.extra["load_suspect"] = load > (os.cpu_count() or 1)
+            referee["load_average"] = round(load, 2)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.out_dir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            files.write_atomically(fd, "game.json", record.to_json())
+        finally:
+            os.close(fd)
+        return record
+
+
+def _earliest(*times: Optional[float]) -> Optional[float]:
+    present = [t for t in times if t is not None]
+    return min(present) if present else None
+
+
+def play_game(
+    white: AgentSpec,
+    black: AgentSpec,
+    config: Optional[GameConfig] = None,
+    out_dir: Path | str = "game",
+    seed: Optional[int] = None,
+    on_event: Optional[EventCallback] = None,
+) -> GameRecord:
+    """Play one game, White (moves first) against Black; return its record.
+
+    Each agent runs in ``out_dir/<label>/`` with its ``NAME.in``, ``NAME.out``
+    and ``stderr.log``; ``game.json`` is written in ``out_dir``.  ``seed`` is
+    only recorded (it is the seed that drew the colours: see
+    :func:`~othello_arena.referee.draw_colours`).  ``on_event`` receives a
+    :class:`GameEvent` at the start, before each turn, after each move and
+    at the end.
+
+    A fault of an agent never raises: it is the result's reason.  The call
+    installs no signal handler and keeps no global state, so several games
+    may run at once in threads.  Every process an agent started is gone
+    when it returns.
+    """
+    game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event)
+    result: Optional[Result] = None
+    try:
+        result = game.play()
+    finally:
+        if result is None:  # the referee itself failed: still leave no process behind
+            game.teardown(Result(None, "crash", game.board.count(WHITE), game.board.count(BLACK), "referee error"))
+    game.teardown(result)
+    record = game.finish(result)
+    game.emit("end", record=record)
+    return record
+
+
+__all__ = ["GameEvent", "play_game"]

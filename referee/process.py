@@ -1,0 +1,323 @@
+"""One agent's processes: start with limits, watch, suspend, and kill them all.
+
+Each agent starts in a new session (so its own process group), in its own
+directory, with ``stdin`` closed and its output (standard output and error)
+drained by a thread into ``stderr.log``, of which only the first
+``stderr_limit`` bytes are kept.
+
+Limits are set in the child between ``fork`` and ``exec``: ``RLIMIT_AS``
+(memory) and ``RLIMIT_NPROC``.  ``RLIMIT_NPROC`` counts every process of the
+*user*, not of the agent, and the kernel does not apply it to root, so the
+child gets "the user's current count plus the agent's allowance", and the
+referee also counts the agent's processes itself (:meth:`AgentProcess.scan`)
+and kills an agent that has more than allowed: that check is what holds
+when the referee runs as root.
+
+The processes of an agent are those of its session or process group, plus
+every descendant ever seen (a child that calls ``setsid`` leaves the group
+but is still found by its parent link while the parent lives).  At the end
+all of them are stopped with ``SIGTERM``, then ``SIGKILL``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class StartError(Exception):
+    """The agent's program could not be started (not found, not executable...)."""
+
+
+@dataclass
+class _ProcInfo:
+    ppid: int
+    pgrp: int
+    session: int
+    start: int  # start time in clock ticks since boot: tells a pid reuse apart
+    cpu_ticks: int
+    state: str
+
+
+def _read_stat(pid: int) -> Optional[_ProcInfo]:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = data[data.rfind(")") + 2 :].split()
+    # fields[0] is field 3 of proc(5): state, ppid, pgrp, session, ..., utime(14), stime(15), ..., starttime(22)
+    try:
+        return _ProcInfo(
+            ppid=int(fields[1]),
+            pgrp=int(fields[2]),
+            session=int(fields[3]),
+            start=int(fields[19]),
+            cpu_ticks=int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14]),
+            state=fields[0],
+        )
+    except (IndexError, ValueError):
+        return None
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _user_process_count() -> int:
+    uid = os.getuid()
+    count = 0
+    for pid in _all_pids():
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def _limits(memory_mb: int, nproc: int) -> Callable[[], None]:
+    def apply() -> None:  # runs in the child between fork and exec: keep it tiny
+        if memory_mb:
+            size = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+@dataclass
+class AgentProcess:
+    """A started agent: its main process and everything it spawned."""
+
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    log_path: Path
+    memory_mb: int = 0
+    max_processes: int = 0
+    stderr_limit: int = 1 << 20
+    on_exit: Optional[Callable[[], None]] = None
+    popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
+    known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
+    cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
+    peak_processes: int = field(default=0, init=False)
+    suspended: bool = field(default=False, init=False)
+    _threads: list[threading.Thread] = field(default_factory=list, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    # -- start ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the program; raises :class:`StartError` with a clear message."""
+        nproc = 0
+        if self.max_processes and os.geteuid() != 0:
+            nproc = _user_process_count() + self.max_processes
+        try:
+            self.popen = subprocess.Popen(
+                self.argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=_limits(self.memory_mb, nproc),
+            )
+        except FileNotFoundError:
+            raise StartError(f"cannot start {self.argv[0]!r}: no such program (in {self.cwd})") from None
+        except PermissionError:
+            raise StartError(f"cannot start {self.argv[0]!r}: permission denied (is it executable?)") from None
+        except OSError as exc:
+            raise StartError(f"cannot start {self.argv[0]!r}: {exc}") from None
+        info = _read_stat(self.popen.pid)
+        self.known[self.popen.pid] = info.start if info else 0
+        self._spawn(self._drain, "stderr")
+        self._spawn(self._wait, "exit")
+
+    def _spawn(self, target: Callable[[], None], what: str) -> None:
+        thread = threading.Thread(target=target, name=f"agent-{what}-{self.pid}", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _wait(self) -> None:
+        assert self.popen is not None
+        self.popen.wait()
+        if self.on_exit:
+            self.on_exit()
+
+    def _drain(self) -> None:
+        assert self.popen is not None and self.popen.stdout is not None
+        kept = dropped = 0
+        with open(self.log_path, "wb") as log:
+            while True:
+                chunk = self.popen.stdout.read1(1 << 16)
+                if not chunk:
+                    break
+                room = self.stderr_limit - kept
+                if room > 0:
+                    log.write(chunk[:room])
+                    log.flush()
+                    kept += min(room, len(chunk))
+                dropped += max(0, len(chunk) - max(room, 0))
+            if dropped:
+                log.write(f"\n[referee: {dropped} more bytes of output dropped]\n".encode())
+        self.popen.stdout.close()
+
+    # -- state ------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid if self.popen else 0
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return self.popen.poll() if self.popen else None
+
+    @property
+    def exited(self) -> bool:
+        return self.returncode is not None
+
+    def scan(self) -> int:
+        """Find the agent's processes now; return how many are alive."""
+        if not self.popen:
+            return 0
+        leader = self.popen.pid
+        table = {pid: info for pid in _all_pids() if (info := _read_stat(pid)) is not None}
+        with self._lock:
+            alive = set()
+            for pid, info in table.items():
+                if info.state == "Z":
+                    continue
+                mine = info.session == leader or info.pgrp == leader
+                if pid in self.known and self.known[pid] != info.start:
+                    self.known.pop(pid, None)  # a reused pid: only membership counts
+                if mine:
+                    alive.add(pid)
+            # descendants of what we know, following parent links
+            changed = True
+            while changed:
+                changed = False
+                for pid, info in table.items():
+                    if pid not in alive and info.state != "Z" and info.ppid in alive:
+                        alive.add(pid)
+                        changed = True
+            for pid in alive:
+                info = table[pid]
+                self.known.setdefault(pid, info.start)
+                self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
+            self.peak_processes = max(self.peak_processes, len(alive))
+            return len(alive)
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of every process of the agent seen so far."""
+        with self._lock:
+            return sum(self.cpu.values()) / _CLOCK_TICKS
+
+    def pids(self) -> list[int]:
+        """Alive processes known to belong to the agent (for the polling watcher)."""
+        with self._lock:
+            return [pid for pid, start in self.known.items() if _alive(pid, start)]
+
+    # -- signals ------------------------------------------------------------------
+
+    def _signal_all(self, signum: int) -> None:
+        if not self.popen:
+            return
+        try:
+            os.killpg(self.popen.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+        with self._lock:
+            targets = list(self.known.items())
+        for pid, start in targets:
+            if _alive(pid, start):
+                try:
+                    os.kill(pid, signum)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def suspend(self) -> None:
+        """Stop every process of the agent (``SIGSTOP``) while it waits."""
+        if self.popen and not self.suspended:
+            self.suspended = True
+            self._signal_all(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a suspended agent run again (``SIGCONT``)."""
+        if self.popen and self.suspended:
+            self.suspended = False
+            self._signal_all(signal.SIGCONT)
+
+    def wait_stopped(self, timeout: float = 0.2) -> None:
+        """After :meth:`suspend`: wait until every process is really stopped."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                targets = list(self.known.items())
+            running = False
+            for pid, start in targets:
+                info = _read_stat(pid)
+                if info is not None and info.start == start and info.state not in ("T", "t", "Z", "X"):
+                    running = True
+                    break
+            if not running:
+                return
+            time.sleep(0.001)
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the main process to exit."""
+        if not self.popen:
+            return True
+        try:
+            self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def kill_all(self, term_grace: float = 0.2) -> None:
+        """``SIGTERM`` every process of the agent, then ``SIGKILL`` what is left."""
+        if not self.popen:
+            return
+        self.scan()
+        self.resume()
+        self._signal_all(signal.SIGCONT)
+        self._signal_all(signal.SIGTERM)
+        deadline = time.monotonic() + term_grace
+        while time.monotonic() < deadline and self._any_alive():
+            time.sleep(0.01)
+        for _ in range(3):
+            self.scan()
+            if not self._any_alive():
+                break
+            self._signal_all(signal.SIGKILL)
+            time.sleep(0.01)
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+    def _any_alive(self) -> bool:
+        if self.popen and self.popen.poll() is None:
+            return True
+        with self._lock:
+            return any(_alive(pid, start) for pid, start in self.known.items())
+
+
+def _alive(pid: int, start: int) -> bool:
+    info = _read_stat(pid)
+    return info is not None and info.state != "Z" and (start == 0 or info.start == start)

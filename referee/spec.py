@@ -1,0 +1,213 @@
+"""Who plays: agent specifications as given on the command line, and the colour draw.
+
+An agent is one of three kinds:
+
+- ``random`` -- a built-in agent, by name (run as ``python -m othello_arena agent NAME``);
+- ``alice=python3 alice.py --name {name}`` -- any program: ``NAME=COMMAND``, the
+  command split like a shell would (``shlex``), with ``{name}``, ``{dir}`` and
+  ``{time}`` replaced when the game starts;
+- ``manual:me`` -- a person, who plays by editing ``me.out`` in a text editor.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Optional
+
+BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
+
+# A file name an agent can use on any system: it becomes NAME.in / NAME.out.
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$")
+
+
+def check_file_name(name: str) -> str:
+    """Return ``name`` if it is usable as the NAME of ``NAME.in``, else raise ValueError."""
+    if not _FILE_NAME.match(name) or name in (".", ".."):
+        raise ValueError(
+            f"agent name {name!r} is not usable as a file name: use letters, digits and _ . + - "
+            "(at most 64, not starting with . or -)"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One player of a game.
+
+    ``label`` is the name in the game record (``foo#2`` for a second copy of
+    ``foo``); ``file_name`` is the NAME of its ``NAME.in`` / ``NAME.out``;
+    ``command`` is the argument vector before placeholder substitution
+    (``None`` for a person); ``cwd`` overrides the working directory (by
+    default the agent's own directory inside the game directory).
+    """
+
+    label: str
+    file_name: str
+    kind: str
+    command: Optional[tuple[str, ...]] = None
+    cwd: Optional[Path] = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in (BUILTIN, PROGRAM, MANUAL):
+            raise ValueError(f"unknown agent kind {self.kind!r}")
+        check_file_name(self.file_name)
+        if not self.label or "/" in self.label or self.label in (".", ".."):
+            raise ValueError(f"agent label {self.label!r} cannot name a directory")
+        if self.command is not None and not isinstance(self.command, tuple):
+            object.__setattr__(self, "command", tuple(self.command))
+        if self.kind == MANUAL and self.command is not None:
+            raise ValueError("a manual player has no command")
+        if self.kind != MANUAL and not self.command:
+            raise ValueError(f"agent {self.label!r} has an empty command")
+
+    # -- constructors ---------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, base: Optional[Path] = None) -> "AgentSpec":
+        """Parse ``random``, ``NAME=COMMAND`` or ``manual:NAME``.
+
+        An agent runs in its own directory, so in ``NAME=COMMAND`` every
+        argument that names an existing file or directory relative to
+        ``base`` (default: the current directory), such as ``./bob`` or
+        ``alice.py``, is made absolute.  Raises :class:`ValueError` with a
+        message quoting ``text``.
+        """
+        text = text.strip()
+        if not text:
+            raise ValueError("empty agent: expected a built-in name, NAME=COMMAND or manual:NAME")
+        if text.lower().startswith("manual:"):
+            name = text.split(":", 1)[1].strip()
+            if not name:
+                raise ValueError(f"{text!r}: manual:NAME needs a name, e.g. manual:me")
+            return cls.manual(_checked(text, name))
+        if "=" in text:
+            name, command = text.split("=", 1)
+            name = name.strip()
+            if not name:
+                raise ValueError(f"{text!r}: NAME=COMMAND needs a name before '='")
+            try:
+                argv = shlex.split(command)
+            except ValueError as exc:
+                raise ValueError(f"{text!r}: cannot split the command: {exc}") from None
+            if not argv:
+                raise ValueError(f"{text!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
+            return cls.program(_checked(text, name), _absolute_paths(argv, base or Path.cwd()))
+        if " " in text or "/" in text:
+            raise ValueError(
+                f"{text!r} is neither a built-in agent nor NAME=COMMAND: "
+                f"to run a program write e.g. myagent={shlex.quote(text)}"
+            )
+        return cls.builtin(_checked(text, text))
+
+    @classmethod
+    def builtin(cls, name: str, file_name: Optional[str] = None) -> "AgentSpec":
+        """A built-in agent, checked against the agent registry when it is available."""
+        check_builtin(name)
+        file_name = file_name or name
+        command = (sys.executable, "-m", "othello_arena", "agent", name, "--name", file_name)
+        return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command)
+
+    @classmethod
+    def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None) -> "AgentSpec":
+        """Any program; ``argv`` may hold ``{name}``, ``{dir}`` and ``{time}``."""
+        return cls(label=name, file_name=name, kind=PROGRAM, command=tuple(argv), cwd=cwd)
+
+    @classmethod
+    def manual(cls, name: str) -> "AgentSpec":
+        """A person editing the files by hand."""
+        return cls(label=name, file_name=name, kind=MANUAL)
+
+    def relabelled(self, label: str) -> "AgentSpec":
+        """The same agent under another label in the record (its files keep their name)."""
+        return replace(self, label=label)
+
+    # -- use --------------------------------------------------------------------
+
+    @property
+    def is_manual(self) -> bool:
+        return self.kind == MANUAL
+
+    def argv(self, directory: Path, time_per_move: float) -> list[str]:
+        """The command with ``{name}``, ``{dir}`` and ``{time}`` replaced."""
+        if self.command is None:
+            raise ValueError(f"{self.label} is a manual player and has no command")
+        values = {"name": self.file_name, "dir": str(directory), "time": f"{time_per_move:g}"}
+        return [_substitute(part, values) for part in self.command]
+
+    def __str__(self) -> str:
+        if self.kind == MANUAL:
+            return f"manual:{self.file_name}"
+        if self.kind == BUILTIN:
+            return self.label
+        return f"{self.label}={shlex.join(self.command or ())}"
+
+
+def _checked(text: str, name: str) -> str:
+    try:
+        return check_file_name(name)
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: {exc}") from None
+
+
+def _absolute_paths(argv: list[str], base: Path) -> list[str]:
+    # A path is written with a slash (./bob, bin/carol) or is a file with an
+    # extension (alice.py, carol.jar); a bare word (a program in PATH, a
+    # name after --name) is left alone.
+    result = []
+    for part in argv:
+        candidate = base / Path(part).expanduser()
+        plain = bool(part) and not part.startswith("-") and "{" not in part and not Path(part).is_absolute()
+        if plain and (("/" in part and candidate.exists()) or ("." in Path(part).name and candidate.is_file())):
+            part = str(candidate.resolve())
+        result.append(part)
+    return result
+
+
+_PLACEHOLDER = re.compile(r"\{(name|dir|time)\}")
+
+
+def _substitute(part: str, values: dict[str, str]) -> str:
+    # Only our three placeholders: braces elsewhere (awk, shell) stay as they are.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], part)
+
+
+def check_builtin(name: str) -> None:
+    """Raise ValueError if the agent registry exists and has no agent ``name``."""
+    try:
+        from ..agents import registry
+    except ImportError:  # the registry is optional for the referee
+        return
+    known = registry.names()
+    if name not in known:
+        raise ValueError(
+            f"no built-in agent {name!r} (known: {', '.join(known) or 'none'}); "
+            f"to run a program write NAME=COMMAND, e.g. {name}=./{name}"
+        )
+
+
+def distinct_labels(first: AgentSpec, second: AgentSpec) -> tuple[AgentSpec, AgentSpec]:
+    """Give a second copy of the same agent the label ``foo#2``."""
+    if first.label == second.label:
+        return first, second.relabelled(f"{second.label}#2")
+    return first, second
+
+
+def draw_colours(
+    first: AgentSpec, second: AgentSpec, seed: Optional[int] = None
+) -> tuple[AgentSpec, AgentSpec, int]:
+    """Draw the colours at random: ``(white, black, seed)``.
+
+    With ``seed=None`` a seed is drawn and returned, so the game record can
+    keep it and the draw can be repeated.
+    """
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    first, second = distinct_labels(first, second)
+    if random.Random(seed).random() < 0.5:
+        return first, second, seed
+    return second, first, seed

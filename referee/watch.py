@@ -1,0 +1,189 @@
+"""Waking the referee when something happens: file events, or polling.
+
+The referee never trusts an event's content: an event only wakes it, and it
+then looks at the files themselves.  So a lost or coalesced event costs at
+most a poll interval, never a wrong reading.  Both watchers also tell
+whether a file was last *closed* by its writer (needed for a move line
+that ends with ``)`` and no newline, PROTOCOL.md section 3.5): the event
+watcher from ``IN_CLOSE_WRITE``; the polling watcher by asking the system
+whether any process of the agent still holds the file open for writing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+import psutil
+
+from watchdog.events import (
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+
+
+class Waker:
+    """Something the game loop can sleep on until the files may have changed."""
+
+    mode = "none"
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._generation = 0
+        self._seen = 0
+
+    def poke(self) -> None:
+        """Wake the waiting referee (a file event, a process exit...)."""
+        with self._cond:
+            self._generation += 1
+            self._cond.notify_all()
+
+    def wait(self, timeout: Optional[float]) -> None:
+        """Return when poked since the last call, or after ``timeout`` seconds."""
+        with self._cond:
+            if self._generation == self._seen:
+                self._cond.wait(self._cap(timeout))
+            self._seen = self._generation
+
+    def _cap(self, timeout: Optional[float]) -> Optional[float]:
+        return timeout
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        """Whether the last writer of ``path`` has closed it."""
+        raise NotImplementedError
+
+    def forget(self, path: Path) -> None:
+        """The referee removed ``path``: drop what is known about its writer."""
+
+    def close(self) -> None:
+        """Stop watching (idempotent)."""
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: "EventWaker") -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        self.watcher._on_event(event)
+
+
+class EventWaker(Waker):
+    """File events from watchdog (inotify on Linux) on the whole game directory."""
+
+    mode = "events"
+
+    def __init__(self, directory: Path, safety_interval: float = 0.5) -> None:
+        super().__init__()
+        from watchdog.observers import Observer
+
+        self._closed: dict[str, bool] = {}
+        self._safety = safety_interval
+        self._observer = Observer()
+        self._observer.schedule(_Handler(self), str(directory), recursive=True)
+        self._observer.daemon = True
+        self._observer.start()  # raises OSError if inotify is unavailable (limits, file system)
+        self._stopped = False
+
+    def _on_event(self, event: FileSystemEvent) -> None:
+        with self._cond:
+            src = os.fsdecode(event.src_path)
+            if isinstance(event, FileMovedEvent):
+                self._closed[src] = False
+                self._closed[os.fsdecode(event.dest_path)] = True  # renamed into place: complete
+            elif isinstance(event, FileClosedEvent):
+                self._closed[src] = True
+            elif isinstance(event, (FileCreatedEvent, FileModifiedEvent)):
+                # Not on open: the referee's own reading opens the file too.
+                self._closed[src] = False
+            elif isinstance(event, FileDeletedEvent):
+                self._closed.pop(src, None)
+            self._generation += 1
+            self._cond.notify_all()
+
+    def _cap(self, timeout: Optional[float]) -> Optional[float]:
+        # A bounded sleep even with events: protection against a lost event.
+        return self._safety if timeout is None else min(timeout, self._safety)
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        with self._cond:
+            return self._closed.get(str(path), False)
+
+    def forget(self, path: Path) -> None:
+        with self._cond:
+            self._closed.pop(str(path), None)
+
+    def close(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._observer.stop()
+        self._observer.join(timeout=5)
+
+
+class PollingWaker(Waker):
+    """No file events: look at the files every ``interval`` seconds."""
+
+    mode = "polling"
+
+    def __init__(self, interval: float = 0.005, settle: float = 0.3) -> None:
+        super().__init__()
+        self.interval = interval
+        self.settle = settle
+        self._stable: dict[str, tuple[tuple[int, int, int], float]] = {}
+
+    def _cap(self, timeout: Optional[float]) -> Optional[float]:
+        return self.interval if timeout is None else min(timeout, self.interval)
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        pids = list(writers())
+        if pids:
+            return not _held_open(path, pids)
+        # A person's editor is not our child: closed once unchanged for a while.
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return False
+        key = (info.st_size, info.st_mtime_ns, info.st_ino)
+        now = time.monotonic()
+        previous = self._stable.get(str(path))
+        if previous is None or previous[0] != key:
+            self._stable[str(path)] = (key, now)
+            return False
+        return now - previous[1] >= self.settle
+
+    def forget(self, path: Path) -> None:
+        self._stable.pop(str(path), None)
+
+
+def _held_open(path: Path, pids: Iterable[int]) -> bool:
+    target = os.path.realpath(path)
+    for pid in pids:
+        try:
+            for handle in psutil.Process(pid).open_files():
+                if handle.path == target and handle.mode in ("w", "a", "r+", "a+"):
+                    return True
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return False
+
+
+def make_waker(directory: Path, polling: bool = False, interval: float = 0.005) -> Waker:
+    """File events if possible (and not ``polling``), else polling.
+
+    If the event observer cannot start (no inotify, watch limit reached),
+    the referee falls back to polling rather than failing the game.
+    """
+    if not polling:
+        try:
+            return EventWaker(directory)
+        except OSError:
+            pass
+    return PollingWaker(interval)

@@ -1,0 +1,172 @@
+"""The referee against agents that misbehave: real processes, real files.
+
+Every game must end with the right winner and reason, leave a complete
+``game.json``, and leave no process running.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from referee_helpers import command, left_running, recorded_pids, write_agent
+
+from othello_arena.protocol import BLACK, WHITE, Colour, GameRecord
+from othello_arena.referee import AgentSpec, GameConfig, play_game
+
+FAST = GameConfig(time_per_move=3, end_grace=0.3)
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    return write_agent(tmp_path)
+
+
+def run(
+    tmp_path: Path,
+    script: Path,
+    white_fault: str = "none",
+    at: int = 0,
+    black_fault: str = "none",
+    black_at: int = 0,
+    config: GameConfig = FAST,
+    **extra: str,
+) -> GameRecord:
+    """Play alice (White) against bob (Black); check what every game must leave."""
+    game_dir = tmp_path / "game"
+    white = AgentSpec.program("alice", command(script, white_fault, at, **extra))
+    black = AgentSpec.program("bob", command(script, black_fault, black_at))
+    record = play_game(white, black, config, game_dir, seed=7)
+    assert record.result is not None
+    saved = GameRecord.load(str(game_dir / "game.json"))
+    assert saved.result == record.result
+    assert [m.move for m in saved.moves] == [m.move for m in record.moves]
+    saved.final_board()  # every recorded move replays
+    assert left_running(recorded_pids(game_dir)) == []
+    return record
+
+
+def check(record: GameRecord, winner: Optional[Colour], reason: str) -> None:
+    assert record.result is not None
+    assert (record.result.winner, record.result.reason) == (winner, reason), record.result
+
+
+@pytest.mark.parametrize(
+    ("fault", "at", "reason"),
+    [
+        ("crash-start", 0, "crash"),
+        ("crash", 2, "crash"),
+        ("garbage", 1, "malformed"),
+        ("empty", 1, "malformed"),
+        ("two", 1, "malformed"),
+        ("wrong-colour", 1, "illegal"),
+        ("occupied", 1, "illegal"),
+        ("illegal-square", 0, "illegal"),
+        ("huge", 1, "malformed"),
+    ],
+)
+def test_a_fault_loses_the_game(tmp_path: Path, script: Path, fault: str, at: int, reason: str) -> None:
+    record = run(tmp_path, script, fault, at)
+    check(record, BLACK, reason)
+    assert len([m for m in record.moves if m.move.colour is WHITE]) == at
+
+
+def test_a_pass_while_a_move_exists_is_illegal(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, "bad-pass", 1)
+    check(record, BLACK, "illegal")
+    assert "a pass is legal only" in record.result.detail  # type: ignore[union-attr]
+
+
+def test_an_agent_that_never_answers_loses_on_time(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, "silent", 1, config=GameConfig(time_per_move=1, end_grace=0.3))
+    check(record, BLACK, "timeout")
+    assert "load_suspect" in record.extra
+
+
+def test_an_answer_just_after_the_deadline_loses_on_time(tmp_path: Path, script: Path) -> None:
+    # The agent answers 0.8 s after its 1 s (0.55 s after the grace margin).
+    record = run(tmp_path, script, "late", 1, config=GameConfig(time_per_move=1, end_grace=0.3))
+    check(record, BLACK, "timeout")
+
+
+def test_black_crashing_mid_game_loses(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, black_fault="crash", black_at=3)
+    check(record, WHITE, "crash")
+    assert record.extra["agents"]["bob"]["exit_code"] == 1
+
+
+def test_a_move_written_before_the_turn_is_malformed(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, black_fault="premature")
+    check(record, WHITE, "malformed")
+    assert "not its turn" in record.result.detail  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("fault", ["pieces", "pieces-reopen", "vim", "nano"])
+def test_slow_and_editor_style_writes_are_read_whole(tmp_path: Path, script: Path, fault: str) -> None:
+    record = run(tmp_path, script, fault, 1)
+    check(record, record.result.winner if record.result else None, "normal")  # type: ignore[union-attr]
+    assert len(record.moves) >= 58
+    if fault == "pieces":
+        assert record.moves[2].comments == ["slow writer"]
+        assert record.moves[2].seconds > 1.0
+
+
+def test_a_symlinked_out_file_is_never_followed(tmp_path: Path, script: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("(W D 3)\nsecret\n")
+    record = run(tmp_path, script, "symlink", 0, target=str(outside))
+    check(record, BLACK, "malformed")
+    assert "symbolic link" in record.result.detail  # type: ignore[union-attr]
+    assert outside.read_text() == "(W D 3)\nsecret\n"
+
+
+@pytest.mark.parametrize("fault", ["fork", "fork-setsid"])
+def test_children_left_behind_are_killed(tmp_path: Path, script: Path, fault: str) -> None:
+    record = run(tmp_path, script, fault, 1)
+    check(record, record.result.winner if record.result else None, "normal")  # type: ignore[union-attr]
+    assert len(recorded_pids(tmp_path / "game")) == 3  # both agents and the child, all gone
+
+
+def test_an_agent_that_ignores_the_end_and_sigterm_is_killed(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, "ignore-term", black_fault="linger")
+    assert record.result is not None and record.result.reason == "normal"
+
+
+def test_too_many_processes_is_a_crash(tmp_path: Path, script: Path) -> None:
+    config = GameConfig(time_per_move=5, end_grace=0.3, max_processes=4)
+    record = run(tmp_path, script, "many-processes", 1, config=config)
+    check(record, BLACK, "crash")
+    assert "processes" in record.result.detail  # type: ignore[union-attr]
+
+
+def test_tampering_with_the_other_agent_loses_when_it_is_suspended(tmp_path: Path, script: Path) -> None:
+    config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True)
+    record = run(tmp_path, script, "tamper", 1, config=config)
+    check(record, BLACK, "illegal")
+    assert "bob" in record.result.detail  # type: ignore[union-attr]
+
+
+def test_tampering_with_the_referee_files_changes_nothing(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, "tamper-referee", 1)
+    check(record, record.result.winner if record.result else None, "normal")  # type: ignore[union-attr]
+    assert len(record.moves) >= 58
+
+
+def test_lose_turn_rule_ignores_an_illegal_move(tmp_path: Path, script: Path) -> None:
+    config = GameConfig(time_per_move=3, end_grace=0.3, illegal="lose-turn")
+    record = run(tmp_path, script, "lose-turn", 0, config=config)
+    assert record.result is not None and record.result.reason == "normal"
+    first = record.moves[0]
+    assert first.forfeit and first.move.is_pass and "A1" in first.comments[-1]
+    assert record.moves[1].move.colour is BLACK
+    assert record.extra["agents"]["alice"]["lost_turns"] == 1
+
+
+def test_an_agent_that_cannot_start_loses_by_crash(tmp_path: Path) -> None:
+    white = AgentSpec.program("ghost", ["/nonexistent/ghost"])
+    black = AgentSpec.program("bob", command(write_agent(tmp_path)))
+    record = play_game(white, black, FAST, tmp_path / "game")
+    check(record, BLACK, "crash")
+    assert "no such program" in record.extra["agents"]["ghost"]["start_error"]
+    assert left_running(recorded_pids(tmp_path / "game")) == []
