@@ -59,7 +59,7 @@ def test_string_agents_and_defaults(tmp_path: Path) -> None:
     t = config.load(write(tmp_path, 'agents = ["random", "bob=python3 bob.py"]\n'))
     assert t.format == "round-robin" and t.games_per_pairing == 2 and t.colours == "both"
     assert t.concurrency is None
-    assert t.agent("bob").command == "python3 bob.py" and t.agent("bob").cwd is None
+    assert t.agent("bob").command == "python3 bob.py" and t.agent("bob").cwd == str(tmp_path)
     assert t.results_dir == tmp_path / "results" / "t"
 
 

@@ -61,7 +61,7 @@ def tournament() -> None:
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          max_games: Optional[int], build: bool, quiet: bool) -> None:
     from .live import LineDisplay, LiveDisplay, standings_table
-    from .runner import Runner, RunnerError, planned_games, stop_on_sigterm
+    from .runner import Runner, RunnerError, planned_games, sigterm_stops
     from .standings import format_table
 
     console = Console(stderr=False, highlight=False)
@@ -93,11 +93,10 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             )
             if build and not resume:
                 runner.build_agents(console.print)
-            stop_on_sigterm()
             live = console.is_terminal and not quiet
             display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
             try:
-                with display:
+                with sigterm_stops(), display:
                     runner.on_event = display
                     runner.run()
             except KeyboardInterrupt:

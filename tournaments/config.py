@@ -25,8 +25,13 @@ demo runs from any current directory)::
     [[agents]]
     name = "alice"
     command = "python3 alice.py --name {name}"
-    cwd = "students/alice"       # relative to this file
+    cwd = "students/alice"       # relative to this file (default: this file's directory)
     build = "make"               # optional, run once in cwd before the first game
+
+An agent's ``cwd`` is its home: the relative paths of its command
+(``alice.py``, ``./bob``) are found there and ``build`` runs there.  The
+program itself runs, as every agent does, in its own directory inside the
+game directory (PROTOCOL.md section 2).
 
 ``agents`` may also be a list of strings in the referee's agent syntax
 (``"greedy"``, ``"alice=python3 alice.py"``).
@@ -313,7 +318,7 @@ def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
     for index, item in enumerate(value, 1):
         label = f"{where}: agent #{index}"
         if isinstance(item, str):
-            agents.append(_agent_from_string(item, label))
+            agents.append(_agent_from_string(item, label, base))
         elif isinstance(item, dict):
             agents.append(_agent_from_table(item, label, base))
         else:
@@ -335,13 +340,13 @@ def _check_name(name: str, label: str) -> None:
         )
 
 
-def _agent_from_string(text: str, label: str) -> AgentEntry:
+def _agent_from_string(text: str, label: str, base: Path) -> AgentEntry:
     name, sep, command = text.partition("=")
     name, command = name.strip(), command.strip()
     _check_name(name, label)
     if sep and not command:
         raise TournamentFileError(f"{label}: {text!r} has an empty command after '='")
-    return AgentEntry(name=name, command=command or None)
+    return AgentEntry(name=name, command=command or None, cwd=str(base) if command else None)
 
 
 def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEntry:

@@ -11,10 +11,10 @@ again by ``resume`` (their old files are removed first).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
@@ -25,7 +25,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Iterator, Optional, Protocol
 
 from ..protocol import WHITE, GameRecord
 from . import pairing
@@ -97,8 +97,10 @@ def agent_spec(entry: dict[str, Any]) -> Any:
 
     if entry.get("command") is None:
         return AgentSpec.builtin(entry.get("builtin") or entry["name"], file_name=entry["name"])
-    argv = shlex.split(entry["command"])
-    return AgentSpec.program(entry["name"], argv, cwd=Path(entry["cwd"]) if entry.get("cwd") else None)
+    # The program runs in its own directory inside the game directory
+    # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
+    # its command (alice.py, ./bob) are found.
+    return AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
 
 
 def play_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -236,6 +238,7 @@ class LocalPool:
     def __init__(self, slots: int) -> None:
         self.slots = slots
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
+        self.children_before = _child_pids()
 
     def submit(self, job: dict[str, Any]) -> concurrent.futures.Future[dict[str, Any]]:
         return self.executor.submit(play_job, job)
@@ -248,7 +251,7 @@ class LocalPool:
         if abandon:
             # The games in flight are abandoned (replayed on resume): end their
             # agents, so the referee threads return at once.
-            _terminate_children()
+            _terminate_children(self.children_before)
         self.executor.shutdown(wait=True, cancel_futures=True)
 
 
@@ -285,15 +288,28 @@ class DaskPool:
         self.client.close()
 
 
-def _terminate_children() -> None:
+def _child_pids() -> set[int]:
     import psutil
 
-    me = psutil.Process()
-    for child in me.children(recursive=True):
+    return {child.pid for child in psutil.Process().children()}
+
+
+def _terminate_children(keep: set[int]) -> None:
+    """Kill the processes this runner started (the agents of the abandoned games) and theirs."""
+    import psutil
+
+    for child in psutil.Process().children():
+        if child.pid in keep:
+            continue
         try:
-            child.kill()
+            family = [child, *child.children(recursive=True)]
         except psutil.Error:
-            pass
+            continue
+        for process in family:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
 
 
 class RunnerError(RuntimeError):
@@ -347,6 +363,11 @@ class Runner:
 
         check_builtins(self.tournament, registry.names())
         self.config_fields = game_config_fields(self.tournament)
+        for agent in self.tournament.agents:
+            try:
+                agent_spec(dataclasses.asdict(agent))
+            except ValueError as exc:
+                raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
         self.store.bind(self.tournament.schedule_key(), self.tournament.to_dict())
         self.store.reset_running()
         rounds = pairing.fixed_rounds(self.tournament)
@@ -515,14 +536,21 @@ def status(tournament: Tournament) -> dict[str, Any]:
         }
 
 
-def stop_on_sigterm() -> None:
-    """Make SIGTERM stop the runner like Ctrl-C does (main thread only)."""
+@contextlib.contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """While inside, SIGTERM stops the runner like Ctrl-C (main thread only; the old handler comes back)."""
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, interrupt)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = [

@@ -1,0 +1,87 @@
+"""A tiny deterministic agent for the tournament tests (the file protocol, nothing else).
+
+    python3 tournament_agent.py --name NAME --style first|last|flips [--delay S] [--crash-at N] [--sleep-at N]
+
+``first``/``last`` play the lowest/highest legal square, ``flips`` the move
+flipping most discs (lowest square on ties): three agents that always play
+the same game against each other.  ``--crash-at N`` exits at its Nth move,
+``--sleep-at N`` never answers its Nth move (a timeout).  ``--delay`` waits
+before each move (keeps games in flight long enough to be killed);
+``--first-delay`` only before White's first move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from othello_arena.protocol import Board, Move, flips, parse_colour, parse_end, parse_message
+from othello_arena.protocol.notation import is_end_line
+
+
+def wait_for(path: str) -> str:
+    while True:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            os.remove(path)
+            return text
+        except FileNotFoundError:
+            time.sleep(0.002)
+
+
+def choose(board: Board, style: str) -> Move:
+    moves = board.legal_moves()
+    if len(moves) == 1 or style == "first":
+        return min(moves, key=lambda m: -1 if m.square is None else m.square)
+    if style == "last":
+        return max(moves, key=lambda m: -1 if m.square is None else m.square)
+    return max(moves, key=lambda m: (bin(flips(board.own, board.opp, m.square)).count("1"), -m.square))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--style", default="first")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--crash-at", type=int, default=0)
+    parser.add_argument("--sleep-at", type=int, default=0)
+    parser.add_argument("--first-delay", type=float, default=0.0)
+    args = parser.parse_args()
+    inbox, outbox = f"{args.name}.in", f"{args.name}.out"
+    colour = parse_colour(wait_for(inbox))
+    board = Board()
+    played = 0
+    print(f"{args.name}: playing {colour} in the {args.style} style", file=sys.stderr)
+    while True:
+        if board.is_game_over():
+            return 0
+        if board.to_move == colour:
+            played += 1
+            if played == args.crash_at:
+                print(f"{args.name}: crashing on purpose", file=sys.stderr)
+                return 3
+            if played == args.sleep_at:
+                time.sleep(3600)
+            time.sleep(args.delay + (args.first_delay if played == 1 and colour.value == "W" else 0.0))
+            move = choose(board, args.style)
+            with open(outbox + ".tmp", "w", encoding="utf-8") as handle:
+                handle.write(f"(C move {played})\n{move.line()}\n")
+            os.rename(outbox + ".tmp", outbox)
+            board = board.play(move)
+        else:
+            text = wait_for(inbox)
+            lines = [line for line in text.splitlines() if line.strip()]
+            for line in lines:
+                if is_end_line(line):
+                    parse_end(line)
+                    return 0
+            _, moves = parse_message("\n".join(lines))
+            for move in moves:
+                board = board.play(move)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Shared helpers of the tournament tests: tournament files of tiny deterministic agents."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+AGENT = Path(__file__).resolve().parent / "tournament_agent.py"
+
+
+def agent(name: str, style: str = "first", *extra: str, first_delay: float = 0.3) -> str:
+    """An ``[[agents]]`` table for the tiny agent in ``style``.
+
+    ``first_delay``: White waits before its first move so the slower-starting
+    Black has read its colour file (see the report: the referee relays
+    White's first move without waiting for Black to take its colour).
+    """
+    args = " ".join(extra)
+    command = f"{sys.executable} {AGENT} --name {{name}} --style {style} --first-delay {first_delay} {args}".strip()
+    return f"[[agents]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
+
+
+def write_tournament(directory: Path, agents: list[str], **settings: Any) -> Path:
+    """Write ``directory/t.toml`` with ``agents`` (tables from :func:`agent`, or strings) and settings."""
+    lines = ["[tournament]"]
+    settings.setdefault("time_per_move", 3.0)
+    settings.setdefault("results", "results")
+    for key, value in settings.items():
+        lines.append(f"{key} = {json.dumps(value)}")
+    path = directory / "t.toml"
+    path.write_text("\n".join(lines) + "\n\n" + "\n".join(agents), encoding="utf-8")
+    return path
+
+
+def query(database: Path, sql: str, *args: Any) -> list[sqlite3.Row]:
+    """Read the results database as a separate connection (as another process would)."""
+    db = sqlite3.connect(str(database))
+    db.row_factory = sqlite3.Row
+    try:
+        return list(db.execute(sql, args))
+    finally:
+        db.close()
+
+
+def kill_agents_under(root: Path) -> int:
+    """Kill leftover agent processes whose working directory is under ``root``; return how many."""
+    killed = 0
+    for process in psutil.process_iter(["cwd"]):
+        try:
+            cwd = process.info.get("cwd")
+            if cwd and Path(cwd).is_relative_to(root):
+                process.kill()
+                killed += 1
+        except (psutil.Error, ValueError):
+            continue
+    return killed
