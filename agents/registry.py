@@ -22,8 +22,7 @@ BUILTINS: dict[str, str] = {
     "paper-easy": "players:paper_easy",
     "paper-normal": "players:paper_normal",
     "paper-hard": "players:paper_hard",
-    # The champion (compiled engine, another package) registers here:
-    # "champion": "champion:strategy",
+    "champion": "champion:strategy",  # compiled engine: numba loads only when asked for
 }
 
 

@@ -49,9 +49,9 @@ class SearchResult:
         """The ``(C ...)`` texts the agent writes before its move."""
         if self.exact and self.outcome_only:
             word = "win" if self.score > 0 else "loss" if self.score < 0 else "draw"
-            head = f"solved {word} ({self.depth} empties)"
+            head = f"solved {word} with {self.depth} empties"
         elif self.exact:
-            head = f"solved {self.score:+.0f} ({self.depth} empties)"
+            head = f"solved {self.score:+.0f} with {self.depth} empties"
         else:
             head = f"depth {self.depth} eval {self.score:+.2f}"
         nps = self.nodes / self.seconds if self.seconds > 0 else 0.0

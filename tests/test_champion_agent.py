@@ -1,0 +1,46 @@
+"""The champion as an agent: registered, legal under a clock, with its comments."""
+
+from __future__ import annotations
+
+import random
+
+from champion_helpers import random_position
+from othello_arena.agents.champion.agent import ChampionStrategy, move_budget, quick_move
+from othello_arena.agents.registry import get_strategy, names
+from othello_arena.protocol import parse_line
+
+
+def test_champion_is_a_registered_agent():
+    assert "champion" in names()
+    strategy = get_strategy("champion")
+    assert strategy.wait_ready(120)
+
+
+def test_champion_answers_legal_moves_with_comment_lines():
+    strategy = ChampionStrategy(tt_bits=14, background=False)
+    rng = random.Random(8)
+    for plies in (0, 10, 30, 50):
+        board = random_position(rng, plies)
+        if board.is_game_over():
+            continue
+        move, comments = strategy(board, board.to_move, 0.6)
+        assert move in board.legal_moves()
+        assert comments and comments[0].startswith("champion ")
+        for text in comments:
+            # each comment survives the protocol's comment line as it is
+            assert parse_line(f"(C {text})").text == text
+
+
+def test_the_budget_keeps_a_safety_margin():
+    for time_left in (0.3, 1.0, 10.0, 60.0):
+        budget = move_budget(time_left)
+        assert 0 < budget <= 0.8 * time_left
+        assert budget <= max(0.01, time_left - 0.5)
+
+
+def test_quick_move_is_legal():
+    rng = random.Random(4)
+    for plies in range(0, 60, 7):
+        board = random_position(rng, plies)
+        if not board.is_game_over():
+            assert quick_move(board) in board.legal_moves()
