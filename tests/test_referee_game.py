@@ -1,0 +1,252 @@
+"""The referee playing whole games: agent specs, colours, polling, people, the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from referee_helpers import command, left_running, recorded_pids, write_agent
+
+from othello_arena.cli import cli
+from othello_arena.protocol import BLACK, WHITE, GameRecord, Move, MoveRecord, parse_line
+from othello_arena.referee import AgentSpec, GameConfig, GameEvent, draw_colours, play_game
+from othello_arena.referee.files import complete_lines, parse_out
+
+FAST = GameConfig(time_per_move=3, end_grace=0.3)
+
+
+# -- agent specs ------------------------------------------------------------------
+
+
+def test_spec_forms(tmp_path: Path) -> None:
+    (tmp_path / "alice.py").write_text("")
+    alice = AgentSpec.parse("alice=python3 alice.py --name {name} --time {time}", base=tmp_path)
+    assert (alice.kind, alice.label, alice.file_name) == ("program", "alice", "alice")
+    assert alice.command == ("python3", str(tmp_path / "alice.py"), "--name", "{name}", "--time", "{time}")
+    assert alice.argv(Path("/g/alice"), 2.5) == ["python3", str(tmp_path / "alice.py"), "--name", "alice", "--time", "2.5"]
+    # a bare word after --name stays a word even if a file of that name exists
+    (tmp_path / "foo").write_text("")
+    foo = AgentSpec.parse("foo=./foo --name foo awk{x}", base=tmp_path)
+    assert foo.command == (str(tmp_path / "foo"), "--name", "foo", "awk{x}")
+    me = AgentSpec.parse("manual:me")
+    assert (me.kind, me.command, me.is_manual) == ("manual", None, True)
+    rnd = AgentSpec.parse("random")
+    assert rnd.kind == "builtin" and rnd.command is not None
+    assert rnd.command[-4:] == ("agent", "random", "--name", "random")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty agent"),
+        ("=./x", "needs a name"),
+        ("x=", "needs a command"),
+        ("manual:", "needs a name"),
+        ("bad name=./x", "not usable as a file name"),
+        ("x='unclosed", "cannot split"),
+        ("./agent", "NAME=COMMAND"),
+        ("no-such-builtin-agent", "no built-in agent"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        AgentSpec.parse(text)
+
+
+def test_colours_are_drawn_from_the_seed() -> None:
+    a, b = AgentSpec.manual("a"), AgentSpec.manual("b")
+    draws = {draw_colours(a, b, seed)[0].label for seed in range(20)}
+    assert draws == {"a", "b"}
+    assert draw_colours(a, b, 5) == draw_colours(a, b, 5)
+    white, black, seed = draw_colours(a, a, None)
+    assert {white.label, black.label} == {"a", "a#2"} and isinstance(seed, int)
+
+
+def test_message_completeness() -> None:
+    assert complete_lines("(W D", closed=False) is None
+    assert complete_lines("(W D 3)", closed=False) is None  # the writer may add more
+    assert complete_lines("(W D 3)", closed=True) == ["(W D 3)"]
+    assert complete_lines("(C thinking)\n", closed=True) is None  # comments alone are no message
+    assert complete_lines("(C d 9)\r\n(w d 3)\r\n", closed=False) == ["(C d 9)", "(w d 3)"]
+    assert complete_lines("\n", closed=False) is None
+    assert parse_out(complete_lines("\n", closed=True) or []).error.startswith("an empty message")
+    message = parse_out(["(C depth 9)", "(W D 3)", ""])
+    assert message.move == Move.parse("(W D 3)") and message.comments == ("depth 9",)
+    assert "2 move lines" in parse_out(["(W D 3)", "(W C 4)"]).error
+
+
+def test_a_forfeit_round_trips_in_the_record() -> None:
+    record = GameRecord("a", "b", moves=[MoveRecord(Move.parse("(W P)"), 0.1, ["lost turn"], forfeit=True),
+                                         MoveRecord(Move.parse("(B C 5)"), 0.2)])
+    again = GameRecord.from_json(record.to_json())
+    assert again.moves[0].forfeit and not again.moves[1].forfeit
+    assert again.final_board().count(BLACK) == 4
+
+
+# -- whole games --------------------------------------------------------------------
+
+
+def test_a_whole_game_relays_every_move(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    events: list[GameEvent] = []
+    white = AgentSpec.program("alice", command(script))
+    black = AgentSpec.program("bob", command(script))
+    record = play_game(white, black, FAST, tmp_path / "g", seed=11, on_event=events.append)
+    assert record.result is not None and record.result.reason == "normal"
+    board = record.final_board()
+    assert board.is_game_over()
+    assert (record.result.white_discs, record.result.black_discs) == (board.count(WHITE), board.count(BLACK))
+    assert record.seed == 11 and record.white == "alice" and record.black == "bob"
+    assert record.moves[0].comments == ["move 0"]
+    moves = [e.move for e in events if e.kind == "move"]
+    assert moves == [m.move for m in record.moves]
+    assert events[-1].kind == "end" and events[-1].record is record
+    assert record.extra["agents"]["alice"]["exit_code"] == 0
+    assert not (tmp_path / "g" / "alice" / "alice.out").exists()
+    assert left_running(recorded_pids(tmp_path / "g")) == []
+
+
+def test_two_copies_with_a_hard_coded_name_play_each_other(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    spec = AgentSpec.program("foo", command(script, name="foo"))  # --name foo: ignores OTHELLO_NAME
+    record = play_game(spec, spec, FAST, tmp_path / "g")
+    assert (record.white, record.black) == ("foo", "foo#2")
+    assert record.result is not None and record.result.reason == "normal"
+    assert (tmp_path / "g" / "foo#2" / "pids").exists()
+
+
+def test_polling_reads_pieces_and_a_closed_line_without_newline(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    config = GameConfig(time_per_move=3, end_grace=0.3, polling=True)
+    white = AgentSpec.program("alice", command(script, "pieces-reopen", 1))
+    black = AgentSpec.program("bob", command(script, "nano", 1))
+    record = play_game(white, black, config, tmp_path / "g")
+    assert record.extra["referee"]["watch"] == "polling"
+    assert record.result is not None and record.result.reason == "normal", record.result
+    assert left_running(recorded_pids(tmp_path / "g")) == []
+
+
+def test_a_builtin_agent_plays_a_program(tmp_path: Path) -> None:
+    registry = pytest.importorskip("othello_arena.agents.registry")
+    if "random" not in registry.names():
+        pytest.skip("no built-in random agent")
+    script = write_agent(tmp_path)
+    record = play_game(AgentSpec.parse("random"), AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
+    assert record.result is not None and record.result.reason == "normal", record.result
+
+
+def test_suspension_stops_the_waiting_agent_and_the_game_goes_on(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True)
+    record = play_game(AgentSpec.program("a", command(script)), AgentSpec.program("b", command(script)), config, tmp_path / "g")
+    assert record.result is not None and record.result.reason == "normal", record.result
+    assert left_running(recorded_pids(tmp_path / "g")) == []
+
+
+# -- a person playing by hand ------------------------------------------------------------
+
+
+def _person(game_dir: Path, name: str, stop: threading.Event) -> None:
+    """Play like a person with an editor: read me.in, delete it, save me.out (first legal move)."""
+    from othello_arena.protocol import Board, Colour
+
+    inbox, outbox = game_dir / name / f"{name}.in", game_dir / name / f"{name}.out"
+    board, colour = Board(), None
+    while not stop.is_set():
+        if not inbox.exists():
+            time.sleep(0.005)
+            continue
+        text = inbox.read_text()
+        inbox.unlink()
+        for line in text.splitlines():
+            if line.startswith("(END"):
+                return
+            if colour is None:
+                colour = Colour.parse(line)
+            else:
+                board = board.play(parse_line(line))  # type: ignore[arg-type]
+        if colour is board.to_move and not board.is_game_over():
+            move = board.legal_moves()[0]
+            board = board.play(move)
+            outbox.write_text(move.line() + "\n")
+
+
+def test_a_manual_player_is_prompted_and_plays_through_the_files(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    stop = threading.Event()
+    person = threading.Thread(target=_person, args=(tmp_path / "g", "me", stop), daemon=True)
+    person.start()
+    prompts: list[GameEvent] = []
+    try:
+        record = play_game(
+            AgentSpec.manual("me"), AgentSpec.program("bot", command(script)), FAST, tmp_path / "g",
+            on_event=lambda e: prompts.append(e) if e.kind == "waiting" and e.manual else None,
+        )
+    finally:
+        stop.set()
+        person.join(5)
+    assert record.result is not None and record.result.reason == "normal", record.result
+    assert prompts and prompts[0].time_limit is None and prompts[0].path == (tmp_path / "g" / "me" / "me.out").resolve()
+    assert record.extra["agents"]["me"]["kind"] == "manual"
+
+
+# -- the command line -------------------------------------------------------------------
+
+
+def _agent_arg(script: Path, name: str, fault: str = "none", at: int = 0) -> str:
+    return f"{name}={sys.executable} {script} --fault {fault} --at {at}"
+
+
+def test_cli_plays_and_prints_the_board(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["play", _agent_arg(script, "alice"), _agent_arg(script, "bob"), "--time", "3", "--seed", "4",
+              "--out", str(tmp_path / "g")],
+    )
+    assert result.exit_code == 0, result.output
+    assert "    A B C D E F G H" in result.output and "game over" in result.output
+    assert "(normal)" in result.output.splitlines()[-1]
+    record = GameRecord.load(str(tmp_path / "g" / "game.json"))
+    assert record.seed == 4
+
+
+def test_cli_json_and_a_fault_still_exit_zero(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["play", _agent_arg(script, "alice", "garbage", 0), _agent_arg(script, "bob", "garbage", 0),
+              "--time", "3", "--json", "--out", str(tmp_path / "g")],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["result"]["reason"] == "malformed"
+    assert data["result"]["winner"] == "B"  # White faults first
+
+
+def test_cli_quiet_prints_one_line(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["play", _agent_arg(script, "a"), _agent_arg(script, "b"), "--time", "3", "-q", "--out", str(tmp_path / "g")],
+    )
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.strip().splitlines()) == 1 and "beats" in result.stdout or "draw" in result.stdout
+
+
+def test_cli_bad_command_line_and_unstartable_agent(tmp_path: Path) -> None:
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["play", "random", "x="])
+    assert bad.exit_code == 2 and "needs a command" in bad.output
+    bad_time = runner.invoke(cli, ["play", "random", "random", "--time", "0"])
+    assert bad_time.exit_code == 2
+    script = write_agent(tmp_path)
+    ghost = runner.invoke(cli, ["play", "ghost=/nonexistent/ghost", _agent_arg(script, "bob"), "--time", "3",
+                                "-q", "--out", str(tmp_path / "g")])
+    assert ghost.exit_code == 3
+    assert "cannot start '/nonexistent/ghost'" in ghost.output
+    record = GameRecord.load(str(tmp_path / "g" / "game.json"))
+    assert record.result is not None and record.result.reason == "crash"
+    assert record.name(record.result.winner) == "bob"  # type: ignore[arg-type]
