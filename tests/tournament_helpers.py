@@ -13,15 +13,9 @@ import psutil
 AGENT = Path(__file__).resolve().parent / "tournament_agent.py"
 
 
-def agent(name: str, style: str = "first", *extra: str, first_delay: float = 0.3) -> str:
-    """An ``[[agents]]`` table for the tiny agent in ``style``.
-
-    ``first_delay``: White waits before its first move so the slower-starting
-    Black has read its colour file (see the report: the referee relays
-    White's first move without waiting for Black to take its colour).
-    """
-    args = " ".join(extra)
-    command = f"{sys.executable} {AGENT} --name {{name}} --style {style} --first-delay {first_delay} {args}".strip()
+def agent(name: str, style: str = "first", *extra: str) -> str:
+    """An ``[[agents]]`` table running the tiny agent in ``style`` (``first``, ``last``, ``flips``)."""
+    command = f"{sys.executable} {AGENT} --name {{name}} --style {style} {' '.join(extra)}".strip()
     return f"[[agents]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
 
 

@@ -57,7 +57,7 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
         if entry is not None:
             data["moves"].append(
                 {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
-                 "comments": entry.comments[:5]}
+                 "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
             )
     directory = row["game_dir"]
     if directory and Path(directory).is_dir():
