@@ -59,7 +59,7 @@ def tournament() -> None:
 
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
-         max_games: Optional[int], build: bool, quiet: bool) -> None:
+         scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool) -> None:
     from .live import LineDisplay, LiveDisplay, standings_table
     from .runner import Runner, RunnerError, planned_games, sigterm_stops
     from .standings import format_table
@@ -71,7 +71,8 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             f"nothing to resume: {tournament_.database} does not exist; start with `othello tournament run`"
         )
     try:
-        runner = Runner(tournament_, concurrency=concurrency, scheduler=scheduler, max_games=max_games)
+        runner = Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
+                        scheduler_timeout=scheduler_timeout, max_games=max_games)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -113,6 +114,11 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
         else:
             click.echo(format_table(standings))
+        if runner.failed:
+            raise click.ClickException(
+                f"{len(runner.failed)} game(s) could not be played (not the agents' fault: "
+                f"{runner.failed[0][1]}); `othello tournament resume {tournament_.path}` plays them again"
+            )
         if finished < total:
             console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
         else:
@@ -124,6 +130,8 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
 def _run_options(function: Any) -> Any:
     function = click.option("-j", "--concurrency", type=click.IntRange(1), help="Games at once (default: from the file, else one per core, one core spare).")(function)
     function = click.option("--scheduler", metavar="tcp://HOST:8786", help="Run the games on this Dask cluster.")(function)
+    function = click.option("--scheduler-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
+                            help="Seconds to wait for the Dask scheduler to answer.")(function)
     function = click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest).")(function)
     function = click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table.")(function)
     return function
@@ -135,10 +143,10 @@ def _run_options(function: Any) -> Any:
 @_run_options
 @click.option("--no-build", is_flag=True, help="Skip the agents' build commands.")
 def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-        max_games: Optional[int], quiet: bool, no_build: bool) -> None:
+        scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool) -> None:
     """Run the tournament in FILE (continuing it if it was started before)."""
-    _run(_load(file, demo), resume=False, concurrency=concurrency, scheduler=scheduler, max_games=max_games,
-         build=not no_build, quiet=quiet)
+    _run(_load(file, demo), resume=False, concurrency=concurrency, scheduler=scheduler,
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet)
 
 
 @tournament.command()
@@ -146,10 +154,10 @@ def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: 
 @demo_option
 @_run_options
 def resume(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-           max_games: Optional[int], quiet: bool) -> None:
+           scheduler_timeout: float, max_games: Optional[int], quiet: bool) -> None:
     """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed."""
-    _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler, max_games=max_games,
-         build=False, quiet=quiet)
+    _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler,
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=False, quiet=quiet)
 
 
 @tournament.command()

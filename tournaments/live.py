@@ -47,6 +47,9 @@ class LineDisplay:
         game = event.game
         if event.kind == "started":
             self.console.print(f"Started game {event.number} of {self.total} ({game.white} vs {game.black})", highlight=False)
+        elif event.kind == "failed":
+            self.console.print(f"Game {event.number} ({game.white} vs {game.black}) could not be played: {event.error}; "
+                               "resume will play it", highlight=False)
         else:
             self.console.print(
                 f"Finished game {event.number} ({game.white} vs {game.black}): {result_text(event)}", highlight=False
@@ -99,6 +102,10 @@ class LiveDisplay:
         game = event.game
         if event.kind == "started":
             self.running += 1
+        elif event.kind == "failed":
+            self.running -= 1
+            self.live.console.print(f"Game {event.number} ({game.white} vs {game.black}) could not be played: "
+                                    f"{event.error}; resume will play it", highlight=False)
         else:
             self.running -= 1
             self.progress.advance(self.task)

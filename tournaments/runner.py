@@ -260,11 +260,11 @@ class DaskPool:
 
     remote = True
 
-    def __init__(self, address: str, slots: Optional[int]) -> None:
+    def __init__(self, address: str, slots: Optional[int], timeout: float = 20.0) -> None:
         from distributed import Client
 
         try:
-            self.client = Client(address, timeout="20s")
+            self.client = Client(address, timeout=f"{timeout}s")
         except OSError as exc:
             raise RunnerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         total = sum(self.client.nthreads().values())
@@ -325,10 +325,11 @@ class RunnerError(RuntimeError):
 class GameEvent:
     """What the display hears: a game started or finished."""
 
-    kind: str  # "started" or "finished"
+    kind: str  # "started", "finished" or "failed" (not the agents' fault: a lost worker; replayed on resume)
     game: ScheduledGame
     number: int  # 1-based position in the schedule
     outcome: Optional[GameOutcome] = None
+    error: str = ""
 
 
 class Runner:
@@ -340,6 +341,7 @@ class Runner:
         *,
         concurrency: Optional[int] = None,
         scheduler: Optional[str] = None,
+        scheduler_timeout: float = 20.0,
         on_event: Optional[Callable[[GameEvent, "Runner"], None]] = None,
         max_games: Optional[int] = None,
         build: bool = True,
@@ -347,6 +349,7 @@ class Runner:
         self.tournament = tournament
         self.concurrency = concurrency or tournament.concurrency
         self.scheduler = scheduler
+        self.scheduler_timeout = scheduler_timeout
         self.on_event = on_event
         self.max_games = max_games
         self.build = build
@@ -354,6 +357,7 @@ class Runner:
         self.config_fields: dict[str, Any] = {}
         self.numbers: dict[str, int] = {}
         self.stop_requested = threading.Event()
+        self.failed: list[tuple[str, str]] = []
 
     # -- setup ------------------------------------------------------------------
 
@@ -436,7 +440,7 @@ class Runner:
 
     def make_pool(self) -> Pool:
         if self.scheduler:
-            return DaskPool(self.scheduler, self.concurrency)
+            return DaskPool(self.scheduler, self.concurrency, self.scheduler_timeout)
         return LocalPool(self.concurrency or default_concurrency())
 
     def run(self) -> Standings:
@@ -465,8 +469,15 @@ class Runner:
                     continue
                 for future in pool.wait(list(pending), timeout=0.5):
                     game = pending.pop(future)
-                    result = future.result()
-                    outcome = outcome_from(result)
+                    try:
+                        result = future.result()
+                        outcome = outcome_from(result)
+                    except Exception as exc:  # noqa: BLE001 - a lost worker or a referee bug, not an agent's fault
+                        # The game stays unfinished: resume plays it again.
+                        self.store.unmark_running(game.key)
+                        self.failed.append((game.key, f"{type(exc).__name__}: {exc}"))
+                        self._emit(GameEvent("failed", game, self.numbers.get(game.key, 0), error=str(exc)))
+                        continue
                     if pool.remote:
                         self._save_remote_files(game, result, outcome)
                     if self.store.finish(game.key, outcome):

@@ -239,6 +239,11 @@ class Store:
                 (time.time(), worker, key),
             )
 
+    def unmark_running(self, key: str) -> None:
+        """A game that could not be played (a lost worker): back to the queue."""
+        with self.transaction() as db:
+            db.execute("UPDATE games SET status = 'scheduled' WHERE key = ? AND status = 'running'", (key,))
+
     def reset_running(self) -> int:
         """Games left running by a runner that died go back to the queue; returns how many."""
         with self.transaction() as db:
