@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from typing import Optional
 
@@ -22,29 +23,35 @@ class OutFileError(Exception):
     """``NAME.out`` exists but is not something the referee will read (symlink, too big...)."""
 
 
-def write_atomically(dir_fd: int, name: str, text: str) -> None:
+def write_atomically(dir_fd: int, name: str, text: str, temp_dir_fd: Optional[int] = None) -> None:
     """Write ``name`` in the directory ``dir_fd``: a temporary file, then a rename.
 
-    The temporary name is fresh and created with ``O_EXCL | O_NOFOLLOW``, and
-    the rename replaces whatever is at ``name`` (a file or a symlink planted
-    there) without following it.
+    The temporary file is made in ``temp_dir_fd`` (default: the same
+    directory; it must be on the same file system), under a fresh name
+    created with ``O_EXCL | O_NOFOLLOW``, and the rename replaces whatever is
+    at ``name`` (a file or a symlink planted there) without following it.
+    A temporary directory that is not watched saves the watcher (and the
+    agent) the events of the writing: only the rename is seen.
     """
     data = text.encode("utf-8")
+    temp_fd = dir_fd if temp_dir_fd is None else temp_dir_fd
     for attempt in range(100):
-        temp = f".{name}.referee-{os.getpid()}-{attempt}.tmp"
+        temp = f".{name}.referee-{os.getpid()}-{threading.get_ident()}-{attempt}.tmp"
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=temp_fd)
         except FileExistsError:
             continue
         break
     else:
         raise OSError(errno.EEXIST, f"no free temporary name for {name}")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.rename(temp, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        _unlink(dir_fd, temp)
+        _unlink(temp_fd, temp)
         raise
 
 

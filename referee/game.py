@@ -48,12 +48,14 @@ MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
 
 @dataclass
 class GameEvent:
-    """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``warning`` or ``end``.
+    """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``relayed``, ``warning`` or ``end``.
 
     ``clocks`` holds each colour's total thinking time so far; for
     ``waiting``, ``path`` is the ``NAME.out`` the side to move must write,
     ``time_limit`` its seconds (``None``: no limit) and ``manual`` whether a
-    person plays it; ``record`` comes with ``end``.
+    person plays it; ``record`` comes with ``end``; ``relayed`` follows a
+    move once the other side's ``NAME.in`` is in place.  ``at`` is the
+    ``time.monotonic()`` of the event.
     """
 
     kind: str
@@ -68,6 +70,7 @@ class GameEvent:
     time_limit: Optional[float] = None
     manual: bool = False
     record: Optional[GameRecord] = None
+    at: float = field(default_factory=time.monotonic)
 
 
 EventCallback = Callable[[GameEvent], None]
@@ -196,6 +199,7 @@ class _Game:
         self._monitor_stop = threading.Event()
         self._monitor: Optional[threading.Thread] = None
         self.timeout_seen = False
+        self.temp_fd = -1
 
     # -- events ----------------------------------------------------------------
 
@@ -220,7 +224,13 @@ class _Game:
             player.open_directory()
             files.remove(player.dir_fd, player.in_name)
             files.remove(player.dir_fd, player.out_name)
-        self.waker = make_waker(self.out_dir, self.config.polling, self.config.poll_interval)
+        # The referee's temporary files live outside the watched directories.
+        temp_dir = self.out_dir / ".referee"
+        temp_dir.mkdir(exist_ok=True)
+        self.temp_fd = os.open(temp_dir, os.O_RDONLY | os.O_DIRECTORY)
+        self.waker = make_waker(
+            [p.directory for p in self.players.values()], self.config.polling, self.config.poll_interval
+        )
         self.emit("start")
         failed = []
         for player in self.players.values():
@@ -266,7 +276,7 @@ class _Game:
             for player in self.players.values():
                 if player.process is None:
                     continue
-                count = player.process.scan()
+                count = player.process.scan_tree()
                 limit = self.config.max_processes
                 if limit and count > limit and not player.over_limit:
                     player.over_limit = count
@@ -283,7 +293,7 @@ class _Game:
                 player.process.resume()
             text = (format_move(player.unsent) if player.unsent else "") + end
             try:
-                files.write_atomically(player.dir_fd, player.in_name, text)
+                files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
             except OSError as exc:
                 self.warn(f"could not write the end line to {player.in_name}: {exc}", player)
         deadline = time.monotonic() + self.config.end_grace
@@ -299,6 +309,13 @@ class _Game:
         self.waker.close()
         for player in self.players.values():
             player.close()
+        if self.temp_fd >= 0:
+            os.close(self.temp_fd)
+            self.temp_fd = -1
+            try:
+                os.rmdir(self.out_dir / ".referee")
+            except OSError:
+                pass
 
     # -- the clock and the files -----------------------------------------------------
 
@@ -351,7 +368,7 @@ class _Game:
         if files.exists(player.dir_fd, player.in_name):
             self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
         try:
-            files.write_atomically(player.dir_fd, player.in_name, text)
+            files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
         except OSError as exc:
             return _Fault(player.colour, "crash", f"cannot write {player.label}'s {player.in_name}: {exc}")
         player.unsent = None
@@ -359,7 +376,7 @@ class _Game:
 
     def suspend(self, player: _Player) -> None:
         if self.config.suspend_waiting and player.process and not player.process.exited:
-            player.process.scan()
+            player.process.scan_tree()
             player.process.suspend()
             player.process.wait_stopped()
             player.take_snapshot()
@@ -493,6 +510,7 @@ class _Game:
             turn_start = time.monotonic()
             if fault:
                 return self.fault_result(fault)
+            self.emit("relayed", move=move, colour=other.colour, player=other.label)
             mover = other
 
     def fault_result(self, fault: _Fault) -> Result:

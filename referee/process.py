@@ -69,6 +69,21 @@ def _read_stat(pid: int) -> Optional[_ProcInfo]:
         return None
 
 
+def _children(pid: int) -> list[int]:
+    children: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return children
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                children += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return children
+
+
 def _all_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
@@ -189,6 +204,31 @@ class AgentProcess:
     @property
     def exited(self) -> bool:
         return self.returncode is not None
+
+    def scan_tree(self) -> int:
+        """Cheap count of the agent's processes: its process tree, by the kernel's child lists.
+
+        Used every fraction of a second during the game; :meth:`scan` (all
+        of ``/proc``) also finds orphans left in the agent's group.
+        """
+        if not self.popen:
+            return 0
+        with self._lock:
+            frontier = [pid for pid, start in self.known.items() if _alive(pid, start)]
+            alive: set[int] = set()
+            while frontier:
+                pid = frontier.pop()
+                if pid in alive:
+                    continue
+                info = _read_stat(pid)
+                if info is None or info.state == "Z":
+                    continue
+                alive.add(pid)
+                self.known.setdefault(pid, info.start)
+                self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
+                frontier.extend(_children(pid))
+            self.peak_processes = max(self.peak_processes, len(alive))
+            return len(alive)
 
     def scan(self) -> int:
         """Find the agent's processes now; return how many are alive."""

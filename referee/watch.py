@@ -76,18 +76,23 @@ class _Handler(FileSystemEventHandler):
 
 
 class EventWaker(Waker):
-    """File events from watchdog (inotify on Linux) on the whole game directory."""
+    """File events from a watchdog ``Observer`` (any system watchdog supports)."""
 
     mode = "events"
 
-    def __init__(self, directory: Path, safety_interval: float = 0.5) -> None:
+    def __init__(self, directories: Iterable[Path], safety_interval: float = 0.5) -> None:
         super().__init__()
         from watchdog.observers import Observer
 
         self._closed: dict[str, bool] = {}
         self._safety = safety_interval
         self._observer = Observer()
-        self._observer.schedule(_Handler(self), str(directory), recursive=True)
+        self._stopped = True
+        # Only the events the referee uses: not opens, reads and read-only
+        # closes, which every reading of a file (ours, the agents') would send.
+        wanted = [FileCreatedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent, FileDeletedEvent]
+        for directory in directories:
+            self._observer.schedule(_Handler(self), str(directory), recursive=False, event_filter=wanted)
         self._observer.daemon = True
         self._observer.start()  # raises OSError if inotify is unavailable (limits, file system)
         self._stopped = False
@@ -126,6 +131,80 @@ class EventWaker(Waker):
         self._stopped = True
         self._observer.stop()
         self._observer.join(timeout=5)
+
+
+class InotifyWaker(Waker):
+    """inotify events through watchdog's shared inotify reader thread (Linux).
+
+    watchdog's ``Observer`` hands each event through two more threads (an
+    emitter, then a dispatcher) before a handler sees it; each hand-over is
+    a wait for the GIL, which costs the relay a few tenths of a millisecond.
+    Here the callback runs in watchdog's one inotify thread, and a whole
+    process (a tournament playing many games in threads) shares that thread.
+    """
+
+    mode = "inotify"
+
+    def __init__(self, directories: Iterable[Path], safety_interval: float = 0.5) -> None:
+        super().__init__()
+        from watchdog.observers.inotify_c import InotifyConstants as K
+        from watchdog.observers.inotify_c import InotifyFD
+
+        self._closed: dict[str, bool] = {}
+        self._safety = safety_interval
+        self._fd = InotifyFD.get_instance()
+        self._paths: dict[int, str] = {}
+        mask = K.IN_CREATE | K.IN_MODIFY | K.IN_CLOSE_WRITE | K.IN_MOVED_TO | K.IN_MOVED_FROM | K.IN_DELETE
+        self._registered: list[tuple[int, int]] = []
+        try:
+            for directory in directories:
+                wd = self._fd.add_callback(os.fsencode(directory), mask | K.IN_DONT_FOLLOW, self, id(self))
+                self._paths[wd] = str(directory)
+                self._registered.append((wd, id(self)))
+        except BaseException:
+            self.close()
+            raise
+
+    # -- watchdog's WatchCallback protocol (called in its inotify thread) -------
+
+    def on_event(self, event: object) -> None:
+        with self._cond:
+            directory = self._paths.get(getattr(event, "wd", -1))
+            name = getattr(event, "name", b"")
+            if directory is not None and name:
+                path = os.path.join(directory, os.fsdecode(name))
+                if event.is_close_write or event.is_moved_to:  # type: ignore[attr-defined]
+                    self._closed[path] = True  # written and closed, or renamed into place
+                elif event.is_create or event.is_modify:  # type: ignore[attr-defined]
+                    self._closed[path] = False
+                else:  # deleted or moved away
+                    self._closed.pop(path, None)
+            self._generation += 1
+            self._cond.notify_all()
+
+    def on_watch_deleted(self, wd: int) -> None:
+        self.poke()
+
+    def on_queue_overflow(self) -> None:
+        self.poke()
+
+    # -- Waker ---------------------------------------------------------------------
+
+    def _cap(self, timeout: Optional[float]) -> Optional[float]:
+        return self._safety if timeout is None else min(timeout, self._safety)
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        with self._cond:
+            return self._closed.get(str(path), False)
+
+    def forget(self, path: Path) -> None:
+        with self._cond:
+            self._closed.pop(str(path), None)
+
+    def close(self) -> None:
+        registered, self._registered = self._registered, []
+        if registered:
+            self._fd.remove_callbacks(registered)  # type: ignore[arg-type]
 
 
 class PollingWaker(Waker):
@@ -175,15 +254,20 @@ def _held_open(path: Path, pids: Iterable[int]) -> bool:
     return False
 
 
-def make_waker(directory: Path, polling: bool = False, interval: float = 0.005) -> Waker:
-    """File events if possible (and not ``polling``), else polling.
+def make_waker(directories: Iterable[Path], polling: bool = False, interval: float = 0.005) -> Waker:
+    """File events on ``directories`` if possible (and not ``polling``), else polling.
 
     If the event observer cannot start (no inotify, watch limit reached),
     the referee falls back to polling rather than failing the game.
     """
+    directories = list(directories)
     if not polling:
         try:
-            return EventWaker(directory)
+            return InotifyWaker(directories)
+        except (ImportError, AttributeError, OSError):
+            pass  # not Linux, another watchdog, or no inotify watch left
+        try:
+            return EventWaker(directories)
         except OSError:
             pass
     return PollingWaker(interval)
