@@ -152,22 +152,28 @@ def misbehave(board, colour, move):
             if os.path.exists(log):
                 os.remove(log)
         write(format_move(move)); return
+    if fault == "noisy":
+        sys.stderr.write("x" * 3_000_000)
+        sys.stderr.flush()
+        write(format_move(move)); return
     raise SystemExit(f"unknown fault {fault}")
 
-GOOD_MOVE = {"pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
+GOOD_MOVE = {"noisy", "pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
 board = Board()
 colour = None
 moves_made = 0
 def premature(text):
     if fault == "premature" and text.strip() == "B":
         write("(B C 5)\n")  # before its turn: the referee must see it before White's move is relayed
+    if fault == "keep-colour":
+        time.sleep(1000)  # never deletes its colour file
 first = wait_in(premature)
 colour = Colour.parse(first.strip())
 while True:
     if board.to_move is colour and not board.is_game_over():
         legal = board.legal_moves()
         move = legal[0]
-        if fault not in ("none", "premature", "linger", "ignore-term") and moves_made == at:
+        if fault not in ("none", "premature", "keep-colour", "linger", "ignore-term") and moves_made == at:
             misbehave(board, colour, move)
             if fault == "lose-turn":  # the referee ignored the move: our turn is lost
                 board = board.play_unchecked(Move.pass_(colour)); moves_made += 1

@@ -170,3 +170,17 @@ def test_an_agent_that_cannot_start_loses_by_crash(tmp_path: Path) -> None:
     check(record, BLACK, "crash")
     assert "no such program" in record.extra["agents"]["ghost"]["start_error"]
     assert left_running(recorded_pids(tmp_path / "game")) == []
+
+
+def test_black_that_never_deletes_its_colour_file_loses_on_time(tmp_path: Path, script: Path) -> None:
+    record = run(tmp_path, script, black_fault="keep-colour", config=GameConfig(time_per_move=1, end_grace=0.3))
+    check(record, WHITE, "timeout")
+    assert "bob.in" in record.result.detail  # type: ignore[union-attr]
+
+
+def test_output_is_kept_but_capped(tmp_path: Path, script: Path) -> None:
+    config = GameConfig(time_per_move=3, end_grace=0.3, stderr_limit=10_000)
+    record = run(tmp_path, script, "noisy", 1, config=config)
+    assert record.result is not None and record.result.reason == "normal"
+    log = (tmp_path / "game" / "alice" / "stderr.log").read_text()
+    assert log.startswith("x" * 10_000) and "2990000 more bytes of output dropped" in log

@@ -250,3 +250,64 @@ def test_cli_bad_command_line_and_unstartable_agent(tmp_path: Path) -> None:
     record = GameRecord.load(str(tmp_path / "g" / "game.json"))
     assert record.result is not None and record.result.reason == "crash"
     assert record.name(record.result.winner) == "bob"  # type: ignore[arg-type]
+
+
+def test_the_watchdog_observer_is_the_fallback_of_direct_inotify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from othello_arena.referee import watch
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise OSError("inotify watch limit reached")
+
+    monkeypatch.setattr(watch, "InotifyWaker", unavailable)
+    script = write_agent(tmp_path)
+    white = AgentSpec.program("alice", command(script, "nano", 1))
+    record = play_game(white, AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
+    assert record.extra["referee"]["watch"] == "events"
+    assert record.result is not None and record.result.reason == "normal", record.result
+
+
+def test_games_in_threads_at_once_leave_no_thread_behind(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    play_game(AgentSpec.program("w", command(script)), AgentSpec.program("b", command(script)), FAST, tmp_path / "warm")
+    before = {t.name for t in threading.enumerate()}
+    records: list[GameRecord] = []
+
+    def one(index: int) -> None:
+        spec = AgentSpec.program("x", command(script))
+        records.append(play_game(spec, spec, FAST, tmp_path / f"g{index}"))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(records) == 3 and all(r.result and r.result.reason == "normal" for r in records)
+    assert {t.name for t in threading.enumerate()} <= before
+    for index in range(3):
+        assert left_running(recorded_pids(tmp_path / f"g{index}")) == []
+
+
+def test_the_rich_board_is_the_protocol_drawing(tmp_path: Path) -> None:
+    from othello_arena.protocol import Board
+    from othello_arena.referee.display import board_text
+
+    move = Move.parse("(W D 3)")
+    board = Board().play(move)
+    assert board_text(board, move).plain == "".join(board.draw(move).splitlines(keepends=True)[:10])
+
+
+def test_cli_manual_player_sees_where_to_write(tmp_path: Path) -> None:
+    script = write_agent(tmp_path)
+    stop = threading.Event()
+    person = threading.Thread(target=_person, args=(tmp_path / "g", "me", stop), daemon=True)
+    person.start()
+    try:
+        result = CliRunner().invoke(
+            cli, ["play", "manual:me", _agent_arg(script, "bot"), "--time", "3", "-q", "--out", str(tmp_path / "g")],
+        )
+    finally:
+        stop.set()
+        person.join(5)
+    assert result.exit_code == 0, result.output
+    assert "no time limit" in result.stderr
+    assert f"Write your move into {(tmp_path / 'g' / 'me' / 'me.out').resolve()}" in result.stderr
