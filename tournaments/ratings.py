@@ -48,7 +48,7 @@ class Rating:
 
 def expected_score(elo_a: float, elo_b: float) -> float:
     """The score A expects against B under the model."""
-    return 1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0)))
 
 
 def fit(players: Sequence[str], games: Iterable[FinishedGame]) -> dict[str, Rating]:

@@ -276,11 +276,10 @@ class DaskPool:
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
         from distributed import wait
-        from distributed.client import TimeoutError as DaskTimeout
 
         try:
             done, _ = wait(futures, timeout=timeout, return_when="FIRST_COMPLETED")
-        except (DaskTimeout, TimeoutError):
+        except TimeoutError:  # also asyncio's and Dask's (aliases since Python 3.11)
             return []
         return list(done)
 
