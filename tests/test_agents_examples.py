@@ -85,3 +85,37 @@ def test_example_exits_on_the_end_line(start, kind):
     driver.send("(END W 3 1 timeout)\n")
     code, _, err = driver.wait_exit()
     assert code == 0, err
+
+
+# -- real games through the referee ---------------------------------------------------
+
+
+def referee_game(white: str, black: str, directory: Path, seconds: float = 5.0):
+    from othello_arena.referee import AgentSpec, GameConfig, play_game
+
+    return play_game(AgentSpec.parse(white), AgentSpec.parse(black), GameConfig(time_per_move=seconds), directory)
+
+
+def assert_clean_game(record) -> None:
+    """A game that ended normally, every move legal from the start (replayed by the rules core)."""
+    from othello_arena.protocol import Board
+
+    assert record.result.reason == "normal", record.result
+    board = Board()
+    for entry in record.moves:
+        board = board.play(entry.move)
+    assert board.is_game_over()
+    assert (board.count(WHITE), board.count(BLACK)) == (record.result.white_discs, record.result.black_discs)
+
+
+@pytest.mark.parametrize("white, black", [("c", "awk"), ("awk", "c")])
+def test_examples_play_each_other_through_the_referee(tmp_path, greedy_c, white, black):
+    specs = {"c": f"cgreedy={greedy_c} {{name}}", "awk": f"corners=awk -f {EXAMPLES / 'corners.awk'} {{name}}"}
+    assert_clean_game(referee_game(specs[white], specs[black], tmp_path / "game"))
+
+
+@pytest.mark.parametrize("example, builtin", [("c", "random"), ("awk", "greedy")])
+def test_examples_play_python_agents_through_the_referee(tmp_path, greedy_c, example, builtin):
+    spec = {"c": f"cgreedy={greedy_c} {{name}}", "awk": f"corners=awk -f {EXAMPLES / 'corners.awk'} {{name}}"}[example]
+    assert_clean_game(referee_game(spec, builtin, tmp_path / "one"))
+    assert_clean_game(referee_game(builtin, spec, tmp_path / "two"))
