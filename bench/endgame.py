@@ -1,0 +1,62 @@
+"""Exact endgame solving: time and nodes on positions with 14 to 24 empties.
+
+    python bench/endgame.py [--empties 14 16 18 20] [--count 5] [--seed 1]
+
+The positions come from self-play (random openings, then the engine at
+depth 4 with seed 002's evaluation), stopped at the given number of empty
+squares; they are printed as OBF lines (X = White, who moves first) so any
+other solver can check the scores.  The score is the exact final disc
+difference for the side to move (empty squares count for nobody).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from othello_arena.agents.champion import search as S
+from othello_arena.agents.champion.engine import Engine
+from othello_arena.protocol import Board, Move, format_obf
+
+
+def position(rng: random.Random, empties: int, player: Engine) -> Board:
+    while True:
+        board = Board()
+        for _ in range(rng.randint(6, 14)):
+            board = board.play(rng.choice(board.legal_moves()))
+        while not board.is_game_over() and 64 - bin(board.white | board.black).count("1") > empties:
+            moves = board.legal_moves()
+            if moves[0].is_pass:
+                board = board.play(moves[0])
+            else:
+                board = board.play(Move(board.to_move, player.search_depth(board, 4)[1]))
+        if not board.is_game_over() and board.legal_squares() and 64 - bin(board.white | board.black).count("1") == empties:
+            return board
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--empties", type=int, nargs="+", default=[14, 16, 18, 20])
+    parser.add_argument("--count", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    player = Engine(tt_bits=16, eval_kind=S.EVAL_SEED002)
+    solver = Engine()
+    for empties in args.empties:
+        times = []
+        for _ in range(args.count):
+            board = position(rng, empties, player)
+            solver.clear()
+            started = time.perf_counter()
+            result = solver.think(board, exact=True)
+            seconds = time.perf_counter() - started
+            times.append(seconds)
+            print(f"{format_obf(board)}  {empties} empties  best {result.move_name}  score {result.score:+.0f}  "
+                  f"nodes {result.nodes:,}  {seconds:.2f}s  ({result.nodes / seconds / 1e6:.1f} M nodes/s)")
+        print(f"== {empties} empties: mean {sum(times) / len(times):.2f}s, max {max(times):.2f}s over {len(times)} positions")
+
+
+if __name__ == "__main__":
+    main()
