@@ -109,3 +109,22 @@ def test_unknown_builtin(tmp_path: Path) -> None:
     t = config.load(write(tmp_path, 'agents = ["random", "nosuch"]\n'))
     with pytest.raises(TournamentFileError, match="'nosuch' is not a built-in agent; built-in agents are random"):
         config.check_builtins(t, ["random"])
+
+
+def test_the_demo_is_valid_from_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from othello_arena.agents import registry
+    from othello_arena.cli import cli
+    from othello_arena.tournaments.cli import demo_path
+
+    demo = config.load(demo_path())
+    config.check_builtins(demo, registry.names())
+    assert len(demo.agents) >= 4 and demo.results_dir == demo_path().parent.parent / "results" / "demo"
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["tournament", "check", "--demo"])
+    assert result.exit_code == 0, result.output
+    assert "round-robin" in result.output
+    # The packaged demo keeps its results under the current directory.
+    packaged = config.load(demo_path(), results_base=tmp_path / "results" / "demo")
+    assert packaged.database == tmp_path / "results" / "demo" / "tournament.sqlite"

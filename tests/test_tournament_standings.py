@@ -87,3 +87,25 @@ def test_text_tables() -> None:
     assert "a" in text and "1.5" in text
     cross = standings.format_crosstable(table)
     assert "1½/2" in cross and "½/2" in cross
+
+
+def test_timeouts_under_load_are_flagged() -> None:
+    from othello_arena.protocol import GameRecord
+    from othello_arena.tournaments.runner import outcome_from
+
+    def result(cpu: float, load: float) -> dict:
+        record = GameRecord("a", "b", time_per_move=1.0)
+        data = record.to_dict()
+        data["result"] = {"winner": "W", "reason": "timeout", "discs": {"W": 2, "B": 2}}
+        data["agents"] = {"a": {"colour": "W", "seconds": 0.0, "cpu_seconds": 0.0},
+                          "b": {"colour": "B", "seconds": 1.25, "cpu_seconds": cpu}}
+        return {"record": data, "load": load, "cores": 2}
+
+    thinking = outcome_from(result(cpu=1.2, load=0.5))
+    assert thinking.reason == "timeout" and thinking.black_cpu == 1.2 and thinking.load_flag is None
+    starved = outcome_from(result(cpu=0.1, load=0.5))
+    assert starved.load_flag is not None and "CPU 0.10 s over 1.25 s" in starved.load_flag
+    loaded = outcome_from(result(cpu=1.2, load=6.0))
+    assert loaded.load_flag is not None and "load average 6.0 on 2 cores" in loaded.load_flag
+    table = standings.compute(["a", "b"], [FinishedGame("k", 1, "a", "b", "W", "timeout", 2, 2, 0, starved.load_flag)])
+    assert table.line("b").forfeits["timeout"] == 1 and table.line("b").load_flagged == 1

@@ -92,6 +92,12 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
                 f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents)} agents, {total} games, "
                 f"{tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
             )
+            from .runner import usable_cores
+
+            slots = concurrency or tournament_.concurrency
+            if not scheduler and slots and slots > usable_cores():
+                console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
+                              "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
             if build and not resume:
                 runner.build_agents(console.print)
             live = console.is_terminal and not quiet
