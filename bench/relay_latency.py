@@ -111,6 +111,55 @@ def measure(games: int, polling: bool, interval: float, work: Path) -> dict[str,
     }
 
 
+WRITER = r'''
+import os, sys, time
+directory, count = sys.argv[1], int(sys.argv[2])
+time.sleep(0.2)
+for i in range(count):
+    with open(os.path.join(directory, "x.tmp"), "w") as f:
+        f.write(f"{time.monotonic():.6f}")
+    os.rename(os.path.join(directory, "x.tmp"), os.path.join(directory, f"x{i}.in"))
+    time.sleep(0.003)
+'''
+
+
+def delivery_floor(count: int, work: Path) -> dict[str, float]:
+    """The floor: another process renames a stamped file into place; we block on raw inotify."""
+    import ctypes
+    import os
+    import subprocess
+
+    directory = work / "floor"
+    directory.mkdir()
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(0)
+    libc.inotify_add_watch(fd, bytes(directory), 0x80)  # IN_MOVED_TO
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(directory), str(count)])
+    delays = []
+    seen = 0
+    while seen < count:
+        buffer = os.read(fd, 65536)
+        now = time.monotonic()
+        offset = 0
+        while offset < len(buffer):
+            length = int.from_bytes(buffer[offset + 12 : offset + 16], "little")
+            name = buffer[offset + 16 : offset + 16 + length].rstrip(b"\0").decode()
+            offset += 16 + length
+            stamp = float((directory / name).read_text())
+            delays.append(now - stamp)
+            seen += 1
+    writer.wait()
+    os.close(fd)
+    return {
+        "moves": len(delays),
+        "median_ms": statistics.median(delays) * 1000,
+        "p99_ms": percentile(delays, 0.99) * 1000,
+        "max_ms": max(delays) * 1000,
+        "overhead_s": float("nan"),
+        "wall_s": float("nan"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -119,6 +168,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         rows = [
+            ("floor: raw inotify delivery, no referee", delivery_floor(60 * args.games, work)),
             ("file events (watchdog/inotify)", measure(args.games, False, args.poll_interval, work)),
             (f"polling every {args.poll_interval * 1000:g} ms", measure(args.games, True, args.poll_interval, work)),
             ("polling every 1 ms", measure(args.games, True, 0.001, work)),

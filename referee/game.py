@@ -229,7 +229,8 @@ class _Game:
         temp_dir.mkdir(exist_ok=True)
         self.temp_fd = os.open(temp_dir, os.O_RDONLY | os.O_DIRECTORY)
         self.waker = make_waker(
-            [p.directory for p in self.players.values()], self.config.polling, self.config.poll_interval
+            [p.directory for p in self.players.values()], self.config.polling, self.config.poll_interval,
+            names=[name for p in self.players.values() for name in (p.in_name, p.out_name)],
         )
         self.emit("start")
         failed = []
@@ -469,8 +470,8 @@ class _Game:
             if fault:
                 return self.fault_result(fault)
             assert message is not None
-            files.remove(mover.dir_fd, mover.out_name)
-            self.waker.forget(mover.out_path)
+            if self.config.suspend_waiting:  # before the snapshot of the mover's files
+                self.collect(mover)
             seconds = read_at - turn_start
             mover.seconds += seconds
             deadline = self.deadline(mover, turn_start)
@@ -493,16 +494,18 @@ class _Game:
                 self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note)
             else:
                 self.record.moves.append(MoveRecord(move, seconds, list(message.comments)))
-                self.board = self.board.play(move)
+                self.board = self.board.play_unchecked(move)  # checked just above
                 self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds)
             other = self.players[mover.colour.opponent]
             other.unsent = move
             outcome = self.board.outcome()
             if outcome is not None:
+                self.collect(mover)
                 return Result.from_outcome(outcome)
             self.suspend(mover)
             if other.colour is BLACK and len(self.record.moves) == 1:
                 # Black's colour file must be read before the first move replaces it.
+                self.collect(mover)
                 fault = self.wait_gone(other, self.black_colour_deadline)
                 if fault:
                     return self.fault_result(fault)
@@ -511,7 +514,13 @@ class _Game:
             if fault:
                 return self.fault_result(fault)
             self.emit("relayed", move=move, colour=other.colour, player=other.label)
+            self.collect(mover)  # after the relay: the relay comes first
             mover = other
+
+    def collect(self, player: _Player) -> None:
+        """Delete the ``NAME.out`` just read (PROTOCOL.md section 3.6)."""
+        files.remove(player.dir_fd, player.out_name)
+        self.waker.forget(player.out_path)
 
     def fault_result(self, fault: _Fault) -> Result:
         white, black = self.board.count(WHITE), self.board.count(BLACK)

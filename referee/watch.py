@@ -145,13 +145,17 @@ class InotifyWaker(Waker):
 
     mode = "inotify"
 
-    def __init__(self, directories: Iterable[Path], safety_interval: float = 0.5) -> None:
+    def __init__(
+        self, directories: Iterable[Path], names: Optional[Iterable[str]] = None, safety_interval: float = 0.5
+    ) -> None:
         super().__init__()
         from watchdog.observers.inotify_c import InotifyConstants as K
         from watchdog.observers.inotify_c import InotifyFD
 
         self._closed: dict[str, bool] = {}
         self._safety = safety_interval
+        # Events on other names (an agent's own temporary files) wake nobody.
+        self._names = None if names is None else {os.fsencode(name) for name in names}
         self._fd = InotifyFD.get_instance()
         self._paths: dict[int, str] = {}
         mask = K.IN_CREATE | K.IN_MODIFY | K.IN_CLOSE_WRITE | K.IN_MOVED_TO | K.IN_MOVED_FROM | K.IN_DELETE
@@ -168,9 +172,11 @@ class InotifyWaker(Waker):
     # -- watchdog's WatchCallback protocol (called in its inotify thread) -------
 
     def on_event(self, event: object) -> None:
+        name = getattr(event, "name", b"")
+        if self._names is not None and name and name not in self._names:
+            return
         with self._cond:
             directory = self._paths.get(getattr(event, "wd", -1))
-            name = getattr(event, "name", b"")
             if directory is not None and name:
                 path = os.path.join(directory, os.fsdecode(name))
                 if event.is_close_write or event.is_moved_to:  # type: ignore[attr-defined]
@@ -254,8 +260,12 @@ def _held_open(path: Path, pids: Iterable[int]) -> bool:
     return False
 
 
-def make_waker(directories: Iterable[Path], polling: bool = False, interval: float = 0.005) -> Waker:
+def make_waker(
+    directories: Iterable[Path], polling: bool = False, interval: float = 0.005, names: Optional[Iterable[str]] = None
+) -> Waker:
     """File events on ``directories`` if possible (and not ``polling``), else polling.
+
+    With ``names``, only events on files of those names wake the referee.
 
     If the event observer cannot start (no inotify, watch limit reached),
     the referee falls back to polling rather than failing the game.
@@ -263,7 +273,7 @@ def make_waker(directories: Iterable[Path], polling: bool = False, interval: flo
     directories = list(directories)
     if not polling:
         try:
-            return InotifyWaker(directories)
+            return InotifyWaker(directories, names)
         except (ImportError, AttributeError, OSError):
             pass  # not Linux, another watchdog, or no inotify watch left
         try:
