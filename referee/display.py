@@ -84,7 +84,7 @@ class Display:
         in_path = event.path.with_suffix(".in")
         self.prompts.print(
             f"{event.player} ({event.colour.full_name}) to move, {limit}.\n"
-            f"  Read (then delete) {in_path}\n"
+            f"  Read {in_path} (the opponent's last move)\n"
             f"  Write your move into {event.path}, e.g. {example}   legal: {legal}",
             markup=False,
         )

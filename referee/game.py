@@ -200,6 +200,7 @@ class _Game:
         self._monitor: Optional[threading.Thread] = None
         self.timeout_seen = False
         self.temp_fd = -1
+        self.black_colour_deadline: Optional[float] = None
 
     # -- events ----------------------------------------------------------------
 
@@ -366,7 +367,8 @@ class _Game:
             )
         if player.process:
             player.process.resume()
-        if files.exists(player.dir_fd, player.in_name):
+        if files.exists(player.dir_fd, player.in_name) and not player.spec.is_manual:
+            # (a person need not delete NAME.in: it is simply replaced)
             self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
         try:
             files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
@@ -454,7 +456,6 @@ class _Game:
                        else _earliest(deadline, self.black_colour_deadline))
 
     def play(self) -> Result:
-        self.black_colour_deadline: Optional[float] = None
         fault = self.setup() or self.start_colours()
         if fault:
             return self.fault_result(fault)
@@ -503,7 +504,7 @@ class _Game:
                 self.collect(mover)
                 return Result.from_outcome(outcome)
             self.suspend(mover)
-            if other.colour is BLACK and len(self.record.moves) == 1:
+            if other.colour is BLACK and len(self.record.moves) == 1 and not other.spec.is_manual:
                 # Black's colour file must be read before the first move replaces it.
                 self.collect(mover)
                 fault = self.wait_gone(other, self.black_colour_deadline)

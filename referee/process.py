@@ -178,7 +178,7 @@ class AgentProcess:
         kept = dropped = 0
         with open(self.log_path, "wb") as log:
             while True:
-                chunk = self.popen.stdout.read1(1 << 16)
+                chunk = self.popen.stdout.read1(1 << 16)  # type: ignore[attr-defined]
                 if not chunk:
                     break
                 room = self.stderr_limit - kept

@@ -162,7 +162,9 @@ class InotifyWaker(Waker):
         self._registered: list[tuple[int, int]] = []
         try:
             for directory in directories:
-                wd = self._fd.add_callback(os.fsencode(directory), mask | K.IN_DONT_FOLLOW, self, id(self))
+                wd = self._fd.add_callback(
+                    os.fsencode(directory), mask | K.IN_DONT_FOLLOW, self, id(self)  # type: ignore[arg-type]
+                )
                 self._paths[wd] = str(directory)
                 self._registered.append((wd, id(self)))
         except BaseException:
