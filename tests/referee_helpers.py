@@ -152,6 +152,9 @@ def misbehave(board, colour, move):
             if os.path.exists(log):
                 os.remove(log)
         write(format_move(move)); return
+    if fault == "memory-hog":
+        hoard = bytearray(1 << 30)  # 1 GiB: over the limit the test sets, so MemoryError
+        write(format_move(move)); return
     if fault == "noisy":
         sys.stderr.write("x" * 3_000_000)
         sys.stderr.flush()
