@@ -192,17 +192,25 @@ def train(
 ) -> np.ndarray:
     """The whole training: generate, fit, save; ``rounds`` > 1 replays with the new weights."""
     weights: Optional[np.ndarray] = None
+    data: Optional[TrainingData] = None  # every round's positions: later fits use them all
     for round_ in range(rounds):
         started = time.perf_counter()
         if weights is None:
             engine = Engine(tt_bits=16, eval_kind=S.EVAL_SEED002)
         else:
             engine = Engine(tt_bits=16, eval_kind=S.EVAL_PATTERNS, weights=weights)
-        data = generate(games, seed + round_, depth, noise, solve_empties, engine)
-        log(f"round {round_ + 1}: {data.games} games, {len(data.labels)} positions in {time.perf_counter() - started:.1f}s")
+        fresh = generate(games, seed + round_, depth, noise, solve_empties, engine)
+        log(f"round {round_ + 1}: {fresh.games} games, {len(fresh.labels)} positions in {time.perf_counter() - started:.1f}s")
+        data = fresh if data is None else TrainingData(
+            np.concatenate([data.indices, fresh.indices]),
+            np.concatenate([data.stages, fresh.stages]),
+            np.concatenate([data.labels, fresh.labels]),
+            data.games + fresh.games,
+        )
         started = time.perf_counter()
         weights = fit(data, l2)
-        log(f"round {round_ + 1}: fitted {N_STAGES} stages x {TABLES.n_features} weights in {time.perf_counter() - started:.1f}s")
+        log(f"round {round_ + 1}: fitted {N_STAGES} stages x {TABLES.n_features} weights on {len(data.labels)} positions "
+            f"in {time.perf_counter() - started:.1f}s")
     assert weights is not None
     held = generate(max(20, games // 20), seed + 1000, depth, noise, solve_empties, Engine(tt_bits=16, eval_kind=S.EVAL_PATTERNS, weights=weights))
     log(f"held-out error: {holdout_error(weights, held):.2f} discs on {len(held.labels)} positions of {held.games} new games")
