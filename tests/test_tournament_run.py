@@ -208,3 +208,26 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     assert not query(database, "SELECT 1 FROM games WHERE status = 'running'")
     result = invoke("resume", str(path), "-q")
     assert result.exit_code == 0 and status_json(path)["finished"] == 6
+
+
+def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
+    import sys as _sys
+
+    from tournament_helpers import AGENT
+
+    home = tmp_path / "students" / "alice"
+    home.mkdir(parents=True)
+    (home / "alice.py").write_text(AGENT.read_text())
+    tables = [
+        '[[agents]]\nname = "alice"\ncwd = "students/alice"\n'
+        f'command = "{_sys.executable} alice.py --name {{name}} --style first"\n'
+        'build = "echo built >> build-count.txt"\n',
+        agent("bob", "last").replace('[[agents]]\n', '[[agents]]\nbuild = "echo oops; exit 3"\n', 1),
+    ]
+    path = write_tournament(tmp_path, tables)
+    result = invoke("run", str(path), "-q")
+    assert result.exit_code == 0, result.output
+    assert (home / "build-count.txt").read_text() == "built\n"
+    assert "Build of bob failed (exit 3)" in result.output
+    assert (tmp_path / "results" / "build" / "bob.log").read_text() == "oops\n"
+    assert status_json(path)["finished"] == 2
