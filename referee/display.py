@@ -46,7 +46,6 @@ class Display:
         self.console = Console(file=file, highlight=False, soft_wrap=True)
         self.prompts = Console(file=prompts, highlight=False, soft_wrap=True, stderr=prompts is None)
         self.quiet = quiet
-        self.names = {WHITE: "", BLACK: ""}
 
     def __call__(self, event: GameEvent) -> None:
         handler = getattr(self, "on_" + event.kind.replace("-", "_"), None)
@@ -59,20 +58,19 @@ class Display:
 
     def status(self, event: GameEvent) -> str:
         w, b = event.board.count(WHITE), event.board.count(BLACK)
-        clocks = event.clocks
+        clocks, names = event.clocks, event.names
         return (
-            f"  W {self.names[WHITE]}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s"
-            f"   B {self.names[BLACK]}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s"
+            f"  W {names.get(WHITE, '')}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s"
+            f"   B {names.get(BLACK, '')}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s"
         )
 
     # -- events ------------------------------------------------------------------
 
     def on_start(self, event: GameEvent) -> None:
-        pass
+        for part in event.message.split("; "):
+            self.line(part)
 
     def on_waiting(self, event: GameEvent) -> None:
-        assert event.colour is not None
-        self.names[event.colour] = self.names[event.colour] or event.player
         if event.manual:
             self.prompt(event)
 
@@ -92,11 +90,10 @@ class Display:
     def on_move(self, event: GameEvent) -> None:
         if self.quiet:
             return
-        assert event.move is not None and event.colour is not None
-        self.names[event.colour] = self.names[event.colour] or event.player
+        assert event.move is not None
         self.console.print(f"{event.player}: {event.move.line()}  ({event.seconds:.3f} s)", markup=False)
         if self.console.is_terminal:
-            self.console.print(board_text(event.board, event.move))
+            self.console.print(board_text(event.board, event.move), end="")
         else:
             self.console.print(event.board.draw(event.move).rstrip("\n"), markup=False)
         self.console.print(self.status(event), markup=False)

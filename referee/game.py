@@ -55,7 +55,7 @@ class GameEvent:
     ``time_limit`` its seconds (``None``: no limit) and ``manual`` whether a
     person plays it; ``record`` comes with ``end``; ``relayed`` follows a
     move once the other side's ``NAME.in`` is in place.  ``at`` is the
-    ``time.monotonic()`` of the event.
+    ``time.monotonic()`` of the event; ``names`` the label of each colour.
     """
 
     kind: str
@@ -70,6 +70,7 @@ class GameEvent:
     time_limit: Optional[float] = None
     manual: bool = False
     record: Optional[GameRecord] = None
+    names: dict[Colour, str] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
 
 
@@ -209,7 +210,8 @@ class _Game:
             return
         clocks = {colour: player.seconds for colour, player in self.players.items()}
         try:
-            self.on_event(GameEvent(kind, self.board, clocks=clocks, **fields))
+            names = {colour: player.label for colour, player in self.players.items()}
+            self.on_event(GameEvent(kind, self.board, clocks=clocks, names=names, **fields))
         except Exception as exc:  # a display must not stop a game
             self.warnings.append(f"event callback failed on {kind!r}: {exc!r}")
 
@@ -233,7 +235,10 @@ class _Game:
             [p.directory for p in self.players.values()], self.config.polling, self.config.poll_interval,
             names=[name for p in self.players.values() for name in (p.in_name, p.out_name)],
         )
-        self.emit("start")
+        self.emit("start", message="; ".join(
+            f"{p.label} ({p.colour.value}) plays in {p.directory} with {p.in_name} and {p.out_name}"
+            for p in self.players.values()
+        ))
         failed = []
         for player in self.players.values():
             if player.spec.is_manual:
@@ -287,6 +292,9 @@ class _Game:
 
     def teardown(self, result: Result) -> None:
         end = format_end(result.outcome())
+        for player in self.players.values():
+            if player.process:  # know every process before any exits and orphans its children
+                player.process.scan_tree()
         for player in self.players.values():
             if player.dir_fd < 0:
                 continue
@@ -516,6 +524,8 @@ class _Game:
                 return self.fault_result(fault)
             self.emit("relayed", move=move, colour=other.colour, player=other.label)
             self.collect(mover)  # after the relay: the relay comes first
+            if mover.process:  # after the relay: who runs now, and the CPU time so far
+                mover.process.scan_tree()
             mover = other
 
     def collect(self, player: _Player) -> None:

@@ -62,7 +62,7 @@ def _read_stat(pid: int) -> Optional[_ProcInfo]:
             pgrp=int(fields[2]),
             session=int(fields[3]),
             start=int(fields[19]),
-            cpu_ticks=int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14]),
+            cpu_ticks=int(fields[11]) + int(fields[12]),  # utime + stime of this process
             state=fields[0],
         )
     except (IndexError, ValueError):
