@@ -116,6 +116,11 @@ def test_errors_are_clear_and_exit_1(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "nothing to resume" in result.output
     result = CliRunner().invoke(cli, ["tournament", "run"])
     assert result.exit_code == 2 and "missing tournament FILE" in result.output
+    path = write_tournament(tmp_path, THREE)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write('\n[referee]\nspeed = 2\n')
+    result = CliRunner().invoke(cli, ["tournament", "check", str(path)])
+    assert result.exit_code == 1 and "unknown key(s) in [referee]: speed" in result.output
     # Changing the schedule of a started tournament is refused.
     path = write_tournament(tmp_path, THREE, seed=1)
     assert invoke("run", str(path), "-q", "--max-games", "1").exit_code == 0

@@ -220,8 +220,12 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
 
 
 class Pool(Protocol):
-    slots: int
+    """Where games run: ``slots`` games at once; ``remote`` pools return files as data."""
+
     remote: bool
+
+    @property
+    def slots(self) -> int: ...
 
     def submit(self, job: dict[str, Any]) -> Any: ...
 
@@ -267,8 +271,19 @@ class DaskPool:
             self.client = Client(address, timeout=f"{timeout}s")
         except OSError as exc:
             raise RunnerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-        total = sum(self.client.nthreads().values())
-        self.slots = slots or max(1, total)
+        self.fixed_slots = slots
+        self.checked = 0.0
+        self.total_threads = 1
+
+    @property
+    def slots(self) -> int:
+        """Games in flight: as given, else one per worker thread (workers may join or leave)."""
+        if self.fixed_slots:
+            return self.fixed_slots
+        if time.monotonic() - self.checked > 5.0:
+            self.total_threads = max(1, sum(self.client.nthreads().values()))
+            self.checked = time.monotonic()
+        return self.total_threads
 
     def submit(self, job: dict[str, Any]) -> Any:
         # pure=False: a game replayed after a crash is a new task, not a cached result.
