@@ -190,7 +190,6 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(state, indent=2))
         return
-    from .runner import Runner  # noqa: F401  (keeps the import cost in one place)
     from .standings import compute
     from .store import Store
 

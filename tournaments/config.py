@@ -303,8 +303,7 @@ def _get(section: dict[str, Any], key: str, kind: Any, default: Any, where: str)
     value = section.get(key, default)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) or not isinstance(value, kinds):
-        expected = " or ".join(k.__name__ for k in kinds).replace("str", "a string").replace("int", "an integer")
-        expected = expected.replace("float", "a number")
+        expected = "a number" if float in kinds else "an integer" if int in kinds else "a string"
         raise TournamentFileError(f"{where}: [tournament] {key} must be {expected}, not {value!r}")
     return value
 

@@ -137,12 +137,15 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA foreign_keys=ON")
-        with self.transaction():
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-        if self.get_meta("schema") is None:
-            self.set_meta("schema", str(SCHEMA_VERSION))
+        if create:
+            with self.transaction():
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                if self.get_meta("schema") is None:
+                    self.set_meta("schema", str(SCHEMA_VERSION))
+        # create=False (status, report): only read, never take the write lock
+        # from a runner that may be playing right now.
 
     def close(self) -> None:
         self.db.close()
