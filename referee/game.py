@@ -569,6 +569,7 @@ class _Game:
         record.extra["agents"] = agents
         referee: dict[str, Any] = {
             "watch": self.waker.mode,
+            "file_events": self.waker.events,
             "grace": self.config.grace,
             "illegal": self.config.illegal,
             "suspend_waiting": self.config.suspend_waiting,

@@ -39,6 +39,7 @@ class Waker:
         self._cond = threading.Condition()
         self._generation = 0
         self._seen = 0
+        self.events = 0  # file events received (0 when polling)
 
     def poke(self) -> None:
         """Wake the waiting referee (a file event, a process exit...)."""
@@ -110,6 +111,7 @@ class EventWaker(Waker):
                 self._closed[src] = False
             elif isinstance(event, FileDeletedEvent):
                 self._closed.pop(src, None)
+            self.events += 1
             self._generation += 1
             self._cond.notify_all()
 
@@ -156,7 +158,15 @@ class InotifyWaker(Waker):
         self._safety = safety_interval
         # Events on other names (an agent's own temporary files) wake nobody.
         self._names = None if names is None else {os.fsencode(name) for name in names}
-        self._fd = InotifyFD.get_instance()
+        shared = InotifyFD.get_instance()
+        self._own = not shared.is_alive()
+        if self._own:
+            # A forked child (a process pool of a tournament) inherits the
+            # shared reader without its thread: read with one of our own.
+            self._fd = InotifyFD()
+            self._fd.start()
+        else:
+            self._fd = shared
         self._paths: dict[int, str] = {}
         mask = K.IN_CREATE | K.IN_MODIFY | K.IN_CLOSE_WRITE | K.IN_MOVED_TO | K.IN_MOVED_FROM | K.IN_DELETE
         self._registered: list[tuple[int, int]] = []
@@ -187,6 +197,7 @@ class InotifyWaker(Waker):
                     self._closed[path] = False
                 else:  # deleted or moved away
                     self._closed.pop(path, None)
+            self.events += 1
             self._generation += 1
             self._cond.notify_all()
 
@@ -213,6 +224,10 @@ class InotifyWaker(Waker):
         registered, self._registered = self._registered, []
         if registered:
             self._fd.remove_callbacks(registered)  # type: ignore[arg-type]
+        if self._own:
+            self._own = False
+            self._fd.stop()
+            self._fd.join(timeout=5)
 
 
 class PollingWaker(Waker):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -311,3 +312,27 @@ def test_cli_manual_player_sees_where_to_write(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "no time limit" in result.stderr
     assert f"Write your move into {(tmp_path / 'g' / 'me' / 'me.out').resolve()}" in result.stderr
+
+
+def test_a_forked_child_gets_file_events_of_its_own(tmp_path: Path) -> None:
+    """A process pool forked after a game (the tournament) must not be left with a dead event reader."""
+    import warnings
+
+    script = write_agent(tmp_path)
+    spec = AgentSpec.program("x", command(script))
+    play_game(spec, spec, FAST, tmp_path / "parent")  # starts watchdog's shared inotify thread here
+    result = tmp_path / "child.txt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
+        pid = os.fork()
+    if pid == 0:  # the child: play, write what happened, leave at once
+        try:
+            record = play_game(spec, spec, FAST, tmp_path / "child")
+            referee = record.extra["referee"]
+            result.write_text(f"{referee['watch']} {referee['file_events']} {record.result.reason}")  # type: ignore[union-attr]
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    mode, events, reason = result.read_text().split()
+    assert (mode, reason) == ("inotify", "normal")
+    assert int(events) > 60  # the events reached the child's referee (not only its safety timeout)
