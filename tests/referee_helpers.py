@@ -118,6 +118,8 @@ def misbehave(board, colour, move):
             f.flush()
             time.sleep(0.3)
         return
+    if fault == "fifo":
+        os.mkfifo(out); return
     if fault == "symlink":
         os.symlink(args["--target"], out); return
     if fault == "fork":

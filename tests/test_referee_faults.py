@@ -64,6 +64,7 @@ def check(record: GameRecord, winner: Optional[Colour], reason: str) -> None:
         ("occupied", 1, "illegal"),
         ("illegal-square", 0, "illegal"),
         ("huge", 1, "malformed"),
+        ("fifo", 1, "malformed"),
     ],
 )
 def test_a_fault_loses_the_game(tmp_path: Path, script: Path, fault: str, at: int, reason: str) -> None:
