@@ -53,8 +53,9 @@ def tournament() -> None:
     """Run a tournament between agents: every pairing, standings, ratings, a report.
 
     FILE is a TOML tournament file (see tournaments/demo.toml). Results go to
-    a SQLite database next to it, written as each game finishes, so a run
-    stopped at any moment is finished by `othello tournament resume FILE`.
+    a SQLite database in the file's results directory, written as each game
+    finishes, so a run stopped at any moment (Ctrl-C, a crash) is finished by
+    `othello tournament resume FILE`.
     """
 
 
@@ -134,12 +135,17 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
 
 
 def _run_options(function: Any) -> Any:
-    function = click.option("-j", "--concurrency", type=click.IntRange(1), help="Games at once (default: from the file, else one per core, one core spare).")(function)
-    function = click.option("--scheduler", metavar="tcp://HOST:8786", help="Run the games on this Dask cluster.")(function)
-    function = click.option("--scheduler-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
-                            help="Seconds to wait for the Dask scheduler to answer.")(function)
-    function = click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest).")(function)
-    function = click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table.")(function)
+    options = [
+        click.option("-j", "--concurrency", type=click.IntRange(1),
+                     help="Games at once (default: from the file, else one per core with one core spare)."),
+        click.option("--scheduler", metavar="tcp://HOST:8786", help="Run the games on this Dask cluster."),
+        click.option("--scheduler-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
+                     help="Seconds to wait for the Dask scheduler to answer."),
+        click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest)."),
+        click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table."),
+    ]
+    for option in reversed(options):
+        function = option(function)
     return function
 
 
