@@ -66,16 +66,19 @@ def test_round_robin_through_the_cli(tmp_path: Path) -> None:
     text = invoke("status", str(path))
     assert text.exit_code == 0 and "6 of 6 games finished" in text.output and "flips" in text.output
 
-    # Running it again plays nothing more.
+    # Running it again plays nothing more; --fresh starts over.
     again = invoke("run", str(path), "-q")
     assert again.exit_code == 0 and "all 6 games are played" in again.output
     assert status_json(path)["finished"] == 6
+    fresh = invoke("run", str(path), "-q", "--fresh", "--max-games", "1")
+    assert fresh.exit_code == 0 and "1 of 6 games played" in fresh.output
+    assert status_json(path)["finished"] == 1
 
 
 def test_forfeits_are_counted_by_kind(tmp_path: Path) -> None:
     agents = [agent("steady", "first"), agent("crasher", "first", "--crash-at 3"),
               agent("sleeper", "last", "--sleep-at 2")]
-    path = write_tournament(tmp_path, agents, time_per_move=0.5, concurrency=2)
+    path = write_tournament(tmp_path, agents, time_per_move=1.0, concurrency=2)
     assert invoke("run", str(path), "-q").exit_code == 0
     lines = {line["agent"]: line for line in status_json(path)["standings"]}
     # The sleeper stops at its 2nd move, before the crasher reaches its 3rd: it loses all 4 on time.

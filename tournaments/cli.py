@@ -154,10 +154,18 @@ def _run_options(function: Any) -> Any:
 @demo_option
 @_run_options
 @click.option("--no-build", is_flag=True, help="Skip the agents' build commands.")
+@click.option("--fresh", is_flag=True, help="Delete earlier results of this tournament and start over.")
 def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-        scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool) -> None:
+        scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool, fresh: bool) -> None:
     """Run the tournament in FILE (continuing it if it was started before)."""
-    _run(_load(file, demo), resume=False, concurrency=concurrency, scheduler=scheduler,
+    tournament_ = _load(file, demo)
+    if fresh:
+        import shutil
+
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tournament_.database}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(tournament_.results_dir / "games", ignore_errors=True)
+    _run(tournament_, resume=False, concurrency=concurrency, scheduler=scheduler,
          scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet)
 
 
