@@ -13,6 +13,7 @@ demo runs from any current directory)::
     concurrency = "auto"         # or a number of games at once
     seed = 1
     results = "results/class"    # directory (relative to this file) for the database and game files
+    # database = "class.sqlite"  # default: RESULTS/tournament.sqlite (relative to this file)
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
 
