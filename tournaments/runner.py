@@ -464,7 +464,6 @@ class Runner:
         games or when :meth:`request_stop` is called.
         """
         pool = self.make_pool()
-        self.pool_slots = pool.slots
         queue = deque(self.store.unfinished_games())
         pending: dict[Any, ScheduledGame] = {}
         played = 0
