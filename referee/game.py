@@ -442,12 +442,9 @@ class _Game:
                 lines = files.complete_lines(text, closed)
                 if lines is not None:
                     return files.parse_out(lines), None
-            if exited:
-                return None, _Fault(
-                    player.colour, "crash",
-                    f"{player.label} exited (code {player.process.returncode}) without a move"  # type: ignore[union-attr]
-                    if player.process and player.process.returncode is not None else f"{player.label} exited",
-                )
+            if exited and player.process is not None:
+                code = player.process.returncode
+                return None, _Fault(player.colour, "crash", f"{player.label} exited (code {code}) without a move")
             fault = self.faults([other], player)
             if fault:
                 return None, fault
