@@ -86,7 +86,10 @@ def play(
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if not (quiet or as_json):
         click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
-    record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
+    try:
+        record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
+    except OSError as exc:  # the game directory itself: not an agent's fault
+        raise click.ClickException(f"cannot play in {out_dir}: {exc}") from None
     if as_json:
         click.echo(json.dumps(record.to_dict(), indent=2))
     else:

@@ -243,6 +243,9 @@ def test_cli_bad_command_line_and_unstartable_agent(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "needs a command" in bad.output
     bad_time = runner.invoke(cli, ["play", "random", "random", "--time", "0"])
     assert bad_time.exit_code == 2
+    (tmp_path / "file").write_text("")
+    bad_out = runner.invoke(cli, ["play", "random", "random", "--out", str(tmp_path / "file" / "g")])
+    assert bad_out.exit_code == 1 and "cannot play in" in bad_out.output
     script = write_agent(tmp_path)
     ghost = runner.invoke(cli, ["play", "ghost=/nonexistent/ghost", _agent_arg(script, "bob"), "--time", "3",
                                 "-q", "--out", str(tmp_path / "g")])
