@@ -268,6 +268,7 @@ class _Game:
             max_processes=self.config.max_processes,
             stderr_limit=self.config.stderr_limit,
             on_exit=self.waker.poke,
+            marker=f"OTHELLO_DIR={player.directory}".encode(),
         )
         try:
             process.start()

@@ -84,6 +84,16 @@ def _children(pid: int) -> list[int]:
     return children
 
 
+def _has_marker(pid: int, marker: bytes) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return marker in handle.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def _all_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
@@ -124,6 +134,7 @@ class AgentProcess:
     max_processes: int = 0
     stderr_limit: int = 1 << 20
     on_exit: Optional[Callable[[], None]] = None
+    marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_DIR=...)
     popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
@@ -231,22 +242,31 @@ class AgentProcess:
             return len(alive)
 
     def scan(self) -> int:
-        """Find the agent's processes now; return how many are alive."""
+        """Find the agent's processes now, looking at all of ``/proc``; return how many are alive.
+
+        An agent's process is one of its session or process group, one seen
+        before, a descendant of those, or one whose environment holds the
+        agent's ``OTHELLO_DIR`` (inherited by every descendant, so a daemon
+        that left the session and lost its parent is still found).
+        """
         if not self.popen:
             return 0
         leader = self.popen.pid
+        leader_start = self.known.get(leader, 0)
         table = {pid: info for pid in _all_pids() if (info := _read_stat(pid)) is not None}
         with self._lock:
             alive = set()
             for pid, info in table.items():
                 if info.state == "Z":
                     continue
-                mine = info.session == leader or info.pgrp == leader
                 if pid in self.known and self.known[pid] != info.start:
-                    self.known.pop(pid, None)  # a reused pid: only membership counts
-                if mine:
+                    self.known.pop(pid, None)  # a reused pid
+                if (
+                    info.session == leader or info.pgrp == leader or pid in self.known
+                    or (self.marker and info.start >= leader_start and _has_marker(pid, self.marker))
+                ):
                     alive.add(pid)
-            # descendants of what we know, following parent links
+            # descendants of all these, following parent links
             changed = True
             while changed:
                 changed = False

@@ -124,6 +124,14 @@ def misbehave(board, colour, move):
         os.symlink(args["--target"], out); return
     if fault == "fork":
         spawn_sleeper(); write(format_move(move)); return
+    if fault == "daemon":  # double fork: the middle process exits at once, the daemon leaves the session
+        code = ("import os,sys,time\n"
+                "if os.fork(): os._exit(0)\n"
+                "os.setsid()\n"
+                "open('pids','a').write(f'{os.getpid()}\\n')\n"
+                "time.sleep(1000)")
+        subprocess.run([sys.executable, "-c", code])
+        write(format_move(move)); return
     if fault == "fork-setsid":
         spawn_sleeper(True); write(format_move(move)); return
     if fault == "many-processes":
@@ -163,7 +171,7 @@ def misbehave(board, colour, move):
         write(format_move(move)); return
     raise SystemExit(f"unknown fault {fault}")
 
-GOOD_MOVE = {"noisy", "pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
+GOOD_MOVE = {"daemon", "noisy", "pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
 board = Board()
 colour = None
 moves_made = 0

@@ -122,7 +122,7 @@ def test_a_symlinked_out_file_is_never_followed(tmp_path: Path, script: Path) ->
     assert outside.read_text() == "(W D 3)\nsecret\n"
 
 
-@pytest.mark.parametrize("fault", ["fork", "fork-setsid"])
+@pytest.mark.parametrize("fault", ["fork", "fork-setsid", "daemon"])
 def test_children_left_behind_are_killed(tmp_path: Path, script: Path, fault: str) -> None:
     record = run(tmp_path, script, fault, 1)
     check(record, record.result.winner if record.result else None, "normal")  # type: ignore[union-attr]
