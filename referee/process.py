@@ -13,10 +13,13 @@ referee also counts the agent's processes itself (:meth:`AgentProcess.scan`)
 and kills an agent that has more than allowed: that check is what holds
 when the referee runs as root.
 
-The processes of an agent are those of its session or process group, plus
-every descendant ever seen (a child that calls ``setsid`` leaves the group
-but is still found by its parent link while the parent lives).  At the end
-all of them are stopped with ``SIGTERM``, then ``SIGKILL``.
+The processes of an agent are those of its session or process group, every
+descendant ever seen (the referee looks after every move), and any process
+whose environment holds the agent's ``OTHELLO_DIR``: a daemon that left the
+session and lost its parent still carries it.  At the end all of them are
+stopped with ``SIGTERM``, then ``SIGKILL``.  (A program that also clears its
+environment before its parent's exit escapes; a cgroup per agent would
+close that gap, but needs privileges the referee does not assume.)
 """
 
 from __future__ import annotations
