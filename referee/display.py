@@ -109,7 +109,7 @@ class Display:
 
 
 def summary(record: GameRecord) -> str:
-    """The result in one line for people: ``alice (W) wins 40-24 (normal)``."""
+    """The result in one line for people: ``bob (B) beats alice (W) 40-24 (normal)``."""
     result = record.result
     if result is None:
         return "no result"
@@ -119,6 +119,8 @@ def summary(record: GameRecord) -> str:
     else:
         winner = record.name(result.winner)
         loser = record.name(result.winner.opponent)
+        discs = {WHITE: result.white_discs, BLACK: result.black_discs}
+        score = f"{discs[result.winner]}-{discs[result.winner.opponent]}"  # the winner's discs first
         text = f"{winner} ({result.winner.value}) beats {loser} ({result.winner.opponent.value}) {score} ({result.reason})"
     if result.detail:
         text += f": {result.detail}"
