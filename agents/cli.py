@@ -62,3 +62,35 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
         click.echo(f"othello bridge: {exc}", err=True)
         code = 1
     sys.exit(code)
+
+
+@click.command()
+@click.argument("agent_text", metavar="AGENT")
+@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+              help="Seconds per move given to the agent (OTHELLO_TIME).")
+@click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Extra games steered towards a pass, if the two whole games had none.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the checker's own moves.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the report card.")
+def check(agent_text: str, time_per_move: float, attempts: int, seed: int, quiet: bool) -> None:
+    """Check that the agent AGENT follows the file protocol; print a report card.
+
+    AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
+    (e.g. "bob=./bob {name}").  The checker plays scripted games with it,
+    each in a fresh temporary directory.  Exit code 0 only if every check
+    passes (the illegal-move check is advisory).
+    """
+    from ..referee.spec import AgentSpec
+    from .check import check_agent
+
+    try:
+        spec = AgentSpec.parse(agent_text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="AGENT") from None
+    if spec.is_manual:
+        raise click.BadParameter("a manual player cannot be checked", param_hint="AGENT")
+    progress = (lambda line: None) if quiet else (lambda line: click.echo(f"... {line}", err=True))
+    card = check_agent(spec, time_per_move, attempts, seed, log=progress)
+    for line in card.lines():
+        click.echo(line)
+    sys.exit(0 if card.passed else 1)

@@ -1,0 +1,428 @@
+"""``othello check AGENT``: a conformance checker for agent programs.
+
+The checker is a scripted referee.  It starts the agent (a built-in name or
+``NAME=COMMAND``, as for ``othello play``) in a fresh directory for each
+scenario, plays its side through the files, and grades what the agent does:
+
+- it starts as White and as Black;
+- it deletes ``NAME.in`` after reading it;
+- it answers in time (``time + 0.25`` s, PROTOCOL.md section 4);
+- it receives a pass, and it passes when it must;
+- it plays a game to the end and exits;
+- it copes with a move line in lower case with CRLF;
+- it notices an illegal opponent move (advisory: the referee never relays one).
+
+Passes cannot be set up directly (an agent only ever sees moves from the
+start), so the checker steers its games towards them: it searches for moves
+that leave the side that should pass without moves, and plays more games if
+needed.  Its own moves come from a seeded generator, so a deterministic agent
+gets the same games every time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from ..protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move
+from ..referee import files
+from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS
+from ..referee.process import AgentProcess, StartError
+from ..referee.spec import AgentSpec
+
+POLL = 0.005
+SETTLE = 0.05  # a move line ending in ')' without newline is complete once unchanged this long
+QUIET = 0.3  # how long Black is watched for a move written out of turn
+
+
+# ---------------------------------------------------------------------------
+# The report card
+# ---------------------------------------------------------------------------
+
+PASS, FAIL, ADVISORY = "PASS", "FAIL", "ADVISORY"
+
+ITEMS = [
+    ("white", "starts as White"),
+    ("black", "starts as Black"),
+    ("deletes", "deletes NAME.in after reading"),
+    ("in-time", "answers in time"),
+    ("receives-pass", "receives a pass"),
+    ("must-pass", "passes when it must"),
+    ("full-game", "plays a game to the end and exits"),
+    ("liberal", "copes with a lower-case move line and CRLF"),
+    ("illegal", "notices an illegal opponent move (advisory)"),
+]
+
+
+@dataclass
+class Item:
+    key: str
+    title: str
+    status: Optional[str] = None  # PASS / FAIL / ADVISORY; None: not reached
+    detail: str = ""
+
+    def grade(self, ok: bool, detail: str = "", advisory: bool = False) -> None:
+        """Record a finding; a failure is never overwritten by a later success."""
+        if self.status == FAIL:
+            return
+        if ok:
+            if self.status is None:
+                self.status, self.detail = PASS, detail
+        else:
+            self.status, self.detail = (ADVISORY if advisory else FAIL), detail
+
+
+@dataclass
+class ReportCard:
+    agent: str
+    time_per_move: float
+    items: dict[str, Item] = field(default_factory=lambda: {key: Item(key, title) for key, title in ITEMS})
+    slowest: float = 0.0
+    games: int = 0
+
+    def __getitem__(self, key: str) -> Item:
+        return self.items[key]
+
+    @property
+    def passed(self) -> bool:
+        """All items passed (advisory findings do not fail the card)."""
+        return all(item.status in (PASS, ADVISORY) for item in self.items.values())
+
+    def lines(self) -> list[str]:
+        out = [f"othello check {self.agent}  ({self.time_per_move:g} s per move, {self.games} games)"]
+        for item in self.items.values():
+            status = item.status or FAIL
+            detail = item.detail or ("not reached" if item.status is None else "")
+            out.append(f"  {status:<8} {item.title}" + (f": {detail}" if detail else ""))
+        verdict = "all checks passed" if self.passed else "some checks FAILED"
+        out.append(f"{verdict} (slowest move {self.slowest:.2f} s)")
+        return out
+
+
+# ---------------------------------------------------------------------------
+# One scripted game with the agent
+# ---------------------------------------------------------------------------
+
+
+class AgentGone(Exception):
+    """The agent exited (or could not start) while the checker waited for it."""
+
+
+class AgentSilent(Exception):
+    """The agent wrote nothing in time."""
+
+
+class ScriptedGame:
+    """The agent in its own directory, and the checker's end of its two files."""
+
+    def __init__(self, spec: AgentSpec, root: Path, label: str, time_per_move: float, card: ReportCard) -> None:
+        self.spec = spec
+        self.card = card
+        self.time = time_per_move
+        self.directory = root / label
+        self.directory.mkdir(parents=True)
+        self.in_name = f"{spec.file_name}.in"
+        self.out_name = f"{spec.file_name}.out"
+        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        env = dict(os.environ)
+        env.pop("OTHELLO_COLOUR", None)
+        env.update(OTHELLO_NAME=spec.file_name, OTHELLO_DIR=str(self.directory), OTHELLO_TIME=f"{time_per_move:g}")
+        assert spec.command is not None
+        self.process = AgentProcess(
+            argv=spec.argv(self.directory, time_per_move),
+            cwd=spec.cwd or self.directory,
+            env=env,
+            log_path=self.directory / "stderr.log",
+        )
+        self.board = Board()
+        self.after_pass = False  # the checker has just passed: the agent's next move answers it
+        card.games += 1
+
+    def __enter__(self) -> "ScriptedGame":
+        try:
+            self.process.start()
+        except StartError as exc:
+            self.close()
+            raise AgentGone(str(exc)) from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.process.kill_all()
+        if self.dir_fd >= 0:
+            os.close(self.dir_fd)
+            self.dir_fd = -1
+
+    # -- files ------------------------------------------------------------------
+
+    def send(self, text: str) -> float:
+        """Write NAME.in atomically; return the time it was in place (the clock starts)."""
+        files.write_atomically(self.dir_fd, self.in_name, text)
+        return time.monotonic()
+
+    def in_present(self) -> bool:
+        return files.exists(self.dir_fd, self.in_name)
+
+    def wait_deleted(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the agent to delete NAME.in."""
+        deadline = time.monotonic() + seconds
+        while self.in_present():
+            if time.monotonic() > deadline or self.process.exited:
+                return not self.in_present()
+            time.sleep(POLL)
+        return True
+
+    def output_log(self) -> str:
+        try:
+            return (self.directory / "stderr.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def read_move(self, started: float) -> tuple[files.Message, float]:
+        """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
+        deadline = started + self.time + GRACE_SECONDS + 2.0  # watch a little longer to tell late from silent
+        last_text, last_change = None, time.monotonic()
+        while True:
+            text = files.read_out(self.dir_fd, self.out_name, 64 << 10)
+            now = time.monotonic()
+            if text is not None:
+                if text != last_text:
+                    last_text, last_change = text, now
+                closed = self.process.exited or (now - last_change >= SETTLE and text.rstrip().endswith(")"))
+                lines = files.complete_lines(text, closed)
+                if lines is not None:
+                    files.remove(self.dir_fd, self.out_name)
+                    seconds = now - started
+                    self.card.slowest = max(self.card.slowest, seconds)
+                    if seconds > self.time + GRACE_SECONDS:
+                        self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s)")
+                    return files.parse_out(lines), seconds
+            if self.process.exited:
+                raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
+            if now > deadline:
+                raise AgentSilent(f"no move within {now - started:.1f} s")
+            time.sleep(POLL)
+
+    def agent_move(self, started: float, colour: Colour) -> Move:
+        """Read the agent's move and check it; raise AgentGone on anything wrong."""
+        must_pass = self.board.legal_moves() == [Move.pass_(colour)]
+        try:
+            message, seconds = self.read_move(started)
+            if message.move is None:
+                raise AgentGone(f"malformed NAME.out: {message.error}")
+            why = self.board.why_illegal(message.move)
+            if message.move.colour is not colour:
+                why = f"wrong colour {message.move.colour.value}"
+            if why is not None:
+                raise AgentGone(f"illegal move {message.move.line()}: {why}")
+        except (AgentGone, AgentSilent) as exc:
+            if must_pass:
+                self.card["must-pass"].grade(False, f"it had to pass: {exc}")
+            if self.after_pass:
+                self.card["receives-pass"].grade(False, f"after the opponent's pass: {exc}")
+            raise
+        if self.after_pass:
+            self.card["receives-pass"].grade(True, f"answered the opponent's pass with {message.move.line()}")
+            self.after_pass = False
+        if must_pass:
+            self.card["must-pass"].grade(True, "passed when it had no move")
+        self.board = self.board.play(message.move)
+        return message.move
+
+    def end(self, last_move: str = "") -> bool:
+        """Send the last move (if unsent) and the end line; return whether the agent exits in time."""
+        outcome = self.board.outcome()
+        assert outcome is not None, "the game is not over"
+        if not self.process.exited:
+            if self.in_present() and not last_move:
+                self.wait_deleted(self.time)
+            self.send(last_move + format_end(outcome))
+        return self.process.wait_exit(END_GRACE_SECONDS + 0.5)
+
+
+# ---------------------------------------------------------------------------
+# The checker's own moves: steer towards a pass
+# ---------------------------------------------------------------------------
+
+WIN = 10**6
+
+
+def _pass_value(board: Board, depth: int, steerer: Colour, victim: Colour, alpha: float, beta: float) -> float:
+    """How close ``steerer`` can bring ``victim`` to a forced pass (the other side resists)."""
+    if board.is_game_over():
+        return -WIN
+    moves = board.legal_moves()
+    if not moves[0] and board.to_move is victim:
+        return WIN + depth
+    if depth == 0:
+        few_discs = 60 if board.count(victim) < 3 else 0  # close to a wipe-out, which ends the game instead
+        return 3 * board.legal_squares(victim.opponent).bit_count() - 10 * board.legal_squares(victim).bit_count() - few_discs
+    maximising = board.to_move is steerer
+    best = -2 * WIN if maximising else 2 * WIN
+    for move in moves:
+        value = _pass_value(board.play_unchecked(move), depth - 1, steerer, victim, alpha, beta)
+        if maximising:
+            best, alpha = max(best, value), max(alpha, value)
+        else:
+            best, beta = min(best, value), min(beta, value)
+        if alpha >= beta:
+            break
+    return best
+
+
+def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int = 2) -> Move:
+    """A move for the side to move that tends to leave ``victim`` without a move.
+
+    It looks ``depth`` plies ahead (the other side resisting) at the
+    victim's mobility, against the other side's, avoiding wipe-outs (a game
+    over has no pass).
+    """
+    moves = board.legal_moves()
+    rng.shuffle(moves)
+    me = board.to_move
+    return max(moves, key=lambda m: _pass_value(board.play_unchecked(m), depth - 1, me, victim, -2 * WIN, 2 * WIN))
+
+
+# ---------------------------------------------------------------------------
+# The scenarios
+# ---------------------------------------------------------------------------
+
+
+def _start(game: ScriptedGame, colour: Colour, card: ReportCard) -> float:
+    """Send the colour; for Black check the file goes and nothing is written out of turn."""
+    started = game.send(format_colour(colour))
+    if colour is BLACK:
+        if not game.wait_deleted(game.time):
+            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time:g} s")
+        time.sleep(QUIET)
+        if files.exists(game.dir_fd, game.out_name):
+            raise AgentGone("it wrote a move as Black before White had moved")
+    return started
+
+
+def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: Colour, rng: random.Random,
+                  stop_at_pass: bool, lower_case: bool = False) -> str:
+    """Play the checker's side until the end (or until ``victim`` has passed).
+
+    Returns the last move still to send with the end line ("" if none).
+    """
+    started = _start(game, colour, card)
+    checker = colour.opponent
+    while not game.board.is_game_over():
+        if game.board.to_move is colour:
+            move = game.agent_move(started, colour)
+            if game.in_present():
+                card["deletes"].grade(False, f"{game.in_name} was still there when its move {move.line()} arrived")
+                files.remove(game.dir_fd, game.in_name)
+            else:
+                card["deletes"].grade(True)
+            if not move:
+                if stop_at_pass and victim is colour:
+                    return ""
+        else:
+            move = steering_move(game.board, victim, rng)
+            game.board = game.board.play(move)
+            text = format_move(move)
+            if lower_case:
+                text = move.line().lower().replace(" ", "  ") + "\r\n"
+            game.after_pass = not move
+            if game.board.is_game_over():
+                return text  # sent with the end line, as the referee does
+            if game.in_present():
+                card["deletes"].grade(False, f"{game.in_name} was not deleted after the agent read it")
+            started = game.send(text)
+            if stop_at_pass and not move and victim is checker:
+                # the agent must now answer the pass with a move
+                game.agent_move(started, colour)
+                return ""
+    return ""
+
+
+def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
+                workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None) -> ReportCard:
+    """Run every scenario on the agent ``spec``; return the report card."""
+    card = ReportCard(str(spec), time_per_move)
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="othello-check-", dir=workdir) as temp:
+        root = Path(temp)
+        counter = iter(range(1, 1000))
+
+        def game() -> ScriptedGame:
+            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card)
+
+        # 1-2. a whole game as White and as Black, steering towards passes
+        for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+            log(f"a whole game as {colour.full_name}")
+            try:
+                with game() as g:
+                    last = play_scenario(g, colour, card, victim, rng, stop_at_pass=False)
+                    card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
+                    exited = g.end(last)
+                    card["full-game"].grade(exited, "exited after the end" if exited else
+                                            f"still running {END_GRACE_SECONDS:g} s after the end line")
+            except (AgentGone, AgentSilent) as exc:
+                card[key].grade(False, str(exc))
+                card["full-game"].grade(False, f"as {colour.full_name}: {exc}")
+                if isinstance(exc, AgentSilent):
+                    card["in-time"].grade(False, str(exc))
+        card["in-time"].grade(card.slowest <= time_per_move + GRACE_SECONDS, f"slowest move {card.slowest:.2f} s")
+
+        # 3. passes not met yet: more games steered towards them, stopped once seen
+        for attempt in range(attempts):
+            for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
+                if card[key].status is not None:
+                    continue
+                colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
+                victim = colour if victim_is_agent else colour.opponent
+                log(f"steering a game towards a pass ({card[key].title}), attempt {attempt + 1}")
+                try:
+                    with game() as g:
+                        play_scenario(g, colour, card, victim, rng, stop_at_pass=True)
+                except (AgentGone, AgentSilent) as exc:
+                    card[key].grade(False, f"while steering towards a pass: {exc}")
+        for key in ("must-pass", "receives-pass"):
+            if card[key].status is None:
+                card[key].grade(False, f"no game of {attempts + 2} reached that situation (try --attempts)")
+
+        # 4. a lower-case move line with CRLF
+        log("a lower-case move with CRLF")
+        try:
+            with game() as g:
+                started = _start(g, WHITE, card)
+                g.agent_move(started, WHITE)
+                reply = g.board.legal_moves()[0]
+                g.board = g.board.play(reply)
+                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
+                move = g.agent_move(started, WHITE)
+                card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
+        except (AgentGone, AgentSilent) as exc:
+            card["liberal"].grade(False, str(exc))
+
+        # 5. an illegal opponent move (advisory)
+        log("an illegal opponent move")
+        try:
+            with game() as g:
+                _start(g, BLACK, card)
+                illegal = Move(WHITE, 0)  # A1 flips nothing at the start
+                g.send(format_move(illegal))
+                deadline = time.monotonic() + time_per_move + GRACE_SECONDS
+                while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
+                    time.sleep(POLL)
+                g.process.wait_exit(0.2)
+                wrote = files.exists(g.dir_fd, g.out_name)
+                said = "illegal" in g.output_log().lower()
+                if g.process.exited and not wrote:
+                    card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
+                else:
+                    card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move",
+                                          advisory=True)
+        except (AgentGone, AgentSilent) as exc:
+            card["illegal"].grade(False, str(exc), advisory=True)
+    return card

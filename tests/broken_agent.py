@@ -1,0 +1,82 @@
+"""A deliberately faulty agent for the checker's tests: ``python broken_agent.py FAULT NAME``.
+
+It plays the first legal move, through its files, with one fault:
+
+- ``none``: no fault (a small correct agent);
+- ``keep-in``: never deletes NAME.in (it remembers what it has read);
+- ``slow``: takes twice its time on its third move;
+- ``no-pass``: when it must pass, it exits instead;
+- ``strict``: cannot read a lower-case move line or CRLF (exits);
+- ``linger``: never exits, even after the end line;
+- ``trusting``: plays on after an illegal opponent move.
+"""
+
+import os
+import sys
+import time
+
+from othello_arena.protocol import Board, Colour, Move, parse_line
+from othello_arena.protocol.notation import is_end_line
+
+fault, name = sys.argv[1], sys.argv[2]
+seconds = float(os.environ.get("OTHELLO_TIME", "5"))
+inbox, outbox = f"{name}.in", f"{name}.out"
+seen = None  # keep-in: the content already read
+
+
+def take() -> str:
+    global seen
+    while True:
+        try:
+            with open(inbox) as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            text = None
+        if text is not None and (fault != "keep-in" or text != seen):
+            if fault == "keep-in":
+                seen = text
+            else:
+                os.unlink(inbox)
+            return text
+        time.sleep(0.01)
+
+
+def put(move: Move) -> None:
+    with open(outbox + ".tmp", "w") as handle:
+        handle.write(move.line() + "\n")
+    os.replace(outbox + ".tmp", outbox)
+
+
+board = Board()
+me = Colour.parse(take())
+moves_made = 0
+while True:
+    if board.to_move is me and not board.is_game_over():
+        move = board.legal_moves()[0]
+        if not move and fault == "no-pass":
+            sys.exit(3)
+        moves_made += 1
+        if fault == "slow" and moves_made == 3:
+            time.sleep(2 * seconds)
+        put(move)
+        board = board.play(move)
+    text = take()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if is_end_line(line):
+            if fault == "linger":
+                time.sleep(3600)
+            sys.exit(0)
+        if fault == "strict" and (line != line.upper() or line.endswith("\r")):
+            sys.exit(4)
+        move = parse_line(line)
+        if not board.is_legal(move):
+            if fault == "trusting":
+                board = board.play_unchecked(move) if move.square is None else board.play_unchecked(Move(move.colour, None))
+                continue
+            print(f"illegal move {line}: I win", file=sys.stderr)
+            sys.exit(0)
+        board = board.play(move)
+    if board.is_game_over() and fault != "linger":
+        sys.exit(0)
