@@ -118,9 +118,11 @@ class GTPEngine:
 
 
 def moves_between(before: Board, after: Board) -> Optional[list[Move]]:
-    """The moves (at most two: a pass and a move) that lead from ``before`` to ``after``."""
+    """The moves (at most two: a pass and a move) that lead from ``before`` to ``after``, or ``None``."""
     if before == after:
         return []
+    if Board(before.white, before.black, before.to_move.opponent) == after:
+        return [Move.pass_(before.to_move)]  # also a lost turn relayed as a pass (--illegal lose-turn)
     for move in before.legal_moves():
         following = before.play_unchecked(move)
         if following == after:

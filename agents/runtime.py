@@ -216,6 +216,11 @@ class AgentSession:
             if parsed.colour is self.colour:
                 self.log.write(f"{self.name}: {self.inbox.name} holds my own colour's move {parsed.line()}\n")
                 return EXIT_PROTOCOL_ERROR
+            if not parsed and parsed.colour is self.board.to_move and self.board.has_move():
+                # With --illegal lose-turn the referee relays an illegal move as a pass
+                # (PROTOCOL.md section 5): the opponent has lost its turn.
+                self.board = self.board.play_unchecked(parsed)
+                continue
             try:
                 self.board = self.board.play(parsed)
             except IllegalMoveError as exc:

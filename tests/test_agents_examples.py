@@ -78,6 +78,18 @@ def test_example_reads_lower_case_crlf_and_notices_an_illegal_move(start, kind):
 
 
 @pytest.mark.parametrize("kind", ["c", "awk"])
+def test_example_accepts_a_pass_relayed_for_a_lost_turn(start, kind):
+    from othello_arena.protocol import Board
+
+    driver = start(kind)
+    driver.send("B\n")
+    driver.wait_taken()
+    driver.send("(W P)\n")  # with --illegal lose-turn, White's illegal move arrives as a pass
+    _, move = driver.receive()
+    assert move.colour is BLACK and Board(to_move=BLACK).is_legal(move)
+
+
+@pytest.mark.parametrize("kind", ["c", "awk"])
 def test_example_exits_on_the_end_line(start, kind):
     driver = start(kind)
     driver.send("B\n")

@@ -108,3 +108,13 @@ def test_builtin_agents_do_not_load_numba():
         "assert 'numba' not in sys.modules, 'numba was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_a_pass_relayed_for_a_lost_turn_is_accepted(driver_factory):
+    """With --illegal lose-turn the referee relays the opponent's illegal move as a pass."""
+    driver = driver_factory(builtin_command("random"), "bob")
+    driver.send("B\n")
+    driver.wait_taken()
+    driver.send("(W P)\n")  # White had moves: its turn was forfeited
+    _, move = driver.receive()
+    assert move.colour is BLACK and Board(to_move=BLACK).is_legal(move)

@@ -101,7 +101,7 @@ BEGIN {
             if (substr(s, 1, 3) == "END") exit 0
             c = substr(s, 1, 1)
             if (substr(s, 2, 1) == "" || substr(s, 2, 1) == "P") {
-                sq = -1; legal = (c == other(me) && !has_move(c))
+                sq = -1; legal = (c == other(me))   # also a lost turn (--illegal lose-turn)
             } else {
                 col = index("ABCDEFGH", substr(s, 2, 1)); row = substr(s, 3, 1) + 0
                 sq = (row - 1) * 8 + col - 1

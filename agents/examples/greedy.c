@@ -146,7 +146,8 @@ int main(int argc, char **argv) {
             while (isspace((unsigned char)*p) || *p == '(') p++;
             if (strncasecmp(p, "END", 3) == 0) return 0;
             if (!parse_move(line, &colour, &sq)) continue; /* blank line or comment */
-            int legal = colour == opponent(me) && (sq < 0 ? !has_move(colour) : flips(sq, colour, 0) > 0);
+            /* A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass. */
+            int legal = colour == opponent(me) && (sq < 0 || flips(sq, colour, 0) > 0);
             if (!legal) {
                 printf("illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
                 fprintf(stderr, "illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
