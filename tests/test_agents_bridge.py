@@ -32,7 +32,8 @@ def test_moves_between_finds_a_move_and_a_pass_then_move():
     d3 = Move(WHITE, parse_square("D3"))
     assert moves_between(start, start.play(d3)) == [d3]
     assert moves_between(start, start) == []
-    assert moves_between(start, Board(to_move=BLACK)) is None
+    assert moves_between(start, Board(to_move=BLACK)) == [Move.pass_(WHITE)]  # a lost turn, relayed as a pass
+    assert moves_between(start, Board(white=1, black=2)) is None
 
 
 def showboard_cells(engine: GTPEngine) -> dict[str, str]:
