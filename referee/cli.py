@@ -30,6 +30,8 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.argument("agent_b", metavar="B", callback=_spec)
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds of wall-clock time per move.")
+@click.option("--startup-time", type=click.FloatRange(min=0), default=GameConfig.startup_time, show_default=True,
+              help="Extra seconds on each agent's first move, to start up.")
 @click.option("--seed", type=int, default=None, help="Seed of the colour draw (default: a random one, kept in game.json).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Game directory: the agents' directories and game.json (default: games/<time>-A-B).")
@@ -51,6 +53,7 @@ def play(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
     time_per_move: float,
+    startup_time: float,
     seed: Optional[int],
     out_dir: Optional[Path],
     quiet: bool,
@@ -76,6 +79,7 @@ def play(
         out_dir = Path("games") / f"{stamp}-{agent_a.file_name}-{agent_b.file_name}"
     config = GameConfig(
         time_per_move=time_per_move,
+        startup_time=startup_time,
         manual_time=manual_time,
         illegal=illegal,
         memory_mb=memory_mb,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
+STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
 
@@ -16,6 +17,9 @@ class GameConfig:
 
     - ``time_per_move``: wall-clock seconds per move (PROTOCOL.md section 4);
     - ``grace``: margin added to every deadline;
+    - ``startup_time``: extra seconds on each agent's first move (and for Black
+      to take its colour file), since starting an interpreter, a JVM or a JIT
+      compiler is not thinking (chess engine testers do not count start-up either);
     - ``manual_time``: seconds per move for a person, ``None`` for no limit;
     - ``illegal``: ``"lose"`` (an illegal move loses) or ``"lose-turn"`` (seed
       003's rule: the move is ignored and counts as a pass); with ``lose-turn``
@@ -34,6 +38,7 @@ class GameConfig:
 
     time_per_move: float = 60.0
     grace: float = GRACE_SECONDS
+    startup_time: float = STARTUP_SECONDS
     manual_time: Optional[float] = None
     illegal: str = "lose"
     max_lost_turns: int = 3
@@ -53,7 +58,7 @@ class GameConfig:
             raise ValueError(f"manual time per move must be positive or None, got {self.manual_time}")
         if self.illegal not in ILLEGAL_RULES:
             raise ValueError(f"illegal-move rule {self.illegal!r}: expected one of {', '.join(ILLEGAL_RULES)}")
-        for field in ("grace", "end_grace", "poll_interval"):
+        for field in ("grace", "startup_time", "end_grace", "poll_interval"):
             if getattr(self, field) < 0:
                 raise ValueError(f"{field} must not be negative")
         for field in ("memory_mb", "max_processes", "stderr_limit", "max_lost_turns"):

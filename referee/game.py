@@ -333,7 +333,9 @@ class _Game:
     def deadline(self, player: _Player, since: float) -> Optional[float]:
         if player.limit is None:
             return None
-        return since + player.limit + self.config.grace
+        first_move = not any(entry.move.colour is player.colour for entry in self.record.moves)
+        startup = self.config.startup_time if first_move else 0.0
+        return since + player.limit + self.config.grace + startup
 
     def sleep(self, deadline: Optional[float]) -> None:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -91,6 +91,18 @@ def test_an_answer_just_after_the_deadline_loses_on_time(tmp_path: Path, script:
     check(record, BLACK, "timeout")
 
 
+def test_the_first_move_has_a_start_up_allowance(tmp_path: Path, script: Path) -> None:
+    # 1.8 s for the first move: within 1 s + 5 s of start-up, over 1 s + grace without it.
+    allowed = run(tmp_path / "a", script, "late", 0, config=GameConfig(time_per_move=1, end_grace=0.3))
+    assert allowed.moves[0].move.colour is WHITE and allowed.moves[0].seconds > 1.25
+    # (the test agent then never moves again: its second move times out, with no allowance)
+    check(allowed, BLACK, "timeout")
+    assert len(allowed.moves) == 2
+    strict = run(tmp_path / "b", script, "late", 0, config=GameConfig(time_per_move=1, startup_time=0, end_grace=0.3))
+    check(strict, BLACK, "timeout")
+    assert strict.moves == []
+
+
 def test_black_crashing_mid_game_loses(tmp_path: Path, script: Path) -> None:
     record = run(tmp_path, script, black_fault="crash", black_at=3)
     check(record, WHITE, "crash")
