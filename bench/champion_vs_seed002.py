@@ -1,6 +1,6 @@
 """The learned pattern evaluation against seed 002's six heuristics, at equal depth.
 
-    python bench/champion_vs_seed002.py [--pairs 100] [--depth 4] [--seed 1]
+    python bench/champion_vs_seed002.py [--pairs 100] [--depth 4] [--seed 1] [--weights FILE]
 
 Each pair of games starts from the same random opening (4 to 10 random
 plies) and is played twice with the colours swapped; both sides search with
@@ -19,6 +19,7 @@ import time
 
 from othello_arena.agents.champion import search as S
 from othello_arena.agents.champion.engine import Engine
+from othello_arena.agents.champion.patterns import load_weights
 from othello_arena.protocol import WHITE, Board, Move
 
 
@@ -39,9 +40,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    learned = Engine(tt_bits=18, eval_kind=S.EVAL_PATTERNS)
+    weights = None if args.weights is None else load_weights(args.weights)
+    learned = Engine(tt_bits=18, eval_kind=S.EVAL_PATTERNS, weights=weights)
     seed002 = Engine(tt_bits=18, eval_kind=S.EVAL_SEED002)
     results = []  # per game: 1, 0.5, 0 for the learned evaluation
     diffs = []
