@@ -85,14 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(name) for name in agents)
     print(f"{args.openings} openings of {args.plies} random plies x 2 colours per pair, {args.time:g} s per move")
     print()
-    header = " " * width + " | " + " ".join(f"{name[:6]:>6}" for name in ranking) + " |  total"
+    # columns are numbered like the rows, so the table stays narrow
+    header = " " * (width + 4) + " | " + " ".join(f"{number:>4}" for number in range(1, len(ranking) + 1)) + " |  points"
     print(header)
     print("-" * len(header))
-    for row in ranking:
-        cells = []
-        for column in ranking:
-            cells.append("     -" if row == column else f"{points[row, column]:6.1f}")
-        print(f"{row:<{width}} | " + " ".join(cells) + f" | {total[row]:5.1f}/{played[row]}")
+    for number, row in enumerate(ranking, 1):
+        cells = ["   -" if row == column else f"{points[row, column]:4.1f}" for column in ranking]
+        print(f"{number:>2}. {row:<{width}} | " + " ".join(cells) + f" | {total[row]:5.1f}/{played[row]}")
     print()
     print(f"{sum(games.values()) // 2} games in {time.monotonic() - started:.0f} s")
     print("slowest move: " + ", ".join(f"{name} {slowest[name]:.2f} s" for name in ranking))
