@@ -44,3 +44,18 @@ def test_quick_move_is_legal():
         board = random_position(rng, plies)
         if not board.is_game_over():
             assert quick_move(board) in board.legal_moves()
+
+
+def test_a_move_asked_before_the_engine_is_ready_is_a_quick_legal_move():
+    # An engine that never finishes loading (a cold numba cache on a slow
+    # machine): the strategy must still answer in time with a legal move.
+    strategy = ChampionStrategy.__new__(ChampionStrategy)
+    strategy._engine = None
+    strategy._error = None
+    import threading
+
+    strategy._ready = threading.Event()
+    board = random_position(random.Random(6), 20)
+    move, comments = strategy(board, board.to_move, 0.6)
+    assert move in board.legal_moves()
+    assert "quick move" in comments[0]
