@@ -277,16 +277,54 @@ def _pass_value(board: Board, depth: int, steerer: Colour, victim: Colour, alpha
     return best
 
 
+class _OutOfNodes(Exception):
+    """The exact search used up its node budget."""
+
+
+def can_force_pass(board: Board, steerer: Colour, victim: Colour, memo: dict[Board, bool], budget: list[int]) -> bool:
+    """Exactly: can ``steerer`` reach a position where ``victim`` must pass, whatever the other side plays?"""
+    if board.is_game_over():
+        return False
+    moves = board.legal_moves()
+    if not moves[0] and board.to_move is victim:
+        return True
+    known = memo.get(board)
+    if known is not None:
+        return known
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OutOfNodes
+    outcomes = (can_force_pass(board.play_unchecked(m), steerer, victim, memo, budget) for m in moves)
+    result = any(outcomes) if board.to_move is steerer else all(outcomes)
+    memo[board] = result
+    return result
+
+
+EXACT_EMPTIES = 12  # with this few empty squares, look for a forced pass exactly
+EXACT_NODES = 50_000  # ... within this many positions (a second or two in Python)
+
+
 def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int = 2) -> Move:
     """A move for the side to move that tends to leave ``victim`` without a move.
 
-    It looks ``depth`` plies ahead (the other side resisting) at the
-    victim's mobility, against the other side's, avoiding wipe-outs (a game
+    Near the end of the game it searches exactly for a move that forces the
+    pass whatever the other side does.  Otherwise (or if that search is too
+    big) it looks ``depth`` plies ahead, the other side resisting, at the
+    victim's mobility against the other side's, avoiding wipe-outs (a game
     over has no pass).
     """
     moves = board.legal_moves()
     rng.shuffle(moves)
     me = board.to_move
+    if board.empty.bit_count() <= EXACT_EMPTIES:
+        memo: dict[Board, bool] = {}
+        budget = [EXACT_NODES]
+        try:
+            for move in moves:
+                if can_force_pass(board.play_unchecked(move), me, victim, memo, budget):
+                    return move
+        except _OutOfNodes:
+            pass
     return max(moves, key=lambda m: _pass_value(board.play_unchecked(m), depth - 1, me, victim, -2 * WIN, 2 * WIN))
 
 

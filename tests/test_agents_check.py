@@ -88,7 +88,7 @@ def greedy_c(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("kind", ["builtin", "c", "awk", "bridge"])
 def test_shipped_agents_pass_the_checker(kind, greedy_c):
     agents = {
-        "builtin": "weighted",
+        "builtin": "paper-easy",
         "c": f"cgreedy={greedy_c} {{name}}",
         "awk": f"corners=awk -f {ROOT / 'agents' / 'examples' / 'corners.awk'} {{name}}",
         "bridge": f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1",
