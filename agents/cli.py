@@ -49,7 +49,9 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
 
     Example, as a player of `othello play`:
 
-        othello play random "rhino=othello bridge gtp --name {name} -- /usr/games/gtp-rhino -l 2"
+    \b
+        othello play random \\
+          "rhino=othello bridge gtp --name {name} -- /usr/games/gtp-rhino -l 2"
 
     The engine's colours and coordinates are mapped for it (standard
     orientation: same square labels, colour names swapped).
