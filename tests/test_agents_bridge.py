@@ -99,3 +99,16 @@ def test_bridge_command_plays_a_whole_game_through_files(tmp_path, colour):
         assert "illegal" not in err, err
     finally:
         driver.close()
+
+
+@needs_rhino
+def test_bridge_plays_a_real_game_through_the_referee(tmp_path):
+    from othello_arena.referee import AgentSpec, GameConfig, play_game
+
+    rhino = AgentSpec.parse(f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
+    record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "game")
+    assert record.result.reason == "normal", record.result
+    board = Board()
+    for entry in record.moves:
+        board = board.play(entry.move)
+    assert board.is_game_over()
