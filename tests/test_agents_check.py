@@ -97,3 +97,16 @@ def test_shipped_agents_pass_the_checker(kind, greedy_c):
         pytest.skip("needs gtp-rhino")
     card = card_for(agents[kind], seconds=2.0, attempts=12)
     assert card.passed, "\n".join(card.lines())
+
+
+def test_a_situation_never_reached_is_untested_not_passed():
+    from othello_arena.agents.check import ReportCard
+
+    card = ReportCard("strong", 1.0)
+    for key, item in card.items.items():
+        if key != "must-pass":
+            item.grade(True)
+    card["must-pass"].detail = "no game of 10 reached that situation (try more --attempts)"
+    assert not card.passed
+    assert "  UNTESTED passes when it must: no game of 10" in "\n".join(card.lines())
+    assert card.lines()[-1].startswith("no check failed, but some could not be exercised")
