@@ -270,7 +270,7 @@ def _pass_value(board: Board, depth: int, steerer: Colour, victim: Colour, alpha
         few_discs = 60 if board.count(victim) < 3 else 0  # close to a wipe-out, which ends the game instead
         return 3 * board.legal_squares(victim.opponent).bit_count() - 10 * board.legal_squares(victim).bit_count() - few_discs
     maximising = board.to_move is steerer
-    best = -2 * WIN if maximising else 2 * WIN
+    best: float = -2 * WIN if maximising else 2 * WIN
     for move in moves:
         value = _pass_value(board.play_unchecked(move), depth - 1, steerer, victim, alpha, beta)
         if maximising:

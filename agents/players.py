@@ -23,13 +23,14 @@ from ..protocol.rules import DIRECTIONS, FULL, shift, square
 from .runtime import Strategy
 
 Evaluate = Callable[[Board, Colour], float]
+MoveStrategy = Callable[[Board, Colour, float], Move]  # a Strategy that never adds comments
 
 
 def popcount(bitboard: int) -> int:
     return bitboard.bit_count()
 
 
-def _strategy_name(strategy: Strategy, name: str) -> Strategy:
+def _strategy_name(strategy: MoveStrategy, name: str) -> MoveStrategy:
     strategy.__name__ = strategy.__qualname__ = name
     return strategy
 
@@ -192,7 +193,8 @@ def minimax(board: Board, depth: int, evaluate: Evaluate, clock: Clock = NO_LIMI
     def value(after: Board) -> float:
         return -minimax(after, depth - 1, evaluate, clock)[0]
 
-    best_value, best_move = MIN_VALUE - 1, None
+    best_value: float = MIN_VALUE - 1
+    best_move: Optional[Move] = None
     for move in moves:
         val = value(board.play_unchecked(move))
         if val > best_value:  # ties keep the first move, as alphabeta does
@@ -235,7 +237,7 @@ SAFETY = 0.6  # a searcher stops at this fraction of its time left (the rest is 
 Search = Callable[[Board, int, Evaluate, Clock], tuple[float, Optional[Move]]]
 
 
-def deepening(search: Search, depth: int, evaluate: Evaluate) -> Strategy:
+def deepening(search: Search, depth: int, evaluate: Evaluate) -> MoveStrategy:
     """Run ``search`` at depth 1, 2, ... ``depth``, keeping the deepest finished answer.
 
     With time to spare this returns exactly the fixed-depth answer; when the
@@ -261,13 +263,13 @@ def deepening(search: Search, depth: int, evaluate: Evaluate) -> Strategy:
     return strategy
 
 
-def minimax_searcher(depth: int, evaluate: Evaluate) -> Strategy:
+def minimax_searcher(depth: int, evaluate: Evaluate) -> MoveStrategy:
     """PAIP's ``minimax_searcher``: a strategy searching ``depth`` plies with minimax."""
     strategy = deepening(lambda b, d, ev, clock: minimax(b, d, ev, clock), depth, evaluate)
     return _strategy_name(strategy, f"minimax_searcher({depth}, {evaluate.__name__})")
 
 
-def alphabeta_searcher(depth: int, evaluate: Evaluate) -> Strategy:
+def alphabeta_searcher(depth: int, evaluate: Evaluate) -> MoveStrategy:
     """PAIP's ``alphabeta_searcher``: a strategy searching ``depth`` plies with alpha-beta."""
     strategy = deepening(lambda b, d, ev, clock: alphabeta(b, MIN_VALUE, MAX_VALUE, d, ev, clock), depth, evaluate)
     return _strategy_name(strategy, f"alphabeta_searcher({depth}, {evaluate.__name__})")
