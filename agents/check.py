@@ -31,7 +31,7 @@ from typing import Callable, Optional
 
 from ..protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move
 from ..referee import files
-from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS
+from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
 from ..referee.process import AgentProcess, StartError
 from ..referee.spec import AgentSpec
 
@@ -125,7 +125,8 @@ class AgentSilent(Exception):
 class ScriptedGame:
     """The agent in its own directory, and the checker's end of its two files."""
 
-    def __init__(self, spec: AgentSpec, root: Path, label: str, time_per_move: float, card: ReportCard) -> None:
+    def __init__(self, spec: AgentSpec, root: Path, label: str, time_per_move: float, card: ReportCard,
+                 startup: float = STARTUP_SECONDS) -> None:
         self.spec = spec
         self.card = card
         self.time = time_per_move
@@ -146,6 +147,7 @@ class ScriptedGame:
         )
         self.board = Board()
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
+        self.startup = startup  # extra time on the first move (PROTOCOL.md section 4), as the referee gives
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
@@ -192,7 +194,8 @@ class ScriptedGame:
 
     def read_move(self, started: float) -> tuple[files.Message, float]:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
-        deadline = started + self.time + GRACE_SECONDS + 2.0  # watch a little longer to tell late from silent
+        limit = self.time + GRACE_SECONDS + self.startup
+        deadline = started + limit + 2.0  # watch a little longer to tell late from silent
         last_text, last_change = None, time.monotonic()
         while True:
             text = files.read_out(self.dir_fd, self.out_name, 64 << 10)
@@ -205,9 +208,13 @@ class ScriptedGame:
                 if lines is not None:
                     files.remove(self.dir_fd, self.out_name)
                     seconds = now - started
-                    self.card.slowest = max(self.card.slowest, seconds)
-                    if seconds > self.time + GRACE_SECONDS:
-                        self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s)")
+                    if not self.startup:  # a first move's start-up is not thinking
+                        self.card.slowest = max(self.card.slowest, seconds)
+                    if seconds > limit:
+                        allowance = f" + {self.startup:g} s to start up" if self.startup else ""
+                        self.card["in-time"].grade(
+                            False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})")
+                    self.startup = 0.0
                     return files.parse_out(lines), seconds
             if self.process.exited:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
@@ -342,8 +349,8 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard) -> float:
     """Send the colour; for Black check the file goes and nothing is written out of turn."""
     started = game.send(format_colour(colour))
     if colour is BLACK:
-        if not game.wait_deleted(game.time):
-            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time:g} s")
+        if not game.wait_deleted(game.time + game.startup):
+            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.startup:g} s")
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
             raise AgentGone("it wrote a move as Black before White had moved")
@@ -389,8 +396,12 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
 
 
 def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
-                workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None) -> ReportCard:
-    """Run every scenario on the agent ``spec``; return the report card."""
+                workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
+                startup: float = STARTUP_SECONDS) -> ReportCard:
+    """Run every scenario on the agent ``spec``; return the report card.
+
+    ``startup`` is the extra time on each game's first move, as the referee gives.
+    """
     card = ReportCard(str(spec), time_per_move)
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="othello-check-", dir=workdir) as temp:
@@ -398,7 +409,7 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
         counter = iter(range(1, 1000))
 
         def game() -> ScriptedGame:
-            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card)
+            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup)
 
         # 1-2. a whole game as White and as Black, steering towards passes
         for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):

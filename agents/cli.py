@@ -72,9 +72,12 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
               help="Seconds per move given to the agent (OTHELLO_TIME).")
 @click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
               help="Extra games steered towards a pass, if the two whole games had none.")
+@click.option("--startup-time", "startup", type=click.FloatRange(min=0), default=None,
+              help="Extra seconds on the first move of each game, to start up (default: the referee's, 5).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the checker's own moves.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the report card.")
-def check(agent_text: str, time_per_move: float, attempts: int, seed: int, quiet: bool) -> None:
+def check(agent_text: str, time_per_move: float, attempts: int, startup: Optional[float], seed: int,
+          quiet: bool) -> None:
     """Check that the agent AGENT follows the file protocol; print a report card.
 
     AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
@@ -82,6 +85,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, seed: int, quiet
     each in a fresh temporary directory.  Exit code 0 only if every check
     passes (the illegal-move check is advisory).
     """
+    from ..referee.config import STARTUP_SECONDS
     from ..referee.spec import AgentSpec
     from .check import check_agent
 
@@ -92,7 +96,8 @@ def check(agent_text: str, time_per_move: float, attempts: int, seed: int, quiet
     if spec.is_manual:
         raise click.BadParameter("a manual player cannot be checked", param_hint="AGENT")
     progress = (lambda line: None) if quiet else (lambda line: click.echo(f"... {line}", err=True))
-    card = check_agent(spec, time_per_move, attempts, seed, log=progress)
+    card = check_agent(spec, time_per_move, attempts, seed, log=progress,
+                       startup=STARTUP_SECONDS if startup is None else startup)
     for line in card.lines():
         click.echo(line)
     sys.exit(0 if card.passed else 1)

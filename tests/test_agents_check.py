@@ -22,8 +22,8 @@ def broken(fault: str) -> str:
     return f"bad=python {TESTS / 'broken_agent.py'} {fault} {{name}}"
 
 
-def card_for(agent: str, seconds: float = 1.0, attempts: int = 4):
-    return check_agent(AgentSpec.parse(agent), seconds, attempts=attempts)
+def card_for(agent: str, seconds: float = 1.0, attempts: int = 4, startup: float = 5.0):
+    return check_agent(AgentSpec.parse(agent), seconds, attempts=attempts, startup=startup)
 
 
 def test_a_correct_agent_passes_every_check():
@@ -40,7 +40,7 @@ def test_a_correct_agent_passes_every_check():
     ("linger", {"full-game"}),
 ])
 def test_each_fault_fails_its_check(fault, failed):
-    card = card_for(broken(fault), attempts=1)
+    card = card_for(broken(fault), attempts=1, startup=1.0)
     statuses = {key: item.status for key, item in card.items.items()}
     assert {key for key, status in statuses.items() if status == FAIL} >= failed, card.lines()
     assert not card.passed
