@@ -7,7 +7,7 @@
 #     or  chmod +x corners.awk && ./corners.awk NAME
 #
 # The name of its files comes from the first argument, else $OTHELLO_NAME,
-# else "corners".  Plain POSIX awk (mawk, gawk, busybox): it polls for
+# else "corners".  Plain POSIX awk (tested with mawk): it polls for
 # NAME.in every 50 ms, deletes it after reading, checks the opponent's
 # move, writes NAME.out.tmp and renames it to NAME.out.
 
