@@ -91,7 +91,7 @@ def test_shipped_agents_pass_the_checker(kind, greedy_c):
         "builtin": "paper-easy",
         "c": f"cgreedy={greedy_c} {{name}}",
         "awk": f"corners=awk -f {ROOT / 'agents' / 'examples' / 'corners.awk'} {{name}}",
-        "bridge": f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1",
+        "bridge": f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1 -b 0",
     }
     if kind == "bridge" and RHINO is None:
         pytest.skip("needs gtp-rhino")
