@@ -118,3 +118,20 @@ def test_a_pass_relayed_for_a_lost_turn_is_accepted(driver_factory):
     driver.send("(W P)\n")  # White had moves: its turn was forfeited
     _, move = driver.receive()
     assert move.colour is BLACK and Board(to_move=BLACK).is_legal(move)
+
+
+def test_run_agent_api_with_comments(driver_factory, tmp_path):
+    """The documented way to write an agent: a strategy function and one call."""
+    script = tmp_path / "alice.py"
+    script.write_text(
+        "from othello_arena.agents.runtime import run_agent\n"
+        "def first(board, colour, time_left):\n"
+        "    assert 0 < time_left <= 10\n"
+        "    return board.legal_moves()[0], ['first legal move', f'{len(board.legal_moves())} to choose from']\n"
+        "raise SystemExit(run_agent(first, 'alice'))\n"
+    )
+    driver = driver_factory([sys.executable, str(script)], "alice")
+    driver.send("W\n")
+    comments, move = driver.receive()
+    assert comments == ["first legal move", "4 to choose from"]
+    assert move == Board().legal_moves()[0]
