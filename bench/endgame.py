@@ -1,6 +1,7 @@
 """Exact endgame solving: time and nodes on positions with 14 to 24 empties.
 
     python bench/endgame.py [--empties 14 16 18 20] [--count 5] [--seed 1]
+    python bench/endgame.py --ffo           # the published FFO position #40 only
 
 The positions come from self-play (random openings, then the engine at
 depth 4 with seed 002's evaluation), stopped at the given number of empty
@@ -17,7 +18,16 @@ import time
 
 from othello_arena.agents.champion import search as S
 from othello_arena.agents.champion.engine import Engine
-from othello_arena.protocol import Board, Move, format_obf
+from othello_arena.protocol import Board, Move, format_obf, parse_obf
+
+
+# Published test positions (OBF, as in the FFO endgame suite; X moves), with
+# their known best move and exact score.  #40 (20 empties) was checked
+# against the bitboards of a public engine's test (0x0101312303010100,
+# 0x9E7ECEDCFC1E0800, up to a half turn of the board).
+FFO = [
+    ("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X;", "#40", "A2", 38),
+]
 
 
 def position(rng: random.Random, empties: int, player: Engine) -> Board:
@@ -40,8 +50,19 @@ def main() -> None:
     parser.add_argument("--empties", type=int, nargs="+", default=[14, 16, 18, 20])
     parser.add_argument("--count", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ffo", action="store_true", help="solve the published FFO positions instead")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.ffo:
+        for obf, name, best, score in FFO:
+            board = parse_obf(obf)
+            started = time.perf_counter()
+            result = Engine().think(board, exact=True)
+            seconds = time.perf_counter() - started
+            verdict = "ok" if result.score == score else f"WRONG (published {score})"
+            print(f"FFO {name}: best {result.move_name} (published {best})  score {result.score:+.0f} {verdict}  "
+                  f"nodes {result.nodes:,}  {seconds:.2f}s")
+        return
     player = Engine(tt_bits=16, eval_kind=S.EVAL_SEED002)
     solver = Engine()
     for empties in args.empties:
