@@ -35,7 +35,7 @@ def test_the_budget_keeps_a_safety_margin():
     for time_left in (0.3, 1.0, 10.0, 60.0):
         budget = move_budget(time_left)
         assert 0 < budget <= 0.8 * time_left
-        assert budget <= max(0.01, time_left - 0.5)
+        assert budget <= max(0.01, 0.9 * time_left - 0.5)
 
 
 def test_quick_move_is_legal():
