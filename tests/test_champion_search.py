@@ -141,3 +141,10 @@ def test_node_limit_stops_deterministically(engines):
     result = Engine(tt_bits=14).think(board, node_limit=20_000)
     assert result.move(board.to_move) in board.legal_moves()
     assert result.nodes <= 20_000 + S.CHECK_EVERY + 64
+
+
+def test_a_search_stopped_at_once_still_names_a_legal_move():
+    board = random_position(random.Random(12), 16)
+    result = Engine(tt_bits=14).think(board, node_limit=1, exact=False)
+    assert result.depth == 0
+    assert result.move(board.to_move) in board.legal_moves()

@@ -224,8 +224,7 @@ class Engine:
                 return solved
         if result is None:
             # Not even depth 1 finished (a tiny budget): the best-ordered move.
-            value, sq = _first_ordered(self, P, O)
-            result = SearchResult(int(sq), 0.0, False, 0, nodes, elapsed())
+            result = SearchResult(_first_ordered(P, O), 0.0, False, 0, nodes, elapsed())
         result.nodes = nodes
         result.seconds = elapsed()
         result.iterations = iterations
@@ -279,9 +278,9 @@ def _to_discs(value: int) -> float:
     return value / S.SCALE
 
 
-def _first_ordered(engine: Engine, P, O) -> tuple[int, int]:
-    """The first move of the move ordering, with no search at all."""
-    moves = legal_moves(P, O)
-    squares = [sq for sq in range(64) if int(moves) >> sq & 1]
+def _first_ordered(P, O) -> int:
+    """A move without any search (a corner if there is one): for a budget too small for depth 1."""
+    moves = int(legal_moves(P, O))
+    squares = [sq for sq in range(64) if moves >> sq & 1]
     corners = [sq for sq in squares if sq in (0, 7, 56, 63)]
-    return 0, (corners or squares)[0]
+    return (corners or squares)[0]

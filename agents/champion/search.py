@@ -48,6 +48,10 @@ MAX_MOVES = 40
 EVAL_PATTERNS = 0
 EVAL_SEED002 = 1
 
+STAGE_WIDTH = 4  # empties per stage of the learned evaluation
+N_SCALARS = 130  # one-hot slots of the scalar features (see pattern_indices)
+N_SCALAR_FEATURES = 5
+
 # ctl slots
 STOP = 0
 NODES = 1
@@ -212,11 +216,6 @@ def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
     total += w[base + 96 + min(popcount(neighbours(P) & empty), 31)]
     total += w[base + 128 + (n_empty & 1)]
     return total
-
-
-STAGE_WIDTH = 4  # empties per stage of the learned evaluation
-N_SCALARS = 130  # one-hot slots of the scalar features (see pattern_indices)
-N_SCALAR_FEATURES = 5
 
 
 @njit(cache=True)

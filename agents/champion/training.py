@@ -14,6 +14,9 @@
    regression (conjugate gradients on the normal equations, in numpy) fits
    the weights on the positions of that stage and its two neighbours.
    Weights are saved in centi-discs as int16 in an ``.npz`` file.
+4. **Rounds.**  With ``rounds`` > 1, each later round plays its games
+   with the weights of the round before (round 1 plays with seed 002's
+   evaluation), and each fit uses the positions of every round so far.
 
 Everything is seeded: the same seed and sizes give the same weights.
 """
