@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ...protocol import Board, Colour, Move, bits, legal_squares, popcount
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 CORNERS = (0, 7, 56, 63)
 
@@ -53,7 +56,7 @@ class ChampionStrategy:
     """``(board, colour, time_left) -> (move, comments)`` backed by the compiled engine."""
 
     def __init__(self, tt_bits: Optional[int] = None, background: bool = True) -> None:
-        self._engine = None
+        self._engine: Optional[Engine] = None
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits

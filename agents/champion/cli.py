@@ -57,8 +57,11 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
     if board.is_game_over():
         raise click.UsageError("the game is over in this position: nothing to analyze")
     limit = None if exact and not _time_given() else seconds
-    result = Engine().think(board, seconds=limit, max_depth=depth, exact=exact)
-    report = {
+    engine = Engine()
+    engine.think(Board(), max_depth=2)  # load the compiled code before the clock starts
+    engine.clear()
+    result = engine.think(board, seconds=limit, max_depth=depth, exact=exact)
+    report: dict[str, object] = {
         "best_move": result.move_name,
         "score": int(result.score) if result.exact else round(result.score, 2),
         "exact": result.exact and not result.outcome_only,
@@ -72,8 +75,8 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
         click.echo(json.dumps(report))
         return
     click.echo(board.draw(), nl=False)
-    kind = "exact" if report["exact"] else ("outcome " + report["outcome"]) if result.outcome_only else "eval"
-    click.echo(f"best move {report['best_move']}  score {report['score']:+} ({kind})  depth {result.depth}  "
+    kind = "exact" if report["exact"] else f"outcome {report['outcome']}" if result.outcome_only else "eval"
+    click.echo(f"best move {report['best_move']}  score {result.score:+g} ({kind})  depth {result.depth}  "
                f"nodes {result.nodes}  {result.seconds:.2f}s")
     for it_depth, score, square in result.iterations:
         name = "pass" if square is None else f"{'ABCDEFGH'[square % 8]}{square // 8 + 1}"

@@ -164,7 +164,7 @@ class Engine:
         deadline = None if seconds is None else started + seconds
         timer = None
         self._reset(node_limit)
-        if deadline is not None:
+        if seconds is not None:
             timer = threading.Timer(max(0.0, seconds), self.stop)
             timer.daemon = True
             timer.start()
