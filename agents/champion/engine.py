@@ -215,8 +215,8 @@ class Engine:
                 if not time_fraction_left(0.35 * budget_share):
                     break
         if try_solve and (solve_now or (not self.ctl[S.ABORTED] and time_fraction_left(0.5))):
-            solved = self._solve(P, O, n_empty, started, result is not None)
-            nodes = int(self.ctl[S.NODES]) + nodes
+            solved = self._solve(P, O, n_empty)
+            nodes = int(self.ctl[S.NODES])  # the solver's nodes on top of the deepening's
             if solved is not None:
                 solved.nodes = nodes
                 solved.seconds = elapsed()
@@ -230,7 +230,7 @@ class Engine:
         result.iterations = iterations
         return result
 
-    def _solve(self, P, O, n_empty, started, has_fallback) -> Optional[SearchResult]:
+    def _solve(self, P, O, n_empty: int) -> Optional[SearchResult]:
         """Win/draw/loss first, then the exact score; ``None`` if stopped before the first."""
         base_nodes = int(self.ctl[S.NODES])
         self.ctl[S.NODES] = 0
