@@ -99,7 +99,7 @@ def _time_given() -> bool:
 @click.option("--solve-empties", type=click.IntRange(min=4, max=20), default=14, show_default=True,
               help="Empties at which the exact solver labels the game.")
 @click.option("--l2", type=click.FloatRange(min=0), default=3.0, show_default=True, help="Ridge penalty.")
-@click.option("--rounds", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True,
               help="Rounds of self-play; later rounds play with the weights of the last.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Weights file (default: the shipped agents/champion/data/weights.npz).")
