@@ -81,10 +81,10 @@ def parse_line(text: str) -> Union[Move, Comment]:
     if not stripped.endswith(")"):
         raise ParseError(f"could not parse move line {text!r}: it must end with ')'")
     inner = stripped[1:-1].strip()
+    if inner[:1] in ("C", "c") and (len(inner) == 1 or inner[1] in " \t"):
+        return Comment(inner[1:].strip())  # a comment may hold any text, brackets too
     if "(" in inner or ")" in inner:
         raise ParseError(f"could not parse move line {text!r}: one move per line, in one pair of parentheses")
-    if inner[:1] in ("C", "c") and (len(inner) == 1 or inner[1] in " \t"):
-        return Comment(inner[1:].strip())
     body = "".join(inner.split()).upper()
     if not body:
         raise ParseError(f"could not parse move line {text!r}: no colour between the parentheses")

@@ -19,6 +19,7 @@ from othello_arena.protocol import (
     Result,
     draw_board,
     format_colour,
+    format_comment,
     format_end,
     format_move,
     format_obf,
@@ -83,6 +84,7 @@ def test_all_pass_spellings(text):
 def test_comment_lines_are_not_moves():
     assert parse_line("(C depth 9 score +4)") == Comment("depth 9 score +4")
     assert parse_line("(c thinking)\r\n") == Comment("thinking")
+    assert parse_line("(C depth 9 (23 empties) score +4)") == Comment("depth 9 (23 empties) score +4")
     with pytest.raises(ParseError, match="comment"):
         parse_move("(C hello)")
 
@@ -108,6 +110,13 @@ def test_bad_lines_say_what_was_wrong_and_quote_the_text(text, reason):
         parse_line(text)
     assert reason in str(info.value)
     assert repr(text) in str(info.value)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=40))
+def test_comment_round_trip(text):
+    line = format_comment(text)
+    assert line.endswith(")\n") and line.count("\n") == 1
+    assert parse_line(line) == Comment(" ".join(text.split()))
 
 
 def test_message_with_comments_and_one_move():
