@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..players import PAPER_WEIGHTS
 from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
 
 SCALE = 100
@@ -79,20 +80,9 @@ _ROW_8 = U64(0xFF00000000000000)
 # Evaluation
 # ---------------------------------------------------------------------------
 
-# Seed 002's static weighting matrix (symmetric, so its orientation does not matter).
-SEED002_SQUARE_WEIGHTS = np.array(
-    [
-        [4, -3, 2, 2, 2, 2, -3, 4],
-        [-3, -4, -1, -1, -1, -1, -4, -3],
-        [2, -1, 1, 0, 0, 1, -1, 2],
-        [2, -1, 0, 1, 1, 0, -1, 2],
-        [2, -1, 0, 1, 1, 0, -1, 2],
-        [2, -1, 1, 0, 0, 1, -1, 2],
-        [-3, -4, -1, -1, -1, -1, -4, -3],
-        [4, -3, 2, 2, 2, 2, -3, 4],
-    ],
-    dtype=np.int64,
-).ravel()
+# Seed 002's static weighting matrix, from the readable seed player (symmetric,
+# so its orientation does not matter).
+SEED002_SQUARE_WEIGHTS = np.array(PAPER_WEIGHTS, dtype=np.int64).ravel()
 
 
 @njit(cache=True, inline="always")
