@@ -7,9 +7,11 @@ from typing import Optional
 
 import click
 
+from .registry import names as builtin_names
+
 
 @click.command()
-@click.argument("agent")
+@click.argument("agent", type=click.Choice(builtin_names()), metavar="AGENT")
 @click.option("--name", "file_name", envvar="OTHELLO_NAME", default=None,
               help="File name: the agent uses NAME.in and NAME.out (default: $OTHELLO_NAME, else AGENT).")
 @click.option("--dir", "directory", envvar="OTHELLO_DIR", default=".", show_default=True,
@@ -22,6 +24,10 @@ def agent(agent: str, file_name: Optional[str], directory: str, time_per_move: O
 
     It plays one game through NAME.in and NAME.out exactly as a student's
     program would, then exits.  Example: `othello agent greedy --name bob`.
+
+    \b
+    AGENT is one of: random, beginner, greedy, weighted, minimax, alphabeta,
+    paper-easy, paper-normal, paper-hard, champion.
     """
     from .registry import get_strategy, names
     from .runtime import run_agent

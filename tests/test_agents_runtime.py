@@ -135,3 +135,16 @@ def test_run_agent_api_with_comments(driver_factory, tmp_path):
     comments, move = driver.receive()
     assert comments == ["first legal move", "4 to choose from"]
     assert move == Board().legal_moves()[0]
+
+
+def test_agent_help_lists_every_builtin_and_refuses_an_unknown_one():
+    from click.testing import CliRunner
+
+    from othello_arena.agents.registry import names
+    from othello_arena.cli import cli
+
+    help_text = " ".join(CliRunner().invoke(cli, ["agent", "--help"]).output.split())
+    for name in names():
+        assert name in help_text
+    refused = CliRunner().invoke(cli, ["agent", "grandmaster"])
+    assert refused.exit_code == 2 and "'grandmaster' is not one of" in refused.output
