@@ -55,6 +55,11 @@ POLL_SECONDS = 0.05  # fallback poll; file events normally wake us far sooner
 # Exit codes of an agent process.
 EXIT_OK = 0  # the game ended (seen on the board, by the end line, or won on an illegal opponent move)
 EXIT_PROTOCOL_ERROR = 2  # NAME.in held something that is not the protocol
+EXIT_ORPHANED = 4  # the process that started us (the referee) is gone: nobody will write NAME.in
+
+
+class RefereeGone(Exception):
+    """The agent's parent process died while the agent waited for ``NAME.in``."""
 
 
 def default_time(value: Optional[float] = None) -> float:
@@ -82,6 +87,7 @@ class InboxWatcher:
     """
 
     def __init__(self, path: Path) -> None:
+        self._parent = os.getppid()
         self.path = path
         self._event = threading.Event()
         self._observer = None
@@ -105,10 +111,16 @@ class InboxWatcher:
             self._observer = None
 
     def wait(self) -> None:
-        """Block until the file exists."""
+        """Block until the file exists.
+
+        Raises :class:`RefereeGone` if the parent process dies meanwhile (a
+        referee killed with SIGKILL cannot stop us, so we stop ourselves).
+        """
         while not self.path.exists():
             self._event.wait(POLL_SECONDS)
             self._event.clear()
+            if os.getppid() != self._parent:
+                raise RefereeGone(f"the process that started this agent ({self._parent}) is gone")
 
     def close(self) -> None:
         if self._observer is not None:
@@ -268,4 +280,8 @@ def run_agent(
     Problems are reported on ``log`` (default: standard error).
     """
     session = AgentSession(strategy, name, Path(directory), default_time(time_per_move), log or sys.stderr)
-    return session.run()
+    try:
+        return session.run()
+    except RefereeGone as exc:
+        print(f"{name}: {exc}; exiting", file=log or sys.stderr)
+        return EXIT_ORPHANED

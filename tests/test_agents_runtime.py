@@ -148,3 +148,29 @@ def test_agent_help_lists_every_builtin_and_refuses_an_unknown_one():
         assert name in help_text
     refused = CliRunner().invoke(cli, ["agent", "grandmaster"])
     assert refused.exit_code == 2 and "'grandmaster' is not one of" in refused.output
+
+
+def test_an_agent_whose_referee_died_exits_by_itself(tmp_path):
+    # A referee killed with SIGKILL cannot stop its agents: a waiting agent notices that
+    # its parent is gone and exits, instead of waiting for NAME.in forever.
+    import subprocess
+    import sys
+
+    import psutil
+
+    middle = (
+        "import subprocess, sys\n"
+        "p = subprocess.Popen([sys.executable, '-m', 'othello_arena', 'agent', 'random', '--name', 'orphan'],"
+        " stdin=subprocess.DEVNULL, stderr=open('stderr.log', 'w'))\n"
+        "print(p.pid, flush=True)\n"
+        "import time; time.sleep(1.5)\n"  # let the agent start and begin to wait
+    )
+    out = subprocess.run([sys.executable, "-c", middle], cwd=tmp_path, capture_output=True, text=True, check=True)
+    agent = psutil.Process(int(out.stdout.split()[0]))
+    try:
+        agent.wait(timeout=30)
+    except psutil.TimeoutExpired:
+        agent.kill()
+        raise AssertionError("the orphaned agent kept waiting") from None
+    assert "is gone" in (tmp_path / "stderr.log").read_text()
+    assert not (tmp_path / "orphan.out").exists()
