@@ -92,6 +92,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     passes (the illegal-move check is advisory).
     """
     from ..referee.config import STARTUP_SECONDS
+    from ..referee.process import sigterm_as_interrupt
     from ..referee.spec import AgentSpec
     from .check import check_agent
 
@@ -102,8 +103,13 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     if spec.is_manual:
         raise click.BadParameter("a manual player cannot be checked", param_hint="AGENT")
     progress = (lambda line: None) if quiet else (lambda line: click.echo(f"... {line}", err=True))
-    card = check_agent(spec, time_per_move, attempts, seed, log=progress,
-                       startup=STARTUP_SECONDS if startup is None else startup)
+    try:
+        with sigterm_as_interrupt():
+            card = check_agent(spec, time_per_move, attempts, seed, log=progress,
+                               startup=STARTUP_SECONDS if startup is None else startup)
+    except KeyboardInterrupt:
+        click.echo("interrupted: the check was not finished; the agent was stopped", err=True)
+        sys.exit(130)
     for line in card.lines():
         click.echo(line)
     sys.exit(0 if card.passed else 1)

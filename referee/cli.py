@@ -13,6 +13,7 @@ import click
 from .config import ILLEGAL_RULES, GameConfig
 from .display import Display, summary
 from .game import play_game
+from .process import sigterm_as_interrupt
 from .spec import AgentSpec, draw_colours
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
@@ -91,9 +92,13 @@ def play(
     if not (quiet or as_json):
         click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
     try:
-        record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
+        with sigterm_as_interrupt():
+            record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
     except OSError as exc:  # the game directory itself: not an agent's fault
         raise click.ClickException(f"cannot play in {out_dir}: {exc}") from None
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: the game was not finished; its agents were stopped (files in {out_dir})", err=True)
+        sys.exit(130)
     if as_json:
         click.echo(json.dumps(record.to_dict(), indent=2))
     else:

@@ -24,6 +24,7 @@ close that gap, but needs privileges the referee does not assume.)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -32,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -384,3 +385,26 @@ class AgentProcess:
 def _alive(pid: int, start: int) -> bool:
     info = _read_stat(pid)
     return info is not None and info.state != "Z" and (start == 0 or info.start == start)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`KeyboardInterrupt` (main thread only).
+
+    For the commands that run games in the foreground (``othello play``,
+    ``othello check``): a referee stopped with SIGTERM then unwinds like one
+    stopped with Ctrl-C, and stops its agents on the way out instead of
+    leaving them orphaned.  :func:`play_game` itself installs no handler.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
