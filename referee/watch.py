@@ -76,17 +76,36 @@ class _Handler(FileSystemEventHandler):
         self.watcher._on_event(event)
 
 
-class EventWaker(Waker):
+class _EventDrivenWaker(Waker):
+    """What both file-event wakers share: the writers' closes they saw, and a safety cap."""
+
+    def __init__(self, safety_interval: float) -> None:
+        super().__init__()
+        self._closed: dict[str, bool] = {}  # path -> closed by its writer since it last changed
+        self._safety = safety_interval
+
+    def _cap(self, timeout: Optional[float]) -> Optional[float]:
+        # A bounded sleep even with events: protection against a lost event.
+        return self._safety if timeout is None else min(timeout, self._safety)
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        with self._cond:
+            return self._closed.get(str(path), False)
+
+    def forget(self, path: Path) -> None:
+        with self._cond:
+            self._closed.pop(str(path), None)
+
+
+class EventWaker(_EventDrivenWaker):
     """File events from a watchdog ``Observer`` (any system watchdog supports)."""
 
     mode = "events"
 
     def __init__(self, directories: Iterable[Path], safety_interval: float = 0.5) -> None:
-        super().__init__()
+        super().__init__(safety_interval)
         from watchdog.observers import Observer
 
-        self._closed: dict[str, bool] = {}
-        self._safety = safety_interval
         self._observer = Observer()
         self._stopped = True
         # Only the events the referee uses: not opens, reads and read-only
@@ -115,18 +134,6 @@ class EventWaker(Waker):
             self._generation += 1
             self._cond.notify_all()
 
-    def _cap(self, timeout: Optional[float]) -> Optional[float]:
-        # A bounded sleep even with events: protection against a lost event.
-        return self._safety if timeout is None else min(timeout, self._safety)
-
-    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
-        with self._cond:
-            return self._closed.get(str(path), False)
-
-    def forget(self, path: Path) -> None:
-        with self._cond:
-            self._closed.pop(str(path), None)
-
     def close(self) -> None:
         if self._stopped:
             return
@@ -135,7 +142,7 @@ class EventWaker(Waker):
         self._observer.join(timeout=5)
 
 
-class InotifyWaker(Waker):
+class InotifyWaker(_EventDrivenWaker):
     """inotify events through watchdog's shared inotify reader thread (Linux).
 
     watchdog's ``Observer`` hands each event through two more threads (an
@@ -150,12 +157,10 @@ class InotifyWaker(Waker):
     def __init__(
         self, directories: Iterable[Path], names: Optional[Iterable[str]] = None, safety_interval: float = 0.5
     ) -> None:
-        super().__init__()
+        super().__init__(safety_interval)
         from watchdog.observers.inotify_c import InotifyConstants as K
         from watchdog.observers.inotify_c import InotifyFD
 
-        self._closed: dict[str, bool] = {}
-        self._safety = safety_interval
         # Events on other names (an agent's own temporary files) wake nobody.
         self._names = None if names is None else {os.fsencode(name) for name in names}
         shared = InotifyFD.get_instance()
@@ -208,17 +213,6 @@ class InotifyWaker(Waker):
         self.poke()
 
     # -- Waker ---------------------------------------------------------------------
-
-    def _cap(self, timeout: Optional[float]) -> Optional[float]:
-        return self._safety if timeout is None else min(timeout, self._safety)
-
-    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
-        with self._cond:
-            return self._closed.get(str(path), False)
-
-    def forget(self, path: Path) -> None:
-        with self._cond:
-            self._closed.pop(str(path), None)
 
     def close(self) -> None:
         registered, self._registered = self._registered, []
