@@ -289,6 +289,21 @@ def _tick(ctl) -> bool:
 # ---------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def sort_moves(row: np.ndarray, keys: np.ndarray, n: int) -> None:
+    """Insertion sort of the first ``n`` moves of ``row``, best (largest key) first."""
+    for i in range(1, n):
+        k = keys[i]
+        m = row[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            keys[j + 1] = keys[j]
+            row[j + 1] = row[j]
+            j -= 1
+        keys[j + 1] = k
+        row[j + 1] = m
+
+
 @njit(cache=True)
 def _order_moves(P, O, moves, hash_move, depth, ev, row, keys) -> int:
     """Fill ``row`` with the moves best first; return how many.
@@ -319,17 +334,7 @@ def _order_moves(P, O, moves, hash_move, depth, ev, row, keys) -> int:
         row[n] = sq
         keys[n] = key
         n += 1
-    # insertion sort, best (largest key) first
-    for i in range(1, n):
-        k = keys[i]
-        m = row[i]
-        j = i - 1
-        while j >= 0 and keys[j] < k:
-            keys[j + 1] = keys[j]
-            row[j + 1] = row[j]
-            j -= 1
-        keys[j + 1] = k
-        row[j + 1] = m
+    sort_moves(row, keys, n)
     return n
 
 
@@ -596,16 +601,7 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
         row[n] = sq
         keys[n] = key
         n += 1
-    for i in range(1, n):
-        k = keys[i]
-        mv = row[i]
-        j = i - 1
-        while j >= 0 and keys[j] < k:
-            keys[j + 1] = keys[j]
-            row[j + 1] = row[j]
-            j -= 1
-        keys[j + 1] = k
-        row[j + 1] = mv
+    sort_moves(row, keys, n)
 
     alpha0 = alpha
     best = -65
