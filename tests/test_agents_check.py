@@ -95,7 +95,9 @@ def test_shipped_agents_pass_the_checker(kind, greedy_c):
     }
     if kind == "bridge" and RHINO is None:
         pytest.skip("needs gtp-rhino")
-    card = card_for(agents[kind], seconds=2.0, attempts=12)
+    # gtp-rhino plays on its own clock (the bridge sends time_settings), so on a loaded machine its
+    # games differ and a forced pass may take more steered games to reach.
+    card = card_for(agents[kind], seconds=2.0, attempts=30 if kind == "bridge" else 12)
     assert card.passed, "\n".join(card.lines())
 
 
