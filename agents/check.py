@@ -131,6 +131,7 @@ class ScriptedGame:
         self.card = card
         self.time = time_per_move
         self.directory = root / label
+        self.log_path = root / f"{label}.stderr.log"
         self.directory.mkdir(parents=True)
         self.in_name = f"{spec.file_name}.in"
         self.out_name = f"{spec.file_name}.out"
@@ -143,7 +144,7 @@ class ScriptedGame:
             argv=spec.argv(self.directory, time_per_move),
             cwd=spec.cwd or self.directory,
             env=env,
-            log_path=self.directory / "stderr.log",
+            log_path=self.log_path,
         )
         self.board = Board()
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
@@ -188,7 +189,7 @@ class ScriptedGame:
 
     def output_log(self) -> str:
         try:
-            return (self.directory / "stderr.log").read_text(errors="replace")
+            return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
 

@@ -9,6 +9,7 @@ GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
 STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
+SANDBOXES = ("bwrap", "none")  # PROTOCOL.md section 2: every agent in a bubblewrap sandbox, or (told so) none
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,10 @@ class GameConfig:
     - ``out_limit``: largest ``NAME.out`` read, in bytes (a bigger one is malformed);
     - ``end_grace``: seconds an agent has to exit after its end line;
     - ``polling``: watch the files by polling every ``poll_interval`` seconds
-      instead of file events (also used automatically if events fail).
+      instead of file events (also used automatically if events fail);
+    - ``sandbox``: ``"bwrap"`` runs each agent in its own bubblewrap sandbox
+      (:mod:`othello_arena.referee.sandbox`); ``"none"`` runs it as the
+      referee's user with rlimits only, and only when asked for.
     """
 
     time_per_move: float = 60.0
@@ -50,12 +54,15 @@ class GameConfig:
     end_grace: float = END_GRACE_SECONDS
     polling: bool = False
     poll_interval: float = 0.005
+    sandbox: str = "bwrap"
 
     def __post_init__(self) -> None:
         if not self.time_per_move > 0:
             raise ValueError(f"time per move must be positive, got {self.time_per_move}")
         if self.manual_time is not None and not self.manual_time > 0:
             raise ValueError(f"manual time per move must be positive or None, got {self.manual_time}")
+        if self.sandbox not in SANDBOXES:
+            raise ValueError(f"sandbox {self.sandbox!r}: expected one of {', '.join(SANDBOXES)}")
         if self.illegal not in ILLEGAL_RULES:
             raise ValueError(f"illegal-move rule {self.illegal!r}: expected one of {', '.join(ILLEGAL_RULES)}")
         for field in ("grace", "startup_time", "end_grace", "poll_interval"):

@@ -98,6 +98,10 @@ class _Player:
         self.out_name = f"{spec.file_name}.out"
         self.in_path = directory / self.in_name
         self.out_path = directory / self.out_name
+        # The agent's output is kept beside its directory, not in it: only the
+        # referee writes it (an agent cannot rewrite it past its cap or turn it
+        # into a link).
+        self.stderr_path = directory.parent / f"{directory.name}.stderr.log"
         self.dir_fd = -1
         self.process: Optional[AgentProcess] = None
         self.start_error = ""
@@ -150,8 +154,6 @@ def _listing(dir_fd: int) -> dict[str, tuple[int, int, int, int]]:
     except OSError:
         return {}
     for name in names:
-        if name == "stderr.log":  # written by the referee's drain thread
-            continue
         try:
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
@@ -263,7 +265,7 @@ class _Game:
             argv=player.spec.argv(player.directory, limit),
             cwd=player.spec.cwd or player.directory,
             env=env,
-            log_path=player.directory / "stderr.log",
+            log_path=player.stderr_path,
             memory_mb=self.config.memory_mb,
             max_processes=self.config.max_processes,
             stderr_limit=self.config.stderr_limit,
@@ -551,6 +553,7 @@ class _Game:
                 "colour": colour.value,
                 "kind": player.spec.kind,
                 "directory": str(player.directory.relative_to(self.out_dir)),
+                "stderr_log": str(player.stderr_path.relative_to(self.out_dir)),
                 "seconds": round(player.seconds, 4),
             }
             if player.spec.command is not None:
@@ -609,8 +612,9 @@ def play_game(
 ) -> GameRecord:
     """Play one game, White (moves first) against Black; return its record.
 
-    Each agent runs in ``out_dir/<label>/`` with its ``NAME.in``, ``NAME.out``
-    and ``stderr.log``; ``game.json`` is written in ``out_dir``.  ``seed`` is
+    Each agent runs in ``out_dir/<label>/`` with its ``NAME.in`` and
+    ``NAME.out``; its output is kept in ``out_dir/<label>.stderr.log`` and
+    ``game.json`` is written in ``out_dir``.  ``seed`` is
     only recorded (it is the seed that drew the colours: see
     :func:`~othello_arena.referee.draw_colours`).  ``on_event`` receives a
     :class:`GameEvent` at the start, before each turn, after each move and

@@ -195,7 +195,7 @@ def test_output_is_kept_but_capped(tmp_path: Path, script: Path) -> None:
     config = GameConfig(time_per_move=3, end_grace=0.3, stderr_limit=10_000)
     record = run(tmp_path, script, "noisy", 1, config=config)
     assert record.result is not None and record.result.reason == "normal"
-    log = (tmp_path / "game" / "alice" / "stderr.log").read_text()
+    log = (tmp_path / "game" / "alice.stderr.log").read_text()
     assert log.startswith("x" * 10_000) and "2990000 more bytes of output dropped" in log
 
 
@@ -203,4 +203,4 @@ def test_the_memory_limit_applies_to_the_agent(tmp_path: Path, script: Path) -> 
     config = GameConfig(time_per_move=3, end_grace=0.3, memory_mb=512)
     record = run(tmp_path, script, "memory-hog", 1, config=config)
     check(record, BLACK, "crash")
-    assert "MemoryError" in (tmp_path / "game" / "alice" / "stderr.log").read_text()
+    assert "MemoryError" in (tmp_path / "game" / "alice.stderr.log").read_text()

@@ -80,7 +80,7 @@ def test_dask_run_and_resume_match_the_local_run(tmp_path: Path, scheduler: str)
     assert {row["worker"] for row in rows}
     for row in rows:
         assert (Path(row["game_dir"]) / "game.json").is_file()
-        assert "playing" in (Path(row["game_dir"]) / row["white"] / "stderr.log").read_text()
+        assert "playing" in (Path(row["game_dir"]) / f"{row['white']}.stderr.log").read_text()
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:

@@ -64,8 +64,8 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
         relative = os.path.relpath(directory, report_dir)
         data["links"]["game.json"] = f"{relative}/game.json"
         for name in (row["white"], row["black"]):
-            if (Path(directory) / name / "stderr.log").is_file():
-                data["links"][f"{name} stderr"] = f"{relative}/{name}/stderr.log"
+            if (Path(directory) / f"{name}.stderr.log").is_file():
+                data["links"][f"{name} stderr"] = f"{relative}/{name}.stderr.log"
     return data
 
 

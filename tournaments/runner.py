@@ -125,8 +125,8 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
         wall = time.monotonic() - started
         return {
             "record": record.to_dict(),
-            "white_stderr": _read_stderr(out_dir / white.label),
-            "black_stderr": _read_stderr(out_dir / black.label),
+            "white_stderr": _read_stderr(out_dir, record, white.label),
+            "black_stderr": _read_stderr(out_dir, record, black.label),
             "worker": socket.gethostname(),
             "pid": os.getpid(),
             "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0,
@@ -139,12 +139,15 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
             shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def _read_stderr(directory: Path) -> str:
-    """The agent's captured output (the referee keeps it in the agent's directory)."""
-    for name in ("stderr.log", "stderr.txt", "stderr"):
-        path = directory / name
-        if path.is_file():
-            return path.read_text(encoding="utf-8", errors="replace")
+def _read_stderr(out_dir: Path, record: GameRecord, label: str) -> str:
+    """The agent's captured output: the file the referee names in the record (beside the agent's directory)."""
+    info = record.extra.get("agents", {}).get(label, {})
+    name = info.get("stderr_log") if isinstance(info, dict) else None
+    if not isinstance(name, str):
+        return ""
+    path = out_dir / name
+    if path.is_file() and not path.is_symlink():
+        return path.read_text(encoding="utf-8", errors="replace")
     return ""
 
 
@@ -521,8 +524,7 @@ class Runner:
         directory.mkdir(parents=True)
         (directory / "game.json").write_text(json.dumps(result["record"], indent=2) + "\n", encoding="utf-8")
         for side, name in (("white", game.white), ("black", game.black)):
-            (directory / name).mkdir(exist_ok=True)
-            (directory / name / "stderr.log").write_text(result.get(f"{side}_stderr", ""), encoding="utf-8")
+            (directory / f"{name}.stderr.log").write_text(result.get(f"{side}_stderr", ""), encoding="utf-8")
         outcome.game_dir = str(directory)
 
     # -- results ----------------------------------------------------------------
