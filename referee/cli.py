@@ -10,13 +10,15 @@ from typing import Optional
 
 import click
 
-from .config import ILLEGAL_RULES, GameConfig
+from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, summary
 from .game import play_game
 from .process import sigterm_as_interrupt
+from .sandbox import SandboxUnavailable
 from .spec import AgentSpec, draw_colours
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
+EXIT_NO_SANDBOX = 4  # the sandbox was asked for and cannot run on this machine
 
 
 def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
@@ -43,12 +45,17 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.option("--manual-time", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per move for a person (manual:NAME); default: no limit.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=GameConfig.memory_mb, show_default=True,
-              help="Address-space limit per agent process, in MiB (0: none).")
+              help="Memory of each agent in MiB, all its processes together where a cgroup can be made, "
+                   "else per process (0: none).")
 @click.option("--processes", "max_processes", type=click.IntRange(min=0), default=GameConfig.max_processes,
               show_default=True, help="Most processes an agent may run at once (0: no limit).")
-@click.option("--suspend/--no-suspend", default=False, show_default=True,
-              help="Stop the waiting agent (SIGSTOP) while the other thinks; also catches an agent that "
-                   "touches the other's files.")
+@click.option("--disk", "disk_mb", type=click.IntRange(min=0), default=GameConfig.disk_mb, show_default=True,
+              help="MiB an agent may keep in its directory and in its /tmp, and the largest file it may write (0: none).")
+@click.option("--suspend/--no-suspend", default=GameConfig.suspend_waiting, show_default=True,
+              help="Freeze the waiting agent while the other thinks: no thinking on the opponent's time, "
+                   "no CPU taken from it.")
+@click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
+              help="Run each agent in its own bubblewrap sandbox, or (none) as yourself with rlimits only.")
 @click.option("--polling", is_flag=True, help="Poll the files instead of using file events (e.g. on NFS).")
 def play(
     agent_a: AgentSpec,
@@ -65,6 +72,8 @@ def play(
     max_processes: int,
     suspend: bool,
     polling: bool,
+    disk_mb: int,
+    sandbox: str,
 ) -> None:
     """Play one game between A and B; colours are drawn at random.
 
@@ -85,7 +94,9 @@ def play(
         illegal=illegal,
         memory_mb=memory_mb,
         max_processes=max_processes,
+        disk_mb=disk_mb,
         suspend_waiting=suspend,
+        sandbox=sandbox,
         polling=polling,
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
@@ -94,6 +105,9 @@ def play(
     try:
         with sigterm_as_interrupt():
             record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
+    except SandboxUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_NO_SANDBOX)
     except OSError as exc:  # the game directory itself: not an agent's fault
         raise click.ClickException(f"cannot play in {out_dir}: {exc}") from None
     except KeyboardInterrupt:

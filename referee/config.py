@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
+
+import platformdirs
 
 GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
 STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
@@ -26,10 +30,14 @@ class GameConfig:
       003's rule: the move is ignored and counts as a pass); with ``lose-turn``
       an agent still loses after ``max_lost_turns`` illegal moves, so a game
       always ends;
-    - ``memory_mb``: address-space limit per agent process (``RLIMIT_AS``),
-      0 for none; ``max_processes``: processes per agent, 0 for none;
-    - ``suspend_waiting``: stop (``SIGSTOP``) the agent that waits while the
-      other thinks, so it cannot think on the opponent's time;
+    - ``memory_mb``: memory of the whole agent (a cgroup), or address space
+      per process (``RLIMIT_AS``) where the referee can make no cgroup; 0 for
+      none; ``max_processes``: processes per agent, 0 for none;
+    - ``disk_mb``: the most an agent may keep in its directory, the size of
+      its private ``/tmp`` and of any one file (``RLIMIT_FSIZE``); 0 for none;
+    - ``suspend_waiting``: freeze the agent that waits while the other thinks
+      (on by default: PROTOCOL.md section 2), so it can neither think on the
+      opponent's time nor take its CPU;
     - ``stderr_limit``: bytes of each agent's output kept in its ``stderr.log``;
     - ``out_limit``: largest ``NAME.out`` read, in bytes (a bigger one is malformed);
     - ``end_grace``: seconds an agent has to exit after its end line;
@@ -37,7 +45,9 @@ class GameConfig:
       instead of file events (also used automatically if events fail);
     - ``sandbox``: ``"bwrap"`` runs each agent in its own bubblewrap sandbox
       (:mod:`othello_arena.referee.sandbox`); ``"none"`` runs it as the
-      referee's user with rlimits only, and only when asked for.
+      referee's user with rlimits only, and only when asked for;
+    - ``hidden_paths``: folders no agent may see even where they lie inside
+      one it may read (the tournament's results; the game directory always).
     """
 
     time_per_move: float = 60.0
@@ -48,13 +58,15 @@ class GameConfig:
     max_lost_turns: int = 3
     memory_mb: int = 4096
     max_processes: int = 64
-    suspend_waiting: bool = False
+    disk_mb: int = 256
+    suspend_waiting: bool = True
     stderr_limit: int = 1 << 20
     out_limit: int = 64 << 10
     end_grace: float = END_GRACE_SECONDS
     polling: bool = False
     poll_interval: float = 0.005
     sandbox: str = "bwrap"
+    hidden_paths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.time_per_move > 0:
@@ -68,7 +80,8 @@ class GameConfig:
         for field in ("grace", "startup_time", "end_grace", "poll_interval"):
             if getattr(self, field) < 0:
                 raise ValueError(f"{field} must not be negative")
-        for field in ("memory_mb", "max_processes", "stderr_limit", "max_lost_turns"):
+        object.__setattr__(self, "hidden_paths", tuple(str(path) for path in self.hidden_paths))
+        for field in ("memory_mb", "max_processes", "disk_mb", "stderr_limit", "max_lost_turns"):
             if getattr(self, field) < 0:
                 raise ValueError(f"{field} must not be negative")
         if self.out_limit < 64:
@@ -77,3 +90,13 @@ class GameConfig:
     def time_for(self, manual: bool) -> Optional[float]:
         """Seconds per move for a program or a person (``None``: no limit)."""
         return self.manual_time if manual else self.time_per_move
+
+
+def compiled_cache_dir() -> Path:
+    """Where built-in agents keep compiled code (the champion's numba cache): never inside the package.
+
+    ``$OTHELLO_CACHE_DIR`` if set, else the user's cache folder.  The referee
+    passes it to a sandboxed built-in agent, read-only.
+    """
+    named = os.environ.get("OTHELLO_CACHE_DIR")
+    return Path(named) if named else Path(platformdirs.user_cache_dir("othello-arena"))

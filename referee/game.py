@@ -37,10 +37,10 @@ from ..protocol import (
     format_end,
     format_move,
 )
-from . import files
-from .config import GameConfig
+from . import files, sandbox
+from .config import GameConfig, compiled_cache_dir
 from .process import AgentProcess, StartError
-from .spec import AgentSpec, distinct_labels
+from .spec import BUILTIN, AgentSpec, distinct_labels
 from .watch import Waker, make_waker
 
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
@@ -110,7 +110,9 @@ class _Player:
         self.warnings: list[str] = []
         self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
         self.snapshot: Optional[dict[str, tuple[int, int, int, int]]] = None
-        self.over_limit = 0
+        self.over_limit = 0  # processes counted over the limit (then killed)
+        self.over_disk = 0  # bytes found in its directory over the limit (then killed)
+        self.limits = ""  # how its limits were enforced: "cgroup" or "rlimits"
 
     @property
     def label(self) -> str:
@@ -119,6 +121,17 @@ class _Player:
     @property
     def suspended(self) -> bool:
         return self.process is not None and self.process.suspended
+
+    def limit_note(self) -> str:
+        """What the agent's cgroup saw of its limits: why it likely failed, or ``""``."""
+        cgroup = self.process.cgroup if self.process else None
+        if cgroup is None:
+            return ""
+        if cgroup.oom_kills():
+            return f": out of memory (the limit is {cgroup.memory_mb} MB for all its processes)"
+        if refusals := cgroup.fork_refusals():
+            return f": refused {refusals} new processes at the limit of {cgroup.max_processes - 2}"
+        return ""
 
     def open_directory(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -145,6 +158,32 @@ class _Player:
         changes += [f"{name} deleted" for name in sorted(set(before) - set(now))]
         changes += [f"{name} changed" for name in sorted(set(now) & set(before)) if now[name] != before[name]]
         return changes
+
+
+def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) -> int:
+    """Bytes the agent keeps in its directory (blocks really used), counted up to just past ``limit``.
+
+    Links are not followed; a directory with more than ``max_entries``
+    entries counts as over any limit (walking it would be the referee's cost).
+    """
+    used, entries, stack = 0, 0, [str(directory)]
+    while stack and used <= limit:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                for entry in listing:
+                    entries += 1
+                    if entries > max_entries:
+                        return limit + 1
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    used += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return used
 
 
 def _listing(dir_fd: int) -> dict[str, tuple[int, int, int, int]]:
@@ -204,6 +243,9 @@ class _Game:
         self.timeout_seen = False
         self.temp_fd = -1
         self.black_colour_deadline: Optional[float] = None
+        # Raises SandboxUnavailable before anything starts if the sandbox was
+        # asked for and cannot run here.
+        self.isolation = sandbox.require() if config.sandbox == "bwrap" else None
 
     # -- events ----------------------------------------------------------------
 
@@ -258,12 +300,35 @@ class _Game:
 
     def start_process(self, player: _Player) -> Optional[_Fault]:
         limit = player.limit or self.config.time_per_move
-        env = dict(os.environ)
-        env.pop("OTHELLO_COLOUR", None)
-        env.update(OTHELLO_NAME=player.spec.file_name, OTHELLO_DIR=str(player.directory), OTHELLO_TIME=f"{limit:g}")
+        spec = player.spec
+        sandboxed = self.isolation is not None
+        variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(player.directory), "OTHELLO_TIME": f"{limit:g}"}
+        if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
+            variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
+        env = sandbox.minimal_environment(player.directory, variables, sandboxed)
+        argv = spec.argv(player.directory, limit)
+        cwd = spec.cwd or player.directory
+        plan = cgroup = None
+        if self.isolation is not None:
+            readable = [*sandbox.python_paths(), *sandbox.program_paths(argv, cwd, env["PATH"])]
+            readable += sandbox.existing([spec.cwd, compiled_cache_dir() if spec.kind == BUILTIN else None])
+            if self.isolation.cgroup is not None:
+                try:  # two more processes: bwrap's own, outside and inside the namespace
+                    cgroup = self.isolation.cgroup.make(self.config.memory_mb, self.config.max_processes + 2)
+                except OSError as exc:
+                    self.warn(f"no cgroup for {player.label} ({exc}): rlimits instead", player)
+            plan = sandbox.SandboxPlan(
+                directory=player.directory,
+                readable=readable,
+                hidden=[self.out_dir, *map(Path, self.config.hidden_paths)],
+                tmp_mb=self.config.disk_mb or 1024,
+                max_processes=0 if cgroup is not None or not self.config.max_processes else self.config.max_processes + 1,
+                disable_userns=self.isolation.disable_userns,
+                bwrap=self.isolation.bwrap or "bwrap",
+            )
         process = AgentProcess(
-            argv=player.spec.argv(player.directory, limit),
-            cwd=player.spec.cwd or player.directory,
+            argv=argv,
+            cwd=cwd,
             env=env,
             log_path=player.stderr_path,
             memory_mb=self.config.memory_mb,
@@ -271,10 +336,16 @@ class _Game:
             stderr_limit=self.config.stderr_limit,
             on_exit=self.waker.poke,
             marker=f"OTHELLO_DIR={player.directory}".encode(),
+            file_mb=self.config.disk_mb,
+            sandbox=plan,
+            cgroup=cgroup,
         )
+        player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         try:
             process.start()
         except StartError as exc:
+            if cgroup is not None:
+                cgroup.remove()
             player.start_error = str(exc)
             return _Fault(player.colour, "crash", f"{player.label} could not be started: {exc}")
         player.process = process
@@ -290,6 +361,11 @@ class _Game:
                 limit = self.config.max_processes
                 if limit and count > limit and not player.over_limit:
                     player.over_limit = count
+                    player.process.kill_all(term_grace=0)
+                    self.waker.poke()
+                disk = self.config.disk_mb << 20
+                if disk and not player.over_disk and (used := _directory_usage(player.directory, disk)) > disk:
+                    player.over_disk = used
                     player.process.kill_all(term_grace=0)
                     self.waker.poke()
 
@@ -351,6 +427,11 @@ class _Game:
                     player.colour, "crash",
                     f"{player.label} ran {player.over_limit} processes, more than the {self.config.max_processes} allowed",
                 )
+            if player.over_disk:
+                return _Fault(
+                    player.colour, "crash",
+                    f"{player.label} kept {player.over_disk >> 20} MB in its directory, more than the {self.config.disk_mb} MB allowed",
+                )
         for player in waiting:
             if files.exists(player.dir_fd, player.out_name):
                 if player.suspended and mover is not None:
@@ -362,7 +443,7 @@ class _Game:
             if player.process and player.process.exited:
                 return _Fault(
                     player.colour, "crash",
-                    f"{player.label} exited (code {player.process.returncode}) before the end of the game",
+                    f"{player.label} exited (code {player.process.returncode}) before the end of the game{player.limit_note()}",
                 )
         return None
 
@@ -449,7 +530,7 @@ class _Game:
                     return files.parse_out(lines), None
             if exited and player.process is not None:
                 code = player.process.returncode
-                return None, _Fault(player.colour, "crash", f"{player.label} exited (code {code}) without a move")
+                return None, _Fault(player.colour, "crash", f"{player.label} exited (code {code}) without a move{player.limit_note()}")
             fault = self.faults([other], player)
             if fault:
                 return None, fault
@@ -559,6 +640,9 @@ class _Game:
             if player.spec.command is not None:
                 info["command"] = list(player.spec.command)
             if player.process is not None:
+                if player.process.cgroup is not None:  # what the kernel refused it
+                    info["oom_kills"] = player.process.cgroup.oom_kills()
+                    info["refused_processes"] = player.process.cgroup.fork_refusals()
                 info["cpu_seconds"] = round(player.process.cpu_seconds(), 3)
                 info["exit_code"] = player.process.returncode
                 info["peak_processes"] = player.process.peak_processes
@@ -577,6 +661,13 @@ class _Game:
             "illegal": self.config.illegal,
             "suspend_waiting": self.config.suspend_waiting,
             "wall_seconds": round(time.monotonic() - self.started, 3),
+            "sandbox": self.config.sandbox,
+            "limits": {
+                "by": " and ".join(sorted({p.limits for p in self.players.values() if p.limits})) or "none",
+                "memory_mb": self.config.memory_mb,
+                "processes": self.config.max_processes,
+                "disk_mb": self.config.disk_mb,
+            },
         }
         if self.config.manual_time is not None:
             referee["manual_time"] = self.config.manual_time

@@ -1,25 +1,25 @@
-"""One agent's processes: start with limits, watch, suspend, and kill them all.
+"""One agent's processes: start them (sandboxed), watch, suspend, and kill them all.
 
-Each agent starts in a new session (so its own process group), in its own
-directory, with ``stdin`` closed and its output (standard output and error)
-drained by a thread into ``stderr.log``, of which only the first
-``stderr_limit`` bytes are kept.
+Each agent starts in a new session, in its own directory, with ``stdin``
+closed and its output (standard output and error) drained by a thread into
+its log, of which only the first ``stderr_limit`` bytes are kept.
 
-Limits are set in the child between ``fork`` and ``exec``: ``RLIMIT_AS``
-(memory) and ``RLIMIT_NPROC``.  ``RLIMIT_NPROC`` counts every process of the
-*user*, not of the agent, and the kernel does not apply it to root, so the
-child gets "the user's current count plus the agent's allowance", and the
-referee also counts the agent's processes itself (:meth:`AgentProcess.scan`)
-and kills an agent that has more than allowed: that check is what holds
-when the referee runs as root.
+Sandboxed (the default, :mod:`.sandbox`), the agent runs under ``bwrap`` in
+its own PID namespace: every process it starts, however it forks or whatever
+it does to its environment, descends from the namespace's first process, so
+the kernel's child lists find them all, and killing that first process kills
+them all.  A cgroup, where the referee may make one, holds the limits and
+freezes the whole tree; otherwise the limits are rlimits (``RLIMIT_AS`` per
+process, ``RLIMIT_NPROC`` set inside the sandbox) and suspension stops each
+process with ``SIGSTOP``.
 
-The processes of an agent are those of its session or process group, every
-descendant ever seen (the referee looks after every move), and any process
-whose environment holds the agent's ``OTHELLO_DIR``: a daemon that left the
-session and lost its parent still carries it.  At the end all of them are
-stopped with ``SIGTERM``, then ``SIGKILL``.  (A program that also clears its
-environment before its parent's exit escapes; a cgroup per agent would
-close that gap, but needs privileges the referee does not assume.)
+Unsandboxed (``--sandbox none``, only when asked for), the processes of an
+agent are those of its session or process group, every descendant ever
+seen, and any process whose environment holds the agent's ``OTHELLO_DIR``.
+``RLIMIT_NPROC`` then counts every process of the *user* (and not at all for
+root), so the child gets "the user's current count plus the agent's
+allowance", and the referee counts the agent's processes itself.  A program
+that clears its environment and double-forks escapes that mode.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import threading
@@ -34,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional
+
+from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -114,16 +117,37 @@ def _user_process_count() -> int:
     return count
 
 
-def _limits(memory_mb: int, nproc: int) -> Callable[[], None]:
+def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str]) -> Callable[[], None]:
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
+        for procs in cgroup_procs:  # join the agent's cgroup before anything else runs
+            with open(procs, "w") as handle:
+                handle.write("0")
         if memory_mb:
             size = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
         if nproc:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        if file_mb:
+            size = file_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
+
+
+def _program_missing(argv: list[str], cwd: Path, search_path: str) -> Optional[str]:
+    """Why the command's program cannot be started, or ``None`` (checked before bwrap hides the error)."""
+    program = argv[0]
+    if "/" in program:
+        path = cwd / program
+        if not path.exists():
+            return f"no such program ({path})"
+        if path.is_dir() or not os.access(path, os.X_OK):
+            return "permission denied (is it executable?)"
+        return None
+    if shutil.which(program, path=search_path) is None:
+        return f"no such program in PATH ({search_path})"
+    return None
 
 
 @dataclass
@@ -139,6 +163,9 @@ class AgentProcess:
     stderr_limit: int = 1 << 20
     on_exit: Optional[Callable[[], None]] = None
     marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_DIR=...)
+    file_mb: int = 0  # RLIMIT_FSIZE: the largest file any of its processes may write
+    sandbox: Optional[SandboxPlan] = None  # run inside bwrap (see .sandbox)
+    cgroup: Optional[AgentCgroup] = None  # the limits and the freezer of the whole tree
     popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
@@ -152,19 +179,33 @@ class AgentProcess:
     def start(self) -> None:
         """Start the program; raises :class:`StartError` with a clear message."""
         nproc = 0
-        if self.max_processes and os.geteuid() != 0:
+        argv, cwd = self.argv, self.cwd
+        seccomp = None
+        if self.sandbox is not None:
+            missing = _program_missing(self.argv, self.cwd, self.env.get("PATH", ""))
+            if missing:
+                raise StartError(f"cannot start {self.argv[0]!r}: {missing}")
+            seccomp = seccomp_file()
+            argv, cwd = self.sandbox.command(self.argv, self.cwd, seccomp), self.sandbox.directory
+        elif self.max_processes and os.geteuid() != 0:
             nproc = _user_process_count() + self.max_processes
+        # With a cgroup the memory limit holds for the whole tree, and an
+        # address-space limit would only break runtimes that reserve more
+        # than they use (a JVM's heap, V8).
+        memory = 0 if self.cgroup is not None else self.memory_mb
+        joins = self.cgroup.join_paths() if self.cgroup is not None else []
         try:
             self.popen = subprocess.Popen(
-                self.argv,
-                cwd=self.cwd,
+                argv,
+                cwd=cwd,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=_limits(self.memory_mb, nproc),
+                pass_fds=(seccomp,) if seccomp is not None else (),
+                preexec_fn=_limits(memory, nproc, self.file_mb, joins),
             )
         except FileNotFoundError:
             raise StartError(f"cannot start {self.argv[0]!r}: no such program (in {self.cwd})") from None
@@ -172,6 +213,9 @@ class AgentProcess:
             raise StartError(f"cannot start {self.argv[0]!r}: permission denied (is it executable?)") from None
         except OSError as exc:
             raise StartError(f"cannot start {self.argv[0]!r}: {exc}") from None
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)  # the child has its copy; bwrap reads it
         info = _read_stat(self.popen.pid)
         self.known[self.popen.pid] = info.start if info else 0
         self._spawn(self._drain, "stderr")
@@ -242,8 +286,15 @@ class AgentProcess:
                 self.known.setdefault(pid, info.start)
                 self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
                 frontier.extend(_children(pid))
-            self.peak_processes = max(self.peak_processes, len(alive))
-            return len(alive)
+            count = len(alive - self._wrappers())
+            self.peak_processes = max(self.peak_processes, count)
+            return count
+
+    def _wrappers(self) -> set[int]:
+        """bwrap's own two processes (outside, and the PID namespace's first): not the agent's."""
+        if self.sandbox is None or not self.popen:
+            return set()
+        return {self.popen.pid, *_children(self.popen.pid)}
 
     def scan(self) -> int:
         """Find the agent's processes now, looking at all of ``/proc``; return how many are alive.
@@ -255,6 +306,8 @@ class AgentProcess:
         """
         if not self.popen:
             return 0
+        if self.sandbox is not None:  # the PID namespace: the tree is every process of the agent
+            return self.scan_tree()
         leader = self.popen.pid
         leader_start = self.known.get(leader, 0)
         table = {pid: info for pid in _all_pids() if (info := _read_stat(pid)) is not None}
@@ -300,46 +353,72 @@ class AgentProcess:
     def _signal_all(self, signum: int) -> None:
         if not self.popen:
             return
-        try:
-            os.killpg(self.popen.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
+        outer = self._outer()
+        if not outer:
+            try:
+                os.killpg(self.popen.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
         with self._lock:
             targets = list(self.known.items())
         for pid, start in targets:
-            if _alive(pid, start):
+            if pid not in outer and _alive(pid, start):
                 try:
                     os.kill(pid, signum)
                 except (ProcessLookupError, PermissionError):
                     pass
 
     def suspend(self) -> None:
-        """Stop every process of the agent (``SIGSTOP``) while it waits."""
-        if self.popen and not self.suspended:
-            self.suspended = True
-            self._signal_all(signal.SIGSTOP)
+        """Stop every process of the agent while it waits: freeze its cgroup, else ``SIGSTOP`` each."""
+        if not self.popen or self.suspended:
+            return
+        self.suspended = True
+        if self.cgroup is not None and self.cgroup.freeze(True):
+            return
+        self._signal_all(signal.SIGSTOP)
 
     def resume(self) -> None:
-        """Let a suspended agent run again (``SIGCONT``)."""
-        if self.popen and self.suspended:
-            self.suspended = False
-            self._signal_all(signal.SIGCONT)
+        """Let a suspended agent run again."""
+        if not self.popen or not self.suspended:
+            return
+        self.suspended = False
+        if self.cgroup is not None:
+            self.cgroup.freeze(False)
+        self._signal_all(signal.SIGCONT)
 
     def wait_stopped(self, timeout: float = 0.2) -> None:
-        """After :meth:`suspend`: wait until every process is really stopped."""
+        """After :meth:`suspend`: wait until every process is really stopped.
+
+        Without a freezer a process may fork between the scan and its
+        ``SIGSTOP``: the tree is scanned again and every newcomer stopped,
+        until a scan finds none running.
+        """
+        if self.cgroup is not None and self.suspended and self.cgroup.freeze(True, timeout=0):
+            return
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if self.sandbox is not None:
+                self.scan_tree()
             with self._lock:
                 targets = list(self.known.items())
-            running = False
-            for pid, start in targets:
-                info = _read_stat(pid)
-                if info is not None and info.start == start and info.state not in ("T", "t", "Z", "X"):
-                    running = True
-                    break
+            running = [
+                pid for pid, start in targets
+                if (info := _read_stat(pid)) is not None and info.start == start and info.state not in ("T", "t", "Z", "X")
+                and pid not in self._outer()
+            ]
             if not running:
                 return
+            for pid in running:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except (ProcessLookupError, PermissionError):
+                    pass
             time.sleep(0.001)
+
+    def _outer(self) -> set[int]:
+        # bwrap's process outside the namespace only waits for the inside one:
+        # it is never stopped (so it still reaps and reports the exit).
+        return {self.popen.pid} if self.sandbox is not None and self.popen else set()
 
     def wait_exit(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the main process to exit."""
@@ -362,6 +441,16 @@ class AgentProcess:
         deadline = time.monotonic() + term_grace
         while time.monotonic() < deadline and self._any_alive():
             time.sleep(0.01)
+        if self.sandbox is not None:
+            # The namespace's first process: when it dies the kernel kills
+            # every process in the namespace, wherever it hid.
+            for pid in _children(self.popen.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        if self.cgroup is not None:
+            self.cgroup.kill()
         for _ in range(3):
             self.scan()
             if not self._any_alive():
@@ -374,6 +463,8 @@ class AgentProcess:
             pass
         for thread in self._threads:
             thread.join(timeout=2)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
     def _any_alive(self) -> bool:
         if self.popen and self.popen.poll() is None:

@@ -235,15 +235,25 @@ def recorded_pids(game_dir: Path) -> list[int]:
     return pids
 
 
-def left_running(pids: list[int]) -> list[int]:
-    """The pids still running (a zombie waiting for its parent does not count)."""
+def left_running(game_dir: Path) -> list[str]:
+    """The processes of a game's agents still running, seen from outside their sandboxes.
+
+    Inside its PID namespace an agent cannot know its pid here, so a
+    process is found by what it cannot hide: its working directory, its
+    command line or its environment naming a folder of the game (a zombie
+    waiting for its parent does not count).
+    """
+    marker = str(Path(game_dir).resolve())
     running = []
-    for pid in pids:
+    for process in psutil.process_iter():
         try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                running.append(pid)
-        except psutil.NoSuchProcess:
+            if process.pid == os.getpid() or process.status() == psutil.STATUS_ZOMBIE:
+                continue
+            seen = [process.cwd(), *process.cmdline(), *(f"{k}={v}" for k, v in process.environ().items())]
+        except (psutil.Error, OSError):
             continue
+        if any(marker in text for text in seen):
+            running.append(f"{process.pid} {' '.join(process.cmdline())[:80]}")
     return running
 
 

@@ -109,7 +109,7 @@ def test_a_whole_game_relays_every_move(tmp_path: Path) -> None:
     assert events[-1].kind == "end" and events[-1].record is record
     assert record.extra["agents"]["alice"]["exit_code"] == 0
     assert not (tmp_path / "g" / "alice" / "alice.out").exists()
-    assert left_running(recorded_pids(tmp_path / "g")) == []
+    assert left_running(tmp_path / "g") == []
 
 
 def test_two_copies_with_a_hard_coded_name_play_each_other(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_polling_reads_pieces_and_a_closed_line_without_newline(tmp_path: Path) 
     record = play_game(white, black, config, tmp_path / "g")
     assert record.extra["referee"]["watch"] == "polling"
     assert record.result is not None and record.result.reason == "normal", record.result
-    assert left_running(recorded_pids(tmp_path / "g")) == []
+    assert left_running(tmp_path / "g") == []
 
 
 def test_a_builtin_agent_plays_a_program(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_suspension_stops_the_waiting_agent_and_the_game_goes_on(tmp_path: Path)
     config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True)
     record = play_game(AgentSpec.program("a", command(script)), AgentSpec.program("b", command(script)), config, tmp_path / "g")
     assert record.result is not None and record.result.reason == "normal", record.result
-    assert left_running(recorded_pids(tmp_path / "g")) == []
+    assert left_running(tmp_path / "g") == []
 
 
 # -- a person playing by hand ------------------------------------------------------------
@@ -288,7 +288,7 @@ def test_games_in_threads_at_once_leave_no_thread_behind(tmp_path: Path) -> None
     assert len(records) == 3 and all(r.result and r.result.reason == "normal" for r in records)
     assert {t.name for t in threading.enumerate()} <= before
     for index in range(3):
-        assert left_running(recorded_pids(tmp_path / f"g{index}")) == []
+        assert left_running(tmp_path / f"g{index}") == []
 
 
 def test_the_rich_board_is_the_protocol_drawing(tmp_path: Path) -> None:

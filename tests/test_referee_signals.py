@@ -19,7 +19,10 @@ def start_and_terminate(args: list[str], cwd) -> tuple[int, list[psutil.Process]
     agents: list[psutil.Process] = []
     deadline = time.monotonic() + 30
     while len(agents) < 2 and time.monotonic() < deadline:  # wait until both agents run
-        agents = [p for p in parent.children(recursive=True) if "sleep(1000)" in " ".join(p.cmdline())]
+        agents = [
+            p for p in parent.children(recursive=True)
+            if p.name() != "bwrap" and "sleep(1000)" in " ".join(p.cmdline())  # the agents, not their sandboxes
+        ]
         time.sleep(0.1)
     assert len(agents) == 2, "the agents did not start"
     referee.send_signal(signal.SIGTERM)

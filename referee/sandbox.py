@@ -1,0 +1,605 @@
+"""Every agent in its own sandbox: bubblewrap, plus a cgroup where the referee may make one.
+
+An agent's whole process tree runs inside ``bwrap`` (the unprivileged
+sandbox Flatpak uses) with new user, PID, mount, IPC, UTS and network
+namespaces, in a new session, killed with the referee (``--die-with-parent``).
+It sees:
+
+- the system read-only (``/usr`` and the ``/bin``, ``/lib*`` links, a short
+  list of ``/etc`` essentials), the Python that runs the referee, this
+  package's own code, and the install prefix of the program its command
+  names (a venv, pyenv, a JDK outside ``/usr``);
+- its submission folder and the files its command names, read-only;
+- its own game directory read-write, at the same path as outside;
+- a private ``/tmp`` of limited size, ``/proc`` of its own PID namespace and
+  a minimal ``/dev``; no network.
+
+It does not see the opponent, the referee (its process, temporary files,
+``game.json``, the agents' logs) or the tournament's results: any of those
+that lie inside a folder it may read are covered by an empty ``tmpfs``.
+
+Limits hold for the whole tree: with a cgroup (cgroup v2 ``memory.max`` and
+``pids.max`` under a cgroup the referee may write, or the v1 ``memory`` and
+``pids`` hierarchies when root), else with rlimits (``RLIMIT_AS`` per
+process, and ``RLIMIT_NPROC`` set *inside* the sandbox's user namespace,
+where the kernel counts only that namespace's processes).  ``RLIMIT_FSIZE``
+caps each file; the referee watches the size of the agent's directory.
+Suspension freezes the cgroup (``freezer``) or stops every process of the
+agent's PID namespace.  When the sandbox's first process dies the kernel
+kills every process in its PID namespace: nothing outlives its game.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import glob
+import os
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+# Folders of the system every program may need; bound read-only if they exist
+# (and re-created as the same symbolic links where the system has links).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+# What programs read in /etc: the dynamic linker, the alternatives links
+# (java, awk...), user and time-zone names, locales, the JDK's configuration
+# and certificates.  Nothing private (shadow, ssh keys, sudoers, ssl/private).
+ETC_ENTRIES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone",
+    "passwd", "group", "nsswitch.conf", "hosts", "host.conf", "gai.conf", "mime.types",
+    "locale.alias", "locale.conf", "default/locale", "os-release", "debian_version",
+    "ssl/certs", "ca-certificates", "java-*", "perl", "mono",
+)
+
+# The folders whose programs need no extra binding: the system's.
+_SYSTEM_PREFIXES = tuple(Path(p) for p in SYSTEM_PATHS) + (Path("/etc"),)
+
+INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap)"
+USERNS_HINT = (
+    "allow unprivileged user namespaces (e.g. sudo sysctl -w kernel.unprivileged_userns_clone=1, "
+    "or on Ubuntu 24.04 and later sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, "
+    "or user.max_user_namespaces above 0)"
+)
+UNSANDBOXED_HINT = "or run the agents without a sandbox, as yourself, with --sandbox none (sandbox = \"none\" in a tournament file)"
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox was asked for but cannot run on this machine; the message says why and how to fix it."""
+
+
+# ---------------------------------------------------------------------------
+# What this machine gives
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What isolation this machine gives the referee (see ``othello doctor``)."""
+
+    bwrap: Optional[str]  # path of bwrap, or None
+    bwrap_version: str
+    works: bool  # a sandboxed program ran
+    problem: str  # why not, with the fix
+    disable_userns: bool  # bwrap knows --disable-userns
+    cgroup: Optional["CgroupRoot"]
+    cgroup_problem: str
+    root: bool
+
+    @property
+    def limits_by(self) -> str:
+        """How limits are enforced: ``cgroup v2``, ``cgroup v1`` or ``rlimits``."""
+        return f"cgroup {self.cgroup.version}" if self.cgroup else "rlimits"
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> Isolation:
+    """Find bwrap, run it once, and look for a cgroup the referee may use (cached)."""
+    root = os.geteuid() == 0
+    cgroup, cgroup_problem = CgroupRoot.find()
+    path = shutil.which("bwrap")
+    if path is None:
+        return Isolation(None, "", False, f"bwrap is not installed: {INSTALL_HINT}", False, cgroup, cgroup_problem, root)
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        help_text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Isolation(path, "", False, f"{path} does not run: {exc}", False, cgroup, cgroup_problem, root)
+    disable_userns = "--disable-userns" in help_text
+    test = [path, "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(), "--proc", "/proc",
+            "--dev", "/dev", "--", "/bin/true"]
+    try:
+        done = subprocess.run(test, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Isolation(path, version, False, f"{path} does not run: {exc}", disable_userns, cgroup, cgroup_problem, root)
+    if done.returncode != 0:
+        message = done.stderr.strip() or f"exit code {done.returncode}"
+        hint = USERNS_HINT if ("namespace" in message or "ermission" in message) else INSTALL_HINT
+        return Isolation(path, version, False, f"bwrap cannot make a sandbox here ({message}): {hint}",
+                         disable_userns, cgroup, cgroup_problem, root)
+    return Isolation(path, version, True, "", disable_userns, cgroup, cgroup_problem, root)
+
+
+def require() -> Isolation:
+    """The machine's isolation, or :class:`SandboxUnavailable` saying why and how to fix it."""
+    isolation = probe()
+    if not isolation.works:
+        raise SandboxUnavailable(f"cannot sandbox the agents: {isolation.problem}; {UNSANDBOXED_HINT}")
+    return isolation
+
+
+# ---------------------------------------------------------------------------
+# The command line of one sandbox
+# ---------------------------------------------------------------------------
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for name in SYSTEM_PATHS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    for pattern in ETC_ENTRIES:
+        for found in sorted(glob.glob(f"/etc/{pattern}")):
+            args += ["--ro-bind", found, found]
+    return args
+
+
+def _is_system(path: Path) -> bool:
+    return any(path == prefix or prefix in path.parents for prefix in _SYSTEM_PREFIXES)
+
+
+def _install_prefix(path: Path) -> Path:
+    """The folder a program is installed in: ``.../bin/prog`` gives ``...``, else the program's folder."""
+    parent = path.parent
+    return parent.parent if parent.name in ("bin", "sbin") and parent.parent != Path("/") else parent
+
+
+def python_paths() -> list[Path]:
+    """The Python that runs the referee and this package's code: what a built-in agent needs."""
+    paths = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    executable = Path(sys.executable)
+    paths.add(_install_prefix(executable))
+    paths.add(_install_prefix(executable.resolve()))
+    package = Path(__file__).resolve().parent.parent
+    # The package's own modules and folders only: an editable install's root is
+    # the whole checkout, with results and games that no agent may read.
+    for entry in package.iterdir():
+        if entry.suffix == ".py" or (entry.is_dir() and (entry / "__init__.py").exists()):
+            paths.add(entry)
+    return sorted(p for p in paths if not _is_system(p))
+
+
+def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
+    """What the command needs to see: its program's install prefix, and every file or folder it names.
+
+    A program named without a slash is looked up in ``search_path``; a
+    program outside the system folders (``~/.cargo/bin/x``, a JDK in ``/opt``)
+    brings its install prefix.  An argument naming an existing file brings its
+    folder (a script's folder holds its modules); one naming a folder brings
+    the folder.
+    """
+    found: set[Path] = set()
+    if argv:
+        program = argv[0]
+        located = shutil.which(program, path=search_path) if "/" not in program else str(cwd / program)
+        if located:
+            for candidate in {Path(located).absolute(), Path(located).resolve()}:
+                if not _is_system(candidate):
+                    found.add(_install_prefix(candidate))
+    for argument in argv[1:]:
+        for part in argument.split("=", 1)[-1:] if argument.startswith("-") else [argument]:
+            if not part.startswith("/"):
+                continue
+            path = Path(part)
+            try:
+                if path.is_dir():
+                    found.add(path)
+                elif path.is_file():
+                    found.add(path.parent)
+            except OSError:
+                continue
+    return sorted(p for p in found if not _is_system(p) and p != Path("/"))
+
+
+# Calls no agent needs and an attacker would: reading or steering another
+# process (even bwrap's own first process, which shares the sandbox).
+BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
+_AUDIT_ARCH_X86_64 = 0xC000003E
+
+
+def seccomp_filter() -> Optional[bytes]:
+    """A classic BPF program: on x86-64, the blocked calls fail with EPERM; ``None`` elsewhere.
+
+    Written out by hand (six kinds of instruction) rather than with
+    libseccomp, which is not a Python dependency we can count on.
+    """
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    load, jump_eq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    allow, kill, eperm = 0x7FFF0000, 0x00000000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, _KILL, _ERRNO|EPERM
+    numbers = sorted(BLOCKED_SYSCALLS_X86_64.values())
+    program = [(load, 0, 0, 4), (jump_eq, 1, 0, _AUDIT_ARCH_X86_64), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    for index, number in enumerate(numbers):
+        remaining = len(numbers) - index - 1
+        program.append((jump_eq, remaining + 1, 0, number))  # to the EPERM return after the ALLOW
+    program += [(ret, 0, 0, allow), (ret, 0, 0, eperm)]
+    return b"".join(struct.pack("HBBI", *instruction) for instruction in program)
+
+
+@dataclass
+class SandboxPlan:
+    """How one agent is sandboxed: what it sees, what it may write, its limits.
+
+    ``directory`` is its own game directory (read-write); ``readable`` the
+    folders and files it may read; ``hidden`` the folders covered by an empty
+    ``tmpfs`` where they lie inside a readable one (the game directory, the
+    tournament's results); ``tmp_mb`` the size of its ``/tmp``.
+    """
+
+    directory: Path
+    readable: list[Path] = field(default_factory=list)
+    hidden: list[Path] = field(default_factory=list)
+    tmp_mb: int = 256
+    max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
+    disable_userns: bool = True
+    bwrap: str = "bwrap"
+
+    def command(self, argv: list[str], cwd: Path, seccomp_fd: Optional[int] = None) -> list[str]:
+        """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox.
+
+        ``seccomp_fd``: an open file holding :func:`seccomp_filter`'s program
+        (passed to the child; bwrap reads it).
+        """
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--hostname", "arena"]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
+        if self.disable_userns:
+            args.append("--disable-userns")
+        if os.geteuid() == 0:  # root keeps its capabilities in the sandbox unless told
+            args += ["--cap-drop", "ALL"]
+        args += _system_binds()
+        # /tmp first: the folders bound next may lie inside the real /tmp.
+        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.tmp_mb << 20), "--tmpfs", "/tmp"]
+        readable = sorted({p for p in self.readable if p.exists()}, key=lambda p: len(p.parts))
+        for path in readable:
+            args += ["--ro-bind", str(path), str(path)]
+        for path in self.hidden:
+            if any(path == r or r in path.parents for r in readable):
+                args += ["--tmpfs", str(path)]
+        args += ["--bind", str(self.directory), str(self.directory)]
+        args += ["--remount-ro", "/", "--chdir", str(cwd), "--"]
+        if self.max_processes:
+            # Set inside the new user namespace, RLIMIT_NPROC counts the
+            # processes of this sandbox only (outside it would count every
+            # process of the user).  The kernel ignores it for root, who has a cgroup.
+            args += ["/usr/bin/prlimit", f"--nproc={self.max_processes}:{self.max_processes}", "--"]
+        return args + list(argv)
+
+
+def seccomp_file() -> Optional[int]:
+    """A file descriptor of :func:`seccomp_filter`'s program, at its start (the caller closes it)."""
+    program = seccomp_filter()
+    if program is None:
+        return None
+    handle = tempfile.TemporaryFile()
+    handle.write(program)
+    handle.flush()
+    fd = os.dup(handle.fileno())
+    handle.close()
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def minimal_environment(directory: Path, extra: dict[str, str], sandboxed: bool) -> dict[str, str]:
+    """The whole environment of an agent: never the referee's own (its tokens, its paths).
+
+    ``PATH`` (inside a sandbox: the referee's Python first, then the system),
+    ``HOME`` = the agent's directory, ``LANG``, ``TMPDIR``, and ``extra``
+    (the ``OTHELLO_*`` variables).
+    """
+    python_bin = str(Path(sys.executable).parent)
+    system = "/usr/local/bin:/usr/bin:/bin"
+    path = f"{python_bin}:{system}" if sandboxed else os.environ.get("PATH", system)
+    env = {
+        "PATH": path,
+        "HOME": str(directory),
+        "LANG": os.environ.get("LANG", "C.UTF-8") or "C.UTF-8",
+        "TMPDIR": "/tmp" if sandboxed else os.environ.get("TMPDIR", "/tmp"),
+    }
+    env.update(extra)
+    return env
+
+
+# ---------------------------------------------------------------------------
+# cgroups: limits and freezing for the whole tree
+# ---------------------------------------------------------------------------
+
+
+def _mounts() -> list[tuple[str, str, str]]:
+    """(mount point, file-system type, super options) of every mount, from ``/proc/self/mountinfo``."""
+    found = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8") as handle:
+            for line in handle:
+                left, _, right = line.partition(" - ")
+                fields, tail = left.split(), right.split()
+                if len(fields) >= 5 and len(tail) >= 3:
+                    found.append((fields[4].replace("\\040", " "), tail[0], tail[2]))
+    except OSError:
+        pass
+    return found
+
+
+def _own_cgroups() -> dict[str, str]:
+    """The referee's cgroup path per hierarchy: controller name (``""`` for v2) -> path."""
+    paths: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8") as handle:
+            for line in handle:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for controller in controllers.split(",") if controllers else [""]:
+                    paths[controller] = path
+    except OSError:
+        pass
+    return paths
+
+
+def _writable_dir(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+
+
+@dataclass(frozen=True)
+class CgroupRoot:
+    """Where the referee makes one cgroup per agent: per controller, a folder it may write.
+
+    ``version`` 2: one folder for ``memory`` and ``pids`` (and ``cgroup.freeze``);
+    ``version`` 1: a folder in each of the ``memory``, ``pids`` and ``freezer`` hierarchies.
+    ``OTHELLO_CGROUP`` names a delegated cgroup v2 folder (empty of processes) to use.
+    """
+
+    version: int
+    folders: tuple[tuple[str, str], ...]  # (controller, folder) pairs
+
+    def folder(self, controller: str) -> Path:
+        return Path(dict(self.folders)[controller])
+
+    @staticmethod
+    def find() -> tuple[Optional["CgroupRoot"], str]:
+        """The cgroup folders this referee may use, or ``None`` and why not."""
+        mounts = _mounts()
+        own = _own_cgroups()
+        named = os.environ.get("OTHELLO_CGROUP")
+        v2 = [point for point, fstype, _ in mounts if fstype == "cgroup2"]
+        candidates: list[Path] = []
+        if named:
+            candidates.append(Path(named))
+        if v2:
+            candidates.append(Path(v2[0]) / own.get("", "/").lstrip("/"))
+            candidates.append(Path(v2[0]))
+        for base in candidates:
+            try:
+                available = (base / "cgroup.controllers").read_text().split()
+            except OSError:
+                continue
+            if {"memory", "pids"} <= set(available) and _writable_dir(base):
+                return CgroupRoot(2, (("memory", str(base)), ("pids", str(base)), ("freezer", str(base)))), ""
+        v1: dict[str, Path] = {}
+        for point, fstype, options in mounts:
+            if fstype != "cgroup":
+                continue
+            for controller in ("memory", "pids", "freezer"):
+                if controller in options.split(","):
+                    v1[controller] = Path(point) / own.get(controller, "/").lstrip("/")
+        if set(v1) == {"memory", "pids", "freezer"} and all(_writable_dir(p) for p in v1.values()):
+            return CgroupRoot(1, tuple((c, str(p)) for c, p in sorted(v1.items()))), ""
+        why = "no cgroup with the memory and pids controllers that this user may write"
+        if os.geteuid() != 0:
+            why += " (as a user, name a delegated cgroup v2 folder in OTHELLO_CGROUP, e.g. made with systemd-run --user -p Delegate=yes)"
+        return None, why
+
+    def make(self, memory_mb: int, max_processes: int) -> "AgentCgroup":
+        """A new cgroup for one agent, with its limits set."""
+        return AgentCgroup.create(self, f"othello-{os.getpid()}-{uuid.uuid4().hex[:12]}", memory_mb, max_processes)
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(value)
+
+
+@dataclass
+class AgentCgroup:
+    """One agent's cgroup: join it between fork and exec, freeze it, count and kill what is in it."""
+
+    version: int
+    folders: dict[str, Path]  # controller -> this agent's folder
+    memory_mb: int
+    max_processes: int
+    final: Optional[tuple[int, int]] = None  # (oom kills, refused processes), kept when the cgroup is removed
+
+    @classmethod
+    def create(cls, root: CgroupRoot, name: str, memory_mb: int, max_processes: int) -> "AgentCgroup":
+        folders: dict[str, Path] = {}
+        if root.version == 2:
+            base = root.folder("memory")
+            try:  # let the new child cgroups have these controllers
+                _write(base / "cgroup.subtree_control", "+memory +pids")
+            except OSError:
+                pass
+            folder = base / name
+            folder.mkdir()
+            folders = {"memory": folder, "pids": folder, "freezer": folder}
+        else:
+            for controller, parent in root.folders:
+                folder = Path(parent) / name
+                folder.mkdir()
+                folders[controller] = folder
+        group = cls(root.version, folders, memory_mb, max_processes)
+        try:
+            group._set_limits()
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+    def _set_limits(self) -> None:
+        memory, pids = self.folders["memory"], self.folders["pids"]
+        if self.version == 2:
+            if self.memory_mb:
+                _write(memory / "memory.max", str(self.memory_mb << 20))
+                try:
+                    _write(memory / "memory.swap.max", "0")
+                except OSError:
+                    pass
+            if self.max_processes:
+                _write(pids / "pids.max", str(self.max_processes))
+        else:
+            if self.memory_mb:
+                _write(memory / "memory.limit_in_bytes", str(self.memory_mb << 20))
+                try:
+                    _write(memory / "memory.memsw.limit_in_bytes", str(self.memory_mb << 20))
+                except OSError:
+                    pass
+            if self.max_processes:
+                _write(pids / "pids.max", str(self.max_processes))
+
+    def join_paths(self) -> list[str]:
+        """The ``cgroup.procs`` files a new process writes itself into (between fork and exec)."""
+        return sorted({str(folder / "cgroup.procs") for folder in self.folders.values()})
+
+    def pids(self) -> list[int]:
+        try:
+            text = (self.folders["pids"] / "cgroup.procs").read_text()
+        except OSError:
+            return []
+        return [int(pid) for pid in text.split()]
+
+    def oom_kills(self) -> int:
+        """How many of the agent's processes the kernel killed for memory."""
+        if self.final is not None:
+            return self.final[0]
+        memory = self.folders["memory"]
+        try:
+            if self.version == 2:
+                text = (memory / "memory.events").read_text()
+            else:
+                text = (memory / "memory.oom_control").read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def fork_refusals(self) -> int:
+        """How many times a process of the agent was refused a new process at the limit."""
+        if self.final is not None:
+            return self.final[1]
+        try:
+            text = (self.folders["pids"] / "pids.events").read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "max" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    def freeze(self, frozen: bool, timeout: float = 1.0) -> bool:
+        """Freeze (or thaw) every process of the agent; True once the kernel says it is done."""
+        folder = self.folders["freezer"]
+        try:
+            if self.version == 2:
+                _write(folder / "cgroup.freeze", "1" if frozen else "0")
+            else:
+                _write(folder / "freezer.state", "FROZEN" if frozen else "THAWED")
+        except OSError:
+            return False
+        if not frozen:
+            return True
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.version == 2:
+                    done = "frozen 1" in (folder / "cgroup.events").read_text()
+                else:
+                    done = (folder / "freezer.state").read_text().strip() == "FROZEN"
+            except OSError:
+                return False
+            if done:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.0005)
+
+    def kill(self) -> None:
+        """SIGKILL everything in the cgroup (thawed first, so the kill is delivered)."""
+        if self.version == 2:
+            try:
+                _write(self.folders["pids"] / "cgroup.kill", "1")
+                return
+            except OSError:
+                pass
+        self.freeze(False)
+        for _ in range(20):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, 9)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.005)
+
+    def remove(self, timeout: float = 2.0) -> None:
+        """Delete the cgroup (once its processes are gone), keeping what it counted."""
+        if self.final is None:
+            self.final = (self.oom_kills(), self.fork_refusals())
+        deadline = time.monotonic() + timeout
+        for folder in set(self.folders.values()):
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.005)
+
+
+def describe(isolation: Optional[Isolation] = None) -> list[str]:
+    """Lines for ``othello doctor``: what isolation this machine gives."""
+    isolation = isolation or probe()
+    lines = [f"user: {'root' if isolation.root else os.getuid()}"]
+    if isolation.bwrap:
+        lines.append(f"bubblewrap: {isolation.bwrap} ({isolation.bwrap_version or 'version unknown'})")
+    else:
+        lines.append("bubblewrap: not installed")
+    lines.append(f"sandbox: {'works' if isolation.works else 'does not work: ' + isolation.problem}")
+    if isolation.cgroup:
+        folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders)
+        lines.append(f"limits: cgroup v{isolation.cgroup.version} for the whole agent ({folders})")
+    else:
+        lines.append(f"limits: rlimits ({isolation.cgroup_problem}): memory per process, processes per sandbox")
+    return lines
+
+
+def existing(paths: Iterable[Optional[Path]]) -> list[Path]:
+    """The paths given that exist, made absolute."""
+    return [Path(p).absolute() for p in paths if p is not None and Path(p).exists()]

@@ -1,0 +1,226 @@
+"""Hostile agents against the real sandbox (bubblewrap), as root and as an unprivileged user.
+
+Each attack is a real agent that plays legal Othello and, on its first move,
+tries to win by other means: hurt the opponent, control the referee, outlive
+the game, see or write what is not its own.  Every attack must fail or cost
+the attacker the game; the victim never loses by a fault; nothing outside the
+attacker's directory changes; no process is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Iterator, Optional
+
+import pytest
+from referee_helpers import left_running
+from sandbox_helpers import Arena, heartbeat_after, intervals, stamps, unprivileged_user
+
+from othello_arena.protocol import GameRecord
+from othello_arena.referee import sandbox
+
+pytestmark = pytest.mark.skipif(not sandbox.probe().works, reason=f"no sandbox here: {sandbox.probe().problem}")
+
+SECRET = "instructor-token-4f1c9a"  # in the referee's environment: no agent may see it
+USERS = ["root", "unprivileged"] if os.geteuid() == 0 else ["self"]
+
+
+@pytest.fixture(params=USERS)
+def user(request: pytest.FixtureRequest) -> Optional[str]:
+    if request.param == "unprivileged":
+        name = unprivileged_user()
+        if name is None:
+            pytest.skip("no unprivileged user can run this Python here (as root: useradd, and the interpreter readable)")
+        return name
+    return None
+
+
+@pytest.fixture
+def arena(user: Optional[str]) -> Iterator[Arena]:
+    made = Arena.make(owner=user)
+    yield made
+    made.remove()
+
+
+def play(arena: Arena, user: Optional[str], attack: str, *options: str, port: int = 0) -> tuple[GameRecord, Path]:
+    """``othello play attacker victim`` as ``user``; return the record and the game directory."""
+    games = arena.root / "games" / attack
+    attacker = f"attacker={sys.executable} {arena.attacker_source} attacker {attack} {shlex.quote(arena.bait(port))}"
+    victim = f"victim={sys.executable} {arena.victim_source} victim none"
+    argv = [sys.executable, "-m", "othello_arena", "play", attacker, victim, "--time", "3", "--seed", "5",
+            "--out", str(games), "--json", "--quiet", *options]
+    if user is not None:
+        argv = ["runuser", "-u", user, "--", *argv]
+    env = dict(os.environ, OTHELLO_TEST_SECRET=SECRET)
+    done = subprocess.run(argv, cwd=arena.root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = GameRecord.from_dict(json.loads(done.stdout))
+    return record, games
+
+
+def check_game(arena: Arena, record: GameRecord, games: Path, before: dict[str, str]) -> None:
+    """What every attack must leave: the victim not hurt, the files intact, nothing running."""
+    result = record.result
+    assert result is not None
+    victim = "W" if record.white == "victim" else "B"
+    if result.reason != "normal":  # a fault: the attacker's, never the victim's
+        assert result.winner is not None and result.winner.value == victim, result
+    assert arena.fingerprint() == before, "a file outside the attacker's directory changed"
+    saved = GameRecord.load(str(games / "game.json"))
+    assert saved.result == result and [m.move for m in saved.moves] == [m.move for m in record.moves]
+    assert (games / "victim" / "thinking").exists(), "the victim did not play"
+    assert not heartbeat_after(games / "attacker" / "heartbeat"), "a process of the attacker outlived the game"
+    assert left_running(games) == []
+
+
+def attacker_found(games: Path) -> dict[str, object]:
+    path = games / "attacker" / "found.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+@pytest.mark.parametrize("attack", ["kill-opponent", "stop-referee", "ptrace", "delete-others", "write-others",
+                                    "escape-write", "daemon", "fork-hopper"])
+def test_an_attack_fails_or_costs_the_attacker(arena: Arena, user: Optional[str], attack: str) -> None:
+    before = arena.fingerprint()
+    record, games = play(arena, user, attack)
+    check_game(arena, record, games, before)
+    assert not (arena.root / "escape.txt").exists() and not Path("/tmp/escape.txt").exists()
+    found = attacker_found(games)
+    if attack == "kill-opponent":  # it sees no process but its own and bwrap's first: nothing to kill
+        assert found == {}, found
+    if attack == "ptrace":  # neither the referee nor bwrap's first process can be traced
+        assert found == {} or all(value == -1 for value in found.values()), found
+
+
+def test_a_snooping_agent_sees_none_of_the_referee_the_opponent_or_the_instructor(arena: Arena, user: Optional[str]) -> None:
+    before = arena.fingerprint()
+    record, games = play(arena, user, "snoop")
+    check_game(arena, record, games, before)
+    found = json.dumps(attacker_found(games))
+    assert found != "{}"
+    assert SECRET not in found  # the referee's environment is not passed on
+    assert "the instructor's token" not in found and "attack_once" not in found  # no file of theirs readable
+    environ = attacker_found(games)["environ"]
+    assert isinstance(environ, dict)
+    assert set(environ) <= {"PATH", "HOME", "LANG", "TMPDIR", "OTHELLO_NAME", "OTHELLO_DIR", "OTHELLO_TIME", "PWD"}
+    assert environ["HOME"] == str(games / "attacker")
+    processes = attacker_found(games)["processes"]
+    assert isinstance(processes, list) and len(processes) <= 3  # bwrap's first process, itself, maybe a thread's child
+
+
+def test_no_network(arena: Arena, user: Optional[str]) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        before = arena.fingerprint()
+        record, games = play(arena, user, "network", port=server.getsockname()[1])
+        check_game(arena, record, games, before)
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    assert accepted == []
+    assert "failed" in str(attacker_found(games)["connect"])
+
+
+def test_helpers_never_run_while_the_opponent_thinks(arena: Arena, user: Optional[str]) -> None:
+    before = arena.fingerprint()
+    record, games = play(arena, user, "ponder")
+    check_game(arena, record, games, before)
+    beats = stamps(games / "attacker" / "heartbeat")
+    thinking = intervals(games / "victim" / "thinking")
+    assert beats and thinking
+    # Every stamp is taken while the attacker's processes run: none may fall
+    # inside a turn of the victim (the whole tree is frozen meanwhile).
+    inside = [t for t in beats for start, end in thinking if start < t < end]
+    assert inside == []
+
+
+def test_without_suspension_the_helpers_do_run_while_the_opponent_thinks(arena: Arena, user: Optional[str]) -> None:
+    # The same measure as above, shown to be able to fail.
+    record, games = play(arena, user, "ponder", "--no-suspend")
+    beats = stamps(games / "attacker" / "heartbeat")
+    thinking = intervals(games / "victim" / "thinking")
+    assert [t for t in beats for start, end in thinking if start < t < end] != []
+    assert left_running(games) == []
+
+
+def test_orphans_count_against_the_process_limit(arena: Arena, user: Optional[str]) -> None:
+    before = arena.fingerprint()
+    record, games = play(arena, user, "orphans", "--processes", "16")
+    check_game(arena, record, games, before)
+    made = attacker_found(games).get("orphans")
+    assert record.result is not None
+    # The kernel refused the 17th process, or the referee counted them and the attacker lost.
+    assert (isinstance(made, int) and made < 300) or record.result.reason == "crash"
+
+
+def test_a_big_file_costs_the_attacker(arena: Arena, user: Optional[str]) -> None:
+    before = arena.fingerprint()
+    record, games = play(arena, user, "big-file", "--disk", "16")
+    check_game(arena, record, games, before)
+    # The write stops at the limit (RLIMIT_FSIZE); more would cost the game.
+    big = games / "attacker" / "big"
+    assert big.exists() and big.stat().st_size <= 16 << 20
+
+
+def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]) -> None:
+    if user is not None or sandbox.probe().cgroup is None:
+        pytest.skip("the whole tree's memory is limited only with a cgroup (as root, or a delegated cgroup)")
+    before = arena.fingerprint()
+    record, games = play(arena, user, "memory", "--memory", "1024")
+    check_game(arena, record, games, before)
+    # 6 x 300 MB against 1024 MB for the whole tree: the kernel killed some of
+    # them (the attacker's loss if its main process was among them).
+    agent = record.extra["agents"]["attacker"]
+    assert agent["oom_kills"] >= 1, agent
+
+
+def test_a_sigkilled_referee_takes_its_agents_with_it(arena: Arena, user: Optional[str]) -> None:
+    games = arena.root / "games" / "sigkill"
+    sleeper = f"{sys.executable} -c 'import time; time.sleep(1000)'"
+    argv = [sys.executable, "-m", "othello_arena", "play", f"a={sleeper}", f"b={sleeper}", "--out", str(games), "--quiet"]
+    if user is not None:
+        argv = ["runuser", "-u", user, "--", *argv]
+    referee = subprocess.Popen(argv, cwd=arena.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import psutil
+    import time
+
+    deadline = time.monotonic() + 30
+    agents: list[psutil.Process] = []
+    while len(agents) < 2 and time.monotonic() < deadline:
+        agents = [p for p in psutil.Process(referee.pid).children(recursive=True)
+                  if p.name() != "bwrap" and "sleep(1000)" in " ".join(p.cmdline())]
+        time.sleep(0.05)
+    assert len(agents) == 2
+    python = [p for p in psutil.Process(referee.pid).children(recursive=True) if p.name() == "python3"
+              or "othello_arena" in " ".join(p.cmdline())]
+    for process in [psutil.Process(referee.pid), *python]:
+        try:
+            process.kill()  # runuser's child too: the referee itself
+        except psutil.NoSuchProcess:
+            pass
+    referee.wait(timeout=10)
+    gone, alive = psutil.wait_procs(agents, timeout=10)
+    assert alive == []
