@@ -37,10 +37,11 @@ from ..protocol import (
     format_end,
     format_move,
 )
-from . import files, sandbox
-from .config import GameConfig, compiled_cache_dir
+from . import files
+from .config import GameConfig
+from .launch import isolation_for, start_agent
 from .process import AgentProcess, StartError
-from .spec import BUILTIN, AgentSpec, distinct_labels
+from .spec import AgentSpec, distinct_labels
 from .watch import Waker, make_waker
 
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
@@ -245,7 +246,7 @@ class _Game:
         self.black_colour_deadline: Optional[float] = None
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
-        self.isolation = sandbox.require() if config.sandbox == "bwrap" else None
+        self.isolation = isolation_for(config)
 
     # -- events ----------------------------------------------------------------
 
@@ -299,56 +300,17 @@ class _Game:
         return None
 
     def start_process(self, player: _Player) -> Optional[_Fault]:
-        limit = player.limit or self.config.time_per_move
-        spec = player.spec
-        sandboxed = self.isolation is not None
-        variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(player.directory), "OTHELLO_TIME": f"{limit:g}"}
-        if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
-            variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
-        env = sandbox.minimal_environment(player.directory, variables, sandboxed)
-        argv = spec.argv(player.directory, limit)
-        cwd = spec.cwd or player.directory
-        plan = cgroup = None
-        if self.isolation is not None:
-            readable = [*sandbox.python_paths(), *sandbox.program_paths(argv, cwd, env["PATH"])]
-            readable += sandbox.existing([spec.cwd, compiled_cache_dir() if spec.kind == BUILTIN else None])
-            if self.isolation.cgroup is not None:
-                try:  # two more processes: bwrap's own, outside and inside the namespace
-                    cgroup = self.isolation.cgroup.make(self.config.memory_mb, self.config.max_processes + 2)
-                except OSError as exc:
-                    self.warn(f"no cgroup for {player.label} ({exc}): rlimits instead", player)
-            plan = sandbox.SandboxPlan(
-                directory=player.directory,
-                readable=readable,
-                hidden=[self.out_dir, *map(Path, self.config.hidden_paths)],
-                tmp_mb=self.config.disk_mb or 1024,
-                max_processes=0 if cgroup is not None or not self.config.max_processes else self.config.max_processes + 1,
-                disable_userns=self.isolation.disable_userns,
-                bwrap=self.isolation.bwrap or "bwrap",
-            )
-        process = AgentProcess(
-            argv=argv,
-            cwd=cwd,
-            env=env,
-            log_path=player.stderr_path,
-            memory_mb=self.config.memory_mb,
-            max_processes=self.config.max_processes,
-            stderr_limit=self.config.stderr_limit,
-            on_exit=self.waker.poke,
-            marker=f"OTHELLO_DIR={player.directory}".encode(),
-            file_mb=self.config.disk_mb,
-            sandbox=plan,
-            cgroup=cgroup,
-        )
-        player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         try:
-            process.start()
+            player.process = start_agent(
+                player.spec, player.directory, self.config, player.stderr_path, self.isolation,
+                time_per_move=player.limit, hidden=[self.out_dir], on_exit=self.waker.poke,
+                warn=lambda text: self.warn(text, player),
+            )
         except StartError as exc:
-            if cgroup is not None:
-                cgroup.remove()
             player.start_error = str(exc)
             return _Fault(player.colour, "crash", f"{player.label} could not be started: {exc}")
-        player.process = process
+        cgroup = player.process.cgroup
+        player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         return None
 
     def monitor(self) -> None:
@@ -434,7 +396,9 @@ class _Game:
                 )
         for player in waiting:
             if files.exists(player.dir_fd, player.out_name):
-                if player.suspended and mover is not None:
+                # Unsandboxed, a file written in a frozen agent's directory is the
+                # other's doing; sandboxed, no other process can reach it.
+                if player.suspended and mover is not None and self.isolation is None:
                     return _Fault(
                         mover.colour, "illegal",
                         f"{mover.label} wrote {player.label}'s file {player.out_name} while {player.label} was suspended",
@@ -454,7 +418,7 @@ class _Game:
             if fault:
                 return fault
         changes = player.changes_since_snapshot()
-        if changes and mover is not None:
+        if changes and mover is not None and self.isolation is None:
             return _Fault(
                 mover.colour, "illegal",
                 f"{mover.label} changed {player.label}'s files while {player.label} was suspended: {', '.join(changes)}",
@@ -476,7 +440,8 @@ class _Game:
             player.process.scan_tree()
             player.process.suspend()
             player.process.wait_stopped()
-            player.take_snapshot()
+            if self.isolation is None:  # only unsandboxed can the other touch its files
+                player.take_snapshot()
 
     # -- the game ---------------------------------------------------------------------
 

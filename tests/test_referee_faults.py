@@ -154,8 +154,10 @@ def test_too_many_processes_is_a_crash(tmp_path: Path, script: Path) -> None:
     assert "processes" in record.result.detail  # type: ignore[union-attr]
 
 
-def test_tampering_with_the_other_agent_loses_when_it_is_suspended(tmp_path: Path, script: Path) -> None:
-    config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True)
+def test_tampering_with_the_other_agent_loses_when_it_is_suspended_unsandboxed(tmp_path: Path, script: Path) -> None:
+    # Sandboxed, the other's files are out of sight (tests/test_sandbox_attacks.py);
+    # without the sandbox, suspension still catches a tamperer.
+    config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True, sandbox="none")
     record = run(tmp_path, script, "tamper", 1, config=config)
     check(record, BLACK, "illegal")
     assert "bob" in record.result.detail  # type: ignore[union-attr]

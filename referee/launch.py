@@ -1,0 +1,155 @@
+"""The one place that starts an agent's program: in its directory, sandboxed, with its limits.
+
+The referee's games (:mod:`.game`), ``othello check`` and the tournament's
+build commands all start agent code through :func:`start_agent` or
+:func:`run_sandboxed`, so a sandbox added here holds for every path that runs
+an agent.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import sandbox
+from .config import GameConfig, compiled_cache_dir
+from .process import AgentProcess, StartError
+from .spec import BUILTIN, AgentSpec
+
+
+def isolation_for(config: GameConfig) -> Optional[sandbox.Isolation]:
+    """The machine's isolation when ``config`` asks for the sandbox (raises if it cannot run), else ``None``."""
+    return sandbox.require() if config.sandbox == "bwrap" else None
+
+
+def _plan(
+    isolation: sandbox.Isolation,
+    directory: Path,
+    argv: Sequence[str],
+    cwd: Path,
+    path: str,
+    readable: Sequence[Optional[Path]],
+    hidden: Sequence[Path],
+    config: GameConfig,
+    cgroup: Optional[sandbox.AgentCgroup],
+) -> sandbox.SandboxPlan:
+    seen = [*sandbox.python_paths(), *sandbox.program_paths(list(argv), cwd, path), *sandbox.existing(readable)]
+    return sandbox.SandboxPlan(
+        directory=directory,
+        readable=seen,
+        hidden=[*hidden, *map(Path, config.hidden_paths)],
+        tmp_mb=config.disk_mb or 1024,
+        # Without a cgroup, RLIMIT_NPROC inside the sandbox: bwrap's first process counts too.
+        max_processes=0 if cgroup is not None or not config.max_processes else config.max_processes + 1,
+        disable_userns=isolation.disable_userns,
+        bwrap=isolation.bwrap or "bwrap",
+    )
+
+
+def _cgroup(isolation: Optional[sandbox.Isolation], config: GameConfig,
+            warn: Callable[[str], None]) -> Optional[sandbox.AgentCgroup]:
+    if isolation is None or isolation.cgroup is None:
+        return None
+    try:  # two more processes than the agent's: bwrap's own, outside and inside the namespace
+        return isolation.cgroup.make(config.memory_mb, config.max_processes + 2 if config.max_processes else 0)
+    except OSError as exc:
+        warn(f"no cgroup could be made ({exc}): rlimits instead")
+        return None
+
+
+def start_agent(
+    spec: AgentSpec,
+    directory: Path,
+    config: GameConfig,
+    log_path: Path,
+    isolation: Optional[sandbox.Isolation],
+    time_per_move: Optional[float] = None,
+    hidden: Sequence[Path] = (),
+    on_exit: Optional[Callable[[], None]] = None,
+    warn: Callable[[str], None] = lambda text: None,
+) -> AgentProcess:
+    """Start ``spec``'s program for a game: in ``directory``, sandboxed when ``isolation`` is given.
+
+    The agent sees its directory read-write (with ``NAME.in`` and
+    ``NAME.out``), its submission folder and the files its command names
+    read-only, and nothing of ``hidden`` (the game directory's other
+    contents, the tournament's results).  Its output goes to ``log_path``
+    (outside ``directory``).  Raises :class:`StartError` if it cannot start.
+    """
+    limit = time_per_move or config.time_per_move
+    variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(directory), "OTHELLO_TIME": f"{limit:g}"}
+    if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
+        variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
+    env = sandbox.minimal_environment(directory, variables, isolation is not None)
+    argv = spec.argv(directory, limit)
+    cwd = spec.cwd or directory
+    cgroup = _cgroup(isolation, config, warn)
+    plan = None
+    if isolation is not None:
+        extra = [spec.cwd, compiled_cache_dir() if spec.kind == BUILTIN else None]
+        plan = _plan(isolation, directory, argv, cwd, env["PATH"], extra, hidden, config, cgroup)
+    process = AgentProcess(
+        argv=argv,
+        cwd=cwd,
+        env=env,
+        log_path=log_path,
+        memory_mb=config.memory_mb,
+        max_processes=config.max_processes,
+        stderr_limit=config.stderr_limit,
+        on_exit=on_exit,
+        marker=f"OTHELLO_DIR={directory}".encode(),
+        file_mb=config.disk_mb,
+        sandbox=plan,
+        cgroup=cgroup,
+    )
+    try:
+        process.start()
+    except StartError:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    return process
+
+
+def run_sandboxed(
+    command: str,
+    folder: Path,
+    log_path: Path,
+    timeout: float,
+    config: GameConfig,
+    readable: Sequence[Path] = (),
+    hidden: Sequence[Path] = (),
+    log_limit: int = 1 << 20,
+) -> tuple[Optional[int], bool]:
+    """Run a shell ``command`` (a build) in ``folder``, sandboxed as an agent is; ``(exit code, timed out)``.
+
+    ``folder`` is read-write (the build writes its program there), the rest
+    as for an agent; the output goes to ``log_path``, capped at ``log_limit``
+    bytes; after ``timeout`` seconds every process of the build is killed.
+    """
+    isolation = isolation_for(config)
+    env = sandbox.minimal_environment(folder, {}, isolation is not None)
+    argv = ["/bin/sh", "-c", command]
+    cgroup = _cgroup(isolation, config, lambda text: None)
+    plan = None
+    if isolation is not None:
+        plan = _plan(isolation, folder, argv, folder, env["PATH"], readable, hidden, config, cgroup)
+    process = AgentProcess(
+        argv=argv, cwd=folder, env=env, log_path=log_path, memory_mb=config.memory_mb,
+        max_processes=config.max_processes, stderr_limit=log_limit, file_mb=config.disk_mb,
+        marker=f"OTHELLO_BUILD={folder}".encode(), sandbox=plan, cgroup=cgroup,
+    )
+    try:
+        process.start()
+    except StartError:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    timed_out = not process.wait_exit(timeout)
+    code = process.returncode
+    process.kill_all(term_grace=0.5)
+    return (None if timed_out else code), timed_out
+
+
+__all__ = ["StartError", "isolation_for", "run_sandboxed", "start_agent"]
