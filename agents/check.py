@@ -32,6 +32,8 @@ from typing import Callable, Optional
 from ..protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move
 from ..referee import files
 from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
+from ..referee.config import GameConfig
+from ..referee.launch import isolation_for, start_agent
 from ..referee.process import AgentProcess, StartError
 from ..referee.spec import AgentSpec
 
@@ -126,7 +128,7 @@ class ScriptedGame:
     """The agent in its own directory, and the checker's end of its two files."""
 
     def __init__(self, spec: AgentSpec, root: Path, label: str, time_per_move: float, card: ReportCard,
-                 startup: float = STARTUP_SECONDS) -> None:
+                 startup: float = STARTUP_SECONDS, config: Optional[GameConfig] = None) -> None:
         self.spec = spec
         self.card = card
         self.time = time_per_move
@@ -136,24 +138,19 @@ class ScriptedGame:
         self.in_name = f"{spec.file_name}.in"
         self.out_name = f"{spec.file_name}.out"
         self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-        env = dict(os.environ)
-        env.pop("OTHELLO_COLOUR", None)
-        env.update(OTHELLO_NAME=spec.file_name, OTHELLO_DIR=str(self.directory), OTHELLO_TIME=f"{time_per_move:g}")
-        assert spec.command is not None
-        self.process = AgentProcess(
-            argv=spec.argv(self.directory, time_per_move),
-            cwd=spec.cwd or self.directory,
-            env=env,
-            log_path=self.log_path,
-        )
+        self.root = root
+        self.config = config or GameConfig(time_per_move=time_per_move)
+        self._process: Optional[AgentProcess] = None
         self.board = Board()
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
         self.startup = startup  # extra time on the first move (PROTOCOL.md section 4), as the referee gives
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
+        # Started as the referee starts it: the same sandbox, the same limits.
         try:
-            self.process.start()
+            self._process = start_agent(self.spec, self.directory, self.config, self.log_path,
+                                       isolation_for(self.config), time_per_move=self.time, hidden=[self.root])
         except StartError as exc:
             self.close()
             raise AgentGone(str(exc)) from None
@@ -162,8 +159,15 @@ class ScriptedGame:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def process(self) -> AgentProcess:
+        """The agent's processes (once started by ``with``)."""
+        assert self._process is not None, "the scripted game is not started"
+        return self._process
+
     def close(self) -> None:
-        self.process.kill_all()
+        if self._process is not None:
+            self._process.kill_all()
         if self.dir_fd >= 0:
             os.close(self.dir_fd)
             self.dir_fd = -1
@@ -398,11 +402,16 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
 
 def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
-                startup: float = STARTUP_SECONDS) -> ReportCard:
+                startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card.
 
-    ``startup`` is the extra time on each game's first move, as the referee gives.
+    ``startup`` is the extra time on each game's first move, as the referee
+    gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``).  Raises
+    :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before any game
+    if the sandbox cannot run here.
     """
+    config = GameConfig(time_per_move=time_per_move, sandbox=sandbox)
+    isolation_for(config)
     card = ReportCard(str(spec), time_per_move)
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="othello-check-", dir=workdir) as temp:
@@ -410,7 +419,7 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
         counter = iter(range(1, 1000))
 
         def game() -> ScriptedGame:
-            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup)
+            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup, config)
 
         # 1-2. a whole game as White and as Black, steering towards passes
         for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):

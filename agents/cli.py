@@ -81,9 +81,11 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
 @click.option("--startup-time", "startup", type=click.FloatRange(min=0), default=None,
               help="Extra seconds on the first move of each game, to start up (default: the referee's, 5).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the checker's own moves.")
+@click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+              help="Run the agent in the referee's sandbox (as in a game), or (none) as yourself.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the report card.")
 def check(agent_text: str, time_per_move: float, attempts: int, startup: Optional[float], seed: int,
-          quiet: bool) -> None:
+          sandbox: str, quiet: bool) -> None:
     """Check that the agent AGENT follows the file protocol; print a report card.
 
     AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
@@ -93,6 +95,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     """
     from ..referee.config import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
+    from ..referee.sandbox import SandboxUnavailable
     from ..referee.spec import AgentSpec
     from .check import check_agent
 
@@ -106,7 +109,10 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     try:
         with sigterm_as_interrupt():
             card = check_agent(spec, time_per_move, attempts, seed, log=progress,
-                               startup=STARTUP_SECONDS if startup is None else startup)
+                               startup=STARTUP_SECONDS if startup is None else startup, sandbox=sandbox)
+    except SandboxUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(4)
     except KeyboardInterrupt:
         click.echo("interrupted: the check was not finished; the agent was stopped", err=True)
         sys.exit(130)
