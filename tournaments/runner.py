@@ -84,6 +84,8 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
             f"known keys are {', '.join(sorted(known - {'time_per_move'}))}"
         )
     fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
+    # No agent may see the tournament's results, even from a folder it may read.
+    fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
     try:
         GameConfig(**fields)
     except (TypeError, ValueError) as exc:
@@ -384,6 +386,13 @@ class Runner:
 
         check_builtins(self.tournament, registry.names())
         self.config_fields = game_config_fields(self.tournament)
+        if self.config_fields.get("sandbox", "bwrap") == "bwrap":
+            from ..referee.sandbox import SandboxUnavailable, require
+
+            try:  # stop before the first game, not with every game a forfeit
+                require()
+            except SandboxUnavailable as exc:
+                raise TournamentFileError(f"{self.tournament.path}: {exc}") from None
         for agent in self.tournament.agents:
             try:
                 agent_spec(dataclasses.asdict(agent))
