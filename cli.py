@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "show": "protocol.cli:show",
     "replay": "protocol.cli:replay",
     "play": "referee.cli:play",
+    "doctor": "referee.cli:doctor",
     "agent": "agents.cli:agent",
     "check": "agents.cli:check",
     "bridge": "agents.cli:bridge",

@@ -122,3 +122,80 @@ def play(
         for label in not_started:
             click.echo(f"error: {record.extra['agents'][label]['start_error']}", err=True)
         sys.exit(EXIT_NOT_STARTED)
+
+
+# The self-test ``othello doctor`` runs inside a sandbox: each line is
+# "ok <what>" or "FAIL <what>", printed by the sandboxed program itself.
+_SELF_TEST = r'''
+import os, socket, sys
+def report(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+home = os.getcwd()
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+report(len(others) <= 2, f"sees only its own processes ({len(others) + 2} in its PID namespace)")
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=1)
+    report(False, "no network")
+except OSError:
+    report(True, "no network")
+try:  # lands, if anywhere, in the sandbox's private /tmp: the referee checks its own side
+    open(os.path.join(home, "..", "outside.txt"), "w").write("x")
+except OSError:
+    pass
+for target in ("/usr/outside.txt", sys.argv[1]):
+    try:
+        open(target, "w").write("x")
+        report(False, f"cannot write {target}")
+    except OSError:
+        report(True, f"cannot write {target}")
+try:
+    open(os.path.join(home, "inside.txt"), "w").write("x")
+    report(True, "writes its own directory")
+except OSError as exc:
+    report(False, f"writes its own directory ({exc})")
+report(not os.path.exists(sys.argv[2]), "cannot see the referee's folder")
+report("OTHELLO_DOCTOR_SECRET" not in os.environ, "gets none of the referee's environment")
+'''
+
+
+@click.command()
+def doctor() -> None:
+    """Tell what isolation this machine gives agents, and test it.
+
+    Prints whether bubblewrap is installed and works, how limits are
+    enforced (a cgroup for the whole agent, or rlimits), then runs a short
+    self-test inside a real sandbox.  Exit code 0 if agents can be
+    sandboxed here and every check passed.
+    """
+    import os
+    import tempfile
+
+    from .launch import run_sandboxed
+    from .sandbox import describe, probe
+
+    isolation = probe()
+    for line in describe(isolation):
+        click.echo(line)
+    if not isolation.works:
+        click.echo("self-test: skipped (no sandbox); games need --sandbox none here")
+        sys.exit(1)
+    with tempfile.TemporaryDirectory(prefix="othello-doctor-") as temp:
+        root = Path(temp)
+        (root / "agent").mkdir()
+        (root / "referee").mkdir()
+        script = root / "selftest.py"
+        script.write_text(_SELF_TEST)
+        log = root / "selftest.log"
+        os.environ["OTHELLO_DOCTOR_SECRET"] = "x"
+        command = f"{sys.executable} {script} {root / 'referee' / 'game.json'} {root / 'referee'}"
+        code, timed_out = run_sandboxed(command, root / "agent", log, 30, GameConfig(), readable=[script],
+                                        hidden=[root])
+        del os.environ["OTHELLO_DOCTOR_SECRET"]
+        lines = log.read_text(errors="replace").splitlines()
+        escaped = (root / "outside.txt").exists()
+        lines.append(("FAIL " if escaped else "ok   ") + "wrote nothing outside its directory")
+    click.echo("self-test in a sandbox:")
+    for line in lines:
+        click.echo(f"  {line}")
+    failed = timed_out or code != 0 or not lines or any(line.startswith("FAIL") for line in lines)
+    sys.exit(1 if failed else 0)
