@@ -69,8 +69,9 @@ def play(
     """Play one game between A and B; colours are drawn at random.
 
     A and B are each a built-in agent (random, ...), NAME=COMMAND for any
-    program (alice="python3 alice.py --name {name}"; {name}, {dir} and
-    {time} are replaced), or manual:NAME for a person who plays by writing
+    program (alice="python3 alice.py --name {name}"; {name}, {dir}, {time}
+    and {home}, the folder you run this in, are replaced: carol="java -cp
+    {home} Carol {name}"), or manual:NAME for a person who plays by writing
     NAME.out in a text editor.  Exits 0 when the game is played, whatever its
     result; 3 if an agent could not be started.
     """
