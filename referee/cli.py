@@ -42,6 +42,9 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="An illegal move loses the game, or only the turn (seed 003's other rule).")
 @click.option("--manual-time", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per move for a person (manual:NAME); default: no limit.")
+@click.option("--strict-manual", is_flag=True,
+              help="A person's malformed or illegal move loses, as a program's does (default: they are told "
+                   "what was wrong and asked again).")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=GameConfig.memory_mb, show_default=True,
               help="Address-space limit per agent process, in MiB (0: none).")
 @click.option("--processes", "max_processes", type=click.IntRange(min=0), default=GameConfig.max_processes,
@@ -61,6 +64,7 @@ def play(
     as_json: bool,
     illegal: str,
     manual_time: Optional[float],
+    strict_manual: bool,
     memory_mb: int,
     max_processes: int,
     suspend: bool,
@@ -83,6 +87,7 @@ def play(
         time_per_move=time_per_move,
         startup_time=startup_time,
         manual_time=manual_time,
+        strict_manual=strict_manual,
         illegal=illegal,
         memory_mb=memory_mb,
         max_processes=max_processes,
