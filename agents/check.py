@@ -9,8 +9,13 @@ scenario, plays its side through the files, and grades what the agent does:
 - it answers in time (``time + 0.25`` s, PROTOCOL.md section 4);
 - it receives a pass, and it passes when it must;
 - it plays a game to the end and exits;
-- it copes with a move line in lower case with CRLF;
+- it copes with a move line in lower case with CRLF (advisory: the referee
+  writes upper case only);
 - it notices an illegal opponent move (advisory: the referee never relays one).
+
+Under each failure the card shows where it happened (the game, the move
+number, the position drawn) and the last lines of the agent's output, and
+the game folders are kept (their path is printed) when anything failed.
 
 Passes cannot be set up directly (an agent only ever sees moves from the
 start), so the checker steers its games towards them: it searches for moves
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -56,9 +62,11 @@ ITEMS = [
     ("receives-pass", "receives a pass"),
     ("must-pass", "passes when it must"),
     ("full-game", "plays a game to the end and exits"),
-    ("liberal", "copes with a lower-case move line and CRLF"),
-    ("illegal", "notices an illegal opponent move (advisory)"),
+    ("liberal", "copes with a lower-case move line and CRLF (advisory: the referee writes upper case)"),
+    ("illegal", "notices an illegal opponent move (advisory: it should say so on stderr and exit)"),
 ]
+
+OUTPUT_LINES = 8  # lines of the agent's output shown under a failure
 
 
 @dataclass
@@ -67,8 +75,9 @@ class Item:
     title: str
     status: Optional[str] = None  # PASS / FAIL / ADVISORY; None: never exercised (UNTESTED)
     detail: str = ""
+    evidence: list[str] = field(default_factory=list)  # shown under a failure: where, the agent's output
 
-    def grade(self, ok: bool, detail: str = "", advisory: bool = False) -> None:
+    def grade(self, ok: bool, detail: str = "", advisory: bool = False, evidence: Optional[list[str]] = None) -> None:
         """Record a finding; a failure is never overwritten by a later success."""
         if self.status == FAIL:
             return
@@ -77,6 +86,7 @@ class Item:
                 self.status, self.detail = PASS, detail
         else:
             self.status, self.detail = (ADVISORY if advisory else FAIL), detail
+            self.evidence = list(evidence or [])
 
 
 @dataclass
@@ -86,6 +96,8 @@ class ReportCard:
     items: dict[str, Item] = field(default_factory=lambda: {key: Item(key, title) for key, title in ITEMS})
     slowest: float = 0.0
     games: int = 0
+    moves_timed: int = 0  # the agent's moves read: no move, no verdict on speed
+    kept: Optional[Path] = None  # the game folders, kept because something failed
 
     def __getitem__(self, key: str) -> Item:
         return self.items[key]
@@ -97,10 +109,16 @@ class ReportCard:
 
     def lines(self) -> list[str]:
         out = [f"othello check {self.agent}  ({self.time_per_move:g} s per move, {self.games} games)"]
+        shown: list[list[str]] = []
         for item in self.items.values():
             status = item.status or UNTESTED
             detail = item.detail
             out.append(f"  {status:<8} {item.title}" + (f": {detail}" if detail else ""))
+            if item.status == FAIL and item.evidence:
+                # the same failure often fails several items: show its evidence once
+                out += ["           (where, and its output: as above)"] if item.evidence in shown else [
+                    f"           {line}" for line in item.evidence]
+                shown.append(item.evidence)
         if self.passed:
             verdict = "all checks passed"
         elif any(item.status == FAIL for item in self.items.values()):
@@ -108,6 +126,8 @@ class ReportCard:
         else:
             verdict = "no check failed, but some could not be exercised"
         out.append(f"{verdict} (slowest move {self.slowest:.2f} s)")
+        if self.kept is not None:
+            out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log)")
         return out
 
 
@@ -141,7 +161,10 @@ class ScriptedGame:
         self.root = root
         self.config = config or GameConfig(time_per_move=time_per_move)
         self._process: Optional[AgentProcess] = None
-        self.board = Board()
+        self._board = Board()
+        self.plies = 0  # moves (passes too) played so far in this game
+        self.colour: Optional[Colour] = None  # the agent's, once sent
+        self.moves_read = 0  # the agent's moves taken from NAME.out
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
         self.startup = startup  # extra time on the first move (PROTOCOL.md section 4), as the referee gives
         card.games += 1
@@ -172,6 +195,15 @@ class ScriptedGame:
             os.close(self.dir_fd)
             self.dir_fd = -1
 
+    @property
+    def board(self) -> Board:
+        return self._board
+
+    @board.setter
+    def board(self, board: Board) -> None:
+        self._board = board  # always the position after one more move
+        self.plies += 1
+
     # -- files ------------------------------------------------------------------
 
     def send(self, text: str) -> float:
@@ -197,6 +229,36 @@ class ScriptedGame:
         except OSError:
             return ""
 
+    def evidence(self) -> list[str]:
+        """Where the game stands (game, move number, the position drawn) and the end of the agent's output."""
+        side = f"as {self.colour.full_name}, " if self.colour else ""
+        number = self.plies + 1
+        lines = [f"in {self.directory.name} ({side}{self.board.to_move.full_name} to play move {number}):"]
+        lines += ["  " + line for line in self.board.draw().rstrip("\n").splitlines()]
+        output = self.output_log().rstrip("\n").splitlines()
+        if output:
+            lines.append(f"its output ({self.log_path.name}), last lines:")
+            lines += ["  | " + line for line in output[-OUTPUT_LINES:]]
+        else:
+            lines.append(f"its output ({self.log_path.name}) is empty")
+        if any("Could not find or load main class" in line for line in output):
+            lines.append("the JVM looked for the class in the game folder, where the agent runs: "
+                         "use `java -cp {home} CLASS` ({home} is the folder you ran `othello check` in)")
+        return lines
+
+    def untaken_hint(self) -> str:
+        """Why NAME.in is still there: read but kept, or never read (the agent waits for another name)."""
+        try:
+            info = os.stat(self.in_name, dir_fd=self.dir_fd, follow_symlinks=False)
+            read = info.st_atime_ns > info.st_mtime_ns  # a read after the rename moves the access time on
+        except OSError:
+            read = False
+        if read:
+            return f"it read {self.in_name} but did not delete it: delete it once read (PROTOCOL.md section 3)"
+        command = " ".join((self.spec.command or ())[:2])
+        return (f"it waited for {self.in_name}: is the name hard-coded? then call it by that name, "
+                f"`NAME={command} ...`, or give the program `{{name}}`")
+
     def read_move(self, started: float) -> tuple[files.Message, float]:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
         limit = self.time + GRACE_SECONDS + self.startup
@@ -218,13 +280,17 @@ class ScriptedGame:
                     if seconds > limit:
                         allowance = f" + {self.startup:g} s to start up" if self.startup else ""
                         self.card["in-time"].grade(
-                            False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})")
+                            False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
+                            evidence=self.evidence())
                     self.startup = 0.0
+                    self.moves_read += 1
+                    self.card.moves_timed += 1
                     return files.parse_out(lines), seconds
             if self.process.exited:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
             if now > deadline:
-                raise AgentSilent(f"no move within {now - started:.1f} s")
+                hint = f"; {self.untaken_hint()}" if self.in_present() and not self.moves_read else ""
+                raise AgentSilent(f"no move within {now - started:.1f} s{hint}")
             time.sleep(POLL)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
@@ -241,9 +307,9 @@ class ScriptedGame:
                 raise AgentGone(f"illegal move {message.move.line()}: {why}")
         except (AgentGone, AgentSilent) as exc:
             if must_pass:
-                self.card["must-pass"].grade(False, f"it had to pass: {exc}")
+                self.card["must-pass"].grade(False, f"it had to pass: {exc}", evidence=self.evidence())
             if self.after_pass:
-                self.card["receives-pass"].grade(False, f"after the opponent's pass: {exc}")
+                self.card["receives-pass"].grade(False, f"after the opponent's pass: {exc}", evidence=self.evidence())
             raise
         if self.after_pass:
             self.card["receives-pass"].grade(True, f"answered the opponent's pass with {message.move.line()}")
@@ -353,9 +419,13 @@ def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int =
 def _start(game: ScriptedGame, colour: Colour, card: ReportCard) -> float:
     """Send the colour; for Black check the file goes and nothing is written out of turn."""
     started = game.send(format_colour(colour))
+    game.colour = colour
     if colour is BLACK:
         if not game.wait_deleted(game.time + game.startup):
-            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.startup:g} s")
+            if game.process.exited:
+                raise AgentGone(f"the agent exited (code {game.process.returncode}) without taking {game.in_name}")
+            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.startup:g} s; "
+                            + game.untaken_hint())
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
             raise AgentGone("it wrote a move as Black before White had moved")
@@ -374,7 +444,8 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
         if game.board.to_move is colour:
             move = game.agent_move(started, colour)
             if game.in_present():
-                card["deletes"].grade(False, f"{game.in_name} was still there when its move {move.line()} arrived")
+                card["deletes"].grade(False, f"{game.in_name} was still there when its move {move.line()} arrived",
+                                      evidence=game.evidence())
                 files.remove(game.dir_fd, game.in_name)
             else:
                 card["deletes"].grade(True)
@@ -391,7 +462,8 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
             if game.board.is_game_over():
                 return text  # sent with the end line, as the referee does
             if game.in_present():
-                card["deletes"].grade(False, f"{game.in_name} was not deleted after the agent read it")
+                card["deletes"].grade(False, f"{game.in_name} was not deleted after the agent read it",
+                                      evidence=game.evidence())
             started = game.send(text)
             if stop_at_pass and not move and victim is checker:
                 # the agent must now answer the pass with a move
@@ -413,80 +485,117 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     config = GameConfig(time_per_move=time_per_move, sandbox=sandbox)
     isolation_for(config)
     card = ReportCard(str(spec), time_per_move)
-    rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="othello-check-", dir=workdir) as temp:
-        root = Path(temp)
-        counter = iter(range(1, 1000))
+    missing = missing_program(spec)
+    if missing is not None:
+        for key in ("white", "black"):
+            card[key].grade(False, missing)
+        return card  # nothing else can be said: no PASS for speed either
+    root = Path(tempfile.mkdtemp(prefix="othello-check-", dir=workdir))
+    try:
+        _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    if any(item.status == FAIL for item in card.items.values()):
+        card.kept = root  # the student's evidence: every game's files and the agent's output
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    return card
 
-        def game() -> ScriptedGame:
-            return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup, config)
 
-        # 1-2. a whole game as White and as Black, steering towards passes
-        for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
-            log(f"a whole game as {colour.full_name}")
-            try:
-                with game() as g:
-                    last = play_scenario(g, colour, card, victim, rng, stop_at_pass=False)
-                    card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
-                    exited = g.end(last)
-                    card["full-game"].grade(exited, "exited after the end" if exited else
-                                            f"still running {END_GRACE_SECONDS:g} s after the end line")
-            except (AgentGone, AgentSilent) as exc:
-                card[key].grade(False, str(exc))
-                card["full-game"].grade(False, f"as {colour.full_name}: {exc}")
-                if isinstance(exc, AgentSilent):
-                    card["in-time"].grade(False, str(exc))
+def missing_program(spec: AgentSpec) -> Optional[str]:
+    """Say so if the program of ``spec`` does not exist (not built yet?), else ``None``."""
+    assert spec.command is not None
+    program = spec.argv(Path("."), 1.0)[0]
+    home = spec.home or Path.cwd()
+    if "/" in program:
+        if (home / program).exists():  # (an absolute program ignores home)
+            return None
+    elif shutil.which(program) is not None:
+        return None
+    return f"no program `{spec.command[0]}` here ({home}): build it first?"
+
+
+def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move: float, attempts: int,
+                   rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig) -> None:
+    """Play every scenario in ``root``, grading ``card``."""
+    counter = iter(range(1, 1000))
+
+    def game() -> ScriptedGame:
+        return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup, config)
+
+    # 1-2. a whole game as White and as Black, steering towards passes
+    for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+        log(f"a whole game as {colour.full_name}")
+        g = game()
+        try:
+            with g:
+                last = play_scenario(g, colour, card, victim, rng, stop_at_pass=False)
+                card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
+                exited = g.end(last)
+                card["full-game"].grade(exited, "exited after the end" if exited else
+                                        f"still running {END_GRACE_SECONDS:g} s after the end line",
+                                        evidence=g.evidence())
+        except (AgentGone, AgentSilent) as exc:
+            card[key].grade(False, str(exc), evidence=g.evidence())
+            card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
+            if isinstance(exc, AgentSilent):
+                card["in-time"].grade(False, str(exc), evidence=g.evidence())
+    if card.moves_timed:  # a program that never moved is not fast
         card["in-time"].grade(card.slowest <= time_per_move + GRACE_SECONDS, f"slowest move {card.slowest:.2f} s")
 
-        # 3. passes not met yet: more games steered towards them, stopped once seen
-        for attempt in range(attempts):
-            for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
-                if card[key].status is not None:
-                    continue
-                colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
-                victim = colour if victim_is_agent else colour.opponent
-                log(f"steering a game towards a pass ({card[key].title}), attempt {attempt + 1}")
-                try:
-                    with game() as g:
-                        play_scenario(g, colour, card, victim, rng, stop_at_pass=True)
-                except (AgentGone, AgentSilent) as exc:
-                    card[key].grade(False, f"while steering towards a pass: {exc}")
-        for key in ("must-pass", "receives-pass"):
-            if card[key].status is None:
-                card[key].detail = f"no game of {card.games} reached that situation (try more --attempts)"
+    # 3. passes not met yet: more games steered towards them, stopped once seen
+    for attempt in range(attempts):
+        for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
+            if card[key].status is not None:
+                continue
+            colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
+            victim = colour if victim_is_agent else colour.opponent
+            log(f"steering a game towards a pass ({card[key].title}), attempt {attempt + 1}")
+            g = game()
+            try:
+                with g:
+                    play_scenario(g, colour, card, victim, rng, stop_at_pass=True)
+            except (AgentGone, AgentSilent) as exc:
+                card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
+    for key in ("must-pass", "receives-pass"):
+        if card[key].status is None:
+            card[key].detail = f"no game of {card.games} reached that situation (try more --attempts)"
 
-        # 4. a lower-case move line with CRLF
-        log("a lower-case move with CRLF")
-        try:
-            with game() as g:
-                started = _start(g, WHITE, card)
-                g.agent_move(started, WHITE)
-                reply = g.board.legal_moves()[0]
-                g.board = g.board.play(reply)
-                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
-                move = g.agent_move(started, WHITE)
-                card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
-        except (AgentGone, AgentSilent) as exc:
-            card["liberal"].grade(False, str(exc))
+    # 4. a lower-case move line with CRLF (advisory: the referee writes upper case only)
+    log("a lower-case move with CRLF")
+    g = game()
+    try:
+        with g:
+            started = _start(g, WHITE, card)
+            g.agent_move(started, WHITE)
+            reply = g.board.legal_moves()[0]
+            g.board = g.board.play(reply)
+            started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
+            move = g.agent_move(started, WHITE)
+            card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
+    except (AgentGone, AgentSilent) as exc:
+        card["liberal"].grade(False, str(exc), advisory=True)
 
-        # 5. an illegal opponent move (advisory)
-        log("an illegal opponent move")
-        try:
-            with game() as g:
-                _start(g, BLACK, card)
-                illegal = Move(WHITE, 0)  # A1 flips nothing at the start
-                g.send(format_move(illegal))
-                deadline = time.monotonic() + time_per_move + GRACE_SECONDS
-                while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
-                    time.sleep(POLL)
-                g.process.wait_exit(0.2)
-                wrote = files.exists(g.dir_fd, g.out_name)
-                said = "illegal" in g.output_log().lower()
-                if g.process.exited and not wrote:
-                    card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
-                else:
-                    card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move",
-                                          advisory=True)
-        except (AgentGone, AgentSilent) as exc:
-            card["illegal"].grade(False, str(exc), advisory=True)
-    return card
+    # 5. an illegal opponent move (advisory)
+    log("an illegal opponent move")
+    g = game()
+    try:
+        with g:
+            _start(g, BLACK, card)
+            illegal = Move(WHITE, 0)  # A1 flips nothing at the start
+            g.send(format_move(illegal))
+            deadline = time.monotonic() + time_per_move + GRACE_SECONDS
+            while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
+                time.sleep(POLL)
+            g.process.wait_exit(0.2)
+            wrote = files.exists(g.dir_fd, g.out_name)
+            said = "illegal" in g.output_log().lower()
+            if g.process.exited and not wrote:
+                card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
+            else:
+                card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move; it should say "
+                                      "so on stderr and exit (PROTOCOL.md section 3)", advisory=True)
+    except (AgentGone, AgentSilent) as exc:
+        card["illegal"].grade(False, str(exc), advisory=True)
+

@@ -90,8 +90,10 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
 
     AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
     (e.g. "bob=./bob {name}").  The checker plays scripted games with it,
-    each in a fresh temporary directory.  Exit code 0 only if every check
-    passes (the illegal-move check is advisory).
+    each in a fresh temporary directory.  Under each failure it shows where
+    (move number, position) and the end of the agent's output, and keeps
+    the games' files (it prints where).  Exit code 0 only if no check
+    fails (the illegal-move and lower-case checks are advisory).
     """
     from ..referee.config import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt

@@ -72,13 +72,15 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def measure(games: int, polling: bool, interval: float, work: Path) -> dict[str, float]:
+def measure(games: int, polling: bool, interval: float, work: Path, sandbox: str = "bwrap",
+            suspend: bool = True) -> dict[str, float]:
     script = work / "bench_agent.py"
     script.write_text(AGENT)
     latencies: list[float] = []
     overheads: list[float] = []
     walls: list[float] = []
-    config = GameConfig(time_per_move=10, polling=polling, poll_interval=interval)
+    config = GameConfig(time_per_move=10, polling=polling, poll_interval=interval, sandbox=sandbox,
+                        suspend_waiting=suspend)
     for game in range(games):
         relayed: list[GameEvent] = []
 
@@ -89,7 +91,8 @@ def measure(games: int, polling: bool, interval: float, work: Path) -> dict[str,
         white = AgentSpec.program("a", [sys.executable, str(script)])
         black = AgentSpec.program("b", [sys.executable, str(script)])
         started = time.monotonic()
-        record = play_game(white, black, config, work / f"{'poll' if polling else 'events'}-{game}", on_event=collect)
+        folder = work / f"{'poll' if polling else 'events'}-{sandbox}-{suspend}-{game}"
+        record = play_game(white, black, config, folder, on_event=collect)
         wall = time.monotonic() - started
         assert record.result is not None and record.result.reason == "normal", record.result
         # relayed events follow the moves in order (the last move is never relayed: the game ends).
@@ -169,9 +172,11 @@ def main() -> None:
         work = Path(tmp)
         rows = [
             ("floor: raw inotify delivery, no referee", delivery_floor(60 * args.games, work)),
-            ("file events (watchdog/inotify)", measure(args.games, False, args.poll_interval, work)),
-            (f"polling every {args.poll_interval * 1000:g} ms", measure(args.games, True, args.poll_interval, work)),
-            ("polling every 1 ms", measure(args.games, True, 0.001, work)),
+            ("file events, sandbox, waiting side frozen (default)", measure(args.games, False, args.poll_interval, work)),
+            ("file events, sandbox, not frozen", measure(args.games, False, args.poll_interval, work, suspend=False)),
+            ("file events, no sandbox, not frozen", measure(args.games, False, args.poll_interval, work, "none", False)),
+            (f"polling every {args.poll_interval * 1000:g} ms, sandbox, frozen",
+             measure(args.games, True, args.poll_interval, work)),
         ]
     print(f"{args.games} games per mode, two instant agents\n")
     print("| mode | relays | median ms | p99 ms | max ms | overhead per game s | wall per game s |")

@@ -23,13 +23,15 @@ from othello_arena.tournaments import config
 from othello_arena.tournaments.runner import Runner, usable_cores
 
 
-def run_once(agents: list[str], games_per_pairing: int, concurrency: int, time_per_move: float) -> tuple[int, float]:
+def run_once(agents: list[str], games_per_pairing: int, concurrency: int, time_per_move: float,
+             sandbox: str = "bwrap", suspend: bool = True) -> tuple[int, float]:
     with tempfile.TemporaryDirectory(prefix="othello-bench-") as directory:
         path = Path(directory) / "bench.toml"
         names = ", ".join(f'"{name}"' for name in agents)
         path.write_text(
             f"agents = [{names}]\n[tournament]\ngames_per_pairing = {games_per_pairing}\n"
-            f"time_per_move = {time_per_move}\nresults = \"results\"\n",
+            f"time_per_move = {time_per_move}\nresults = \"results\"\n"
+            f"[referee]\nsandbox = \"{sandbox}\"\nsuspend_waiting = {'true' if suspend else 'false'}\n",
             encoding="utf-8",
         )
         tournament = config.load(path)
@@ -50,13 +52,18 @@ def main() -> int:
     parser.add_argument("--games-per-pairing", type=int, default=2)
     parser.add_argument("--concurrency", default="1,2")
     parser.add_argument("--time-per-move", type=float, default=5.0)
+    parser.add_argument("--modes", default="bwrap+suspend,bwrap,none",
+                        help="sandbox modes side by side: bwrap+suspend (the default), bwrap, none")
     args = parser.parse_args()
     agents = args.agents.split(",")
     print(f"{len(agents)} agents ({', '.join(agents)}), round robin, {args.games_per_pairing} games per pairing; "
           f"{usable_cores()} cores, load average {os.getloadavg()[0]:.2f}")
     for concurrency in (int(c) for c in args.concurrency.split(",")):
-        games, seconds = run_once(agents, args.games_per_pairing, concurrency, args.time_per_move)
-        print(f"concurrency {concurrency}: {games} games in {seconds:.1f} s = {games / seconds * 60:.0f} games/minute")
+        for mode in args.modes.split(","):
+            sandbox, suspend = mode.split("+")[0], mode.endswith("+suspend")
+            games, seconds = run_once(agents, args.games_per_pairing, concurrency, args.time_per_move, sandbox, suspend)
+            print(f"concurrency {concurrency}, {mode:>13}: {games} games in {seconds:.1f} s = "
+                  f"{games / seconds * 60:.0f} games/minute")
     return 0
 
 

@@ -52,6 +52,8 @@ def format_comment(text: str) -> str:
 
 
 _MOVE_BODY = re.compile(r"^([WB])(?:P0?|([A-Z])([0-9]*))?$")
+_WIDE_OPENING = "\uff08\uff3b\u3010"  # full-width ( and [, and a lenticular bracket
+_WIDE_CLOSING = "\uff09\uff3d\u3011"
 
 
 def parse_line(text: str) -> Union[Move, Comment]:
@@ -76,8 +78,13 @@ def parse_line(text: str) -> Union[Move, Comment]:
     stripped = text.strip()
     if not stripped:
         raise ParseError(f"empty move line {text!r}: expected a move such as (W D 3)")
+    if stripped[:1] in _WIDE_OPENING or stripped[-1:] in _WIDE_CLOSING:
+        # an input method for Chinese or Japanese types these: they look like brackets but are not
+        raise ParseError(f"could not parse move line {text!r}: full-width brackets; use the ASCII ( and )")
     if not stripped.startswith("("):
-        raise ParseError(f"could not parse move line {text!r}: it must start with '('")
+        bare = _MOVE_BODY.match("".join(stripped.split()).upper())
+        hint = f": a move without its brackets? write ({stripped})" if bare else ""
+        raise ParseError(f"could not parse move line {text!r}: it must start with '('{hint}")
     if not stripped.endswith(")"):
         raise ParseError(f"could not parse move line {text!r}: it must end with ')'")
     inner = stripped[1:-1].strip()

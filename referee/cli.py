@@ -44,6 +44,9 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="An illegal move loses the game, or only the turn (seed 003's other rule).")
 @click.option("--manual-time", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per move for a person (manual:NAME); default: no limit.")
+@click.option("--strict-manual", is_flag=True,
+              help="A person's malformed or illegal move loses, as a program's does (default: they are told "
+                   "what was wrong and asked again).")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=GameConfig.memory_mb, show_default=True,
               help="Memory of each agent in MiB, all its processes together where a cgroup can be made, "
                    "else per process (0: none).")
@@ -68,6 +71,7 @@ def play(
     as_json: bool,
     illegal: str,
     manual_time: Optional[float],
+    strict_manual: bool,
     memory_mb: int,
     max_processes: int,
     suspend: bool,
@@ -78,8 +82,9 @@ def play(
     """Play one game between A and B; colours are drawn at random.
 
     A and B are each a built-in agent (random, ...), NAME=COMMAND for any
-    program (alice="python3 alice.py --name {name}"; {name}, {dir} and
-    {time} are replaced), or manual:NAME for a person who plays by writing
+    program (alice="python3 alice.py --name {name}"; {name}, {dir}, {time}
+    and {home}, the folder you run this in, are replaced: carol="java -cp
+    {home} Carol {name}"), or manual:NAME for a person who plays by writing
     NAME.out in a text editor.  Exits 0 when the game is played, whatever its
     result; 3 if an agent could not be started.
     """
@@ -91,6 +96,7 @@ def play(
         time_per_move=time_per_move,
         startup_time=startup_time,
         manual_time=manual_time,
+        strict_manual=strict_manual,
         illegal=illegal,
         memory_mb=memory_mb,
         max_processes=max_processes,

@@ -26,6 +26,9 @@ class GameConfig:
       to take its colour file), since starting an interpreter, a JVM or a JIT
       compiler is not thinking (chess engine testers do not count start-up either);
     - ``manual_time``: seconds per move for a person, ``None`` for no limit;
+    - ``strict_manual``: a person's malformed or illegal move loses as a
+      program's does; by default the person is told what was wrong and what
+      is legal, and asked again (PROTOCOL.md section 7);
     - ``illegal``: ``"lose"`` (an illegal move loses) or ``"lose-turn"`` (seed
       003's rule: the move is ignored and counts as a pass); with ``lose-turn``
       an agent still loses after ``max_lost_turns`` illegal moves, so a game
@@ -54,6 +57,7 @@ class GameConfig:
     grace: float = GRACE_SECONDS
     startup_time: float = STARTUP_SECONDS
     manual_time: Optional[float] = None
+    strict_manual: bool = False
     illegal: str = "lose"
     max_lost_turns: int = 3
     memory_mb: int = 4096

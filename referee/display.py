@@ -80,9 +80,10 @@ class Display:
         example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
         limit = "no time limit" if event.time_limit is None else f"{event.time_limit:g} s"
         in_path = event.path.with_suffix(".in")
+        holds = event.message or "the opponent's last move"
         self.prompts.print(
             f"{event.player} ({event.colour.full_name}) to move, {limit}.\n"
-            f"  Read {in_path} (the opponent's last move)\n"
+            f"  Read {in_path} ({holds})\n"
             f"  Write your move into {event.path}, e.g. {example}   legal: {legal}",
             markup=False,
         )
@@ -97,6 +98,10 @@ class Display:
         else:
             self.console.print(event.board.draw(event.move).rstrip("\n"), markup=False)
         self.console.print(self.status(event), markup=False)
+
+    def on_retry(self, event: GameEvent) -> None:
+        # A person's typo: shown with the prompts (even with --quiet), since the person must act on it.
+        self.prompts.print(f"{event.player}: {event.message}", style="bold red", markup=False)
 
     def on_lost_turn(self, event: GameEvent) -> None:
         self.line(f"{event.player}: {event.message}", style="yellow")

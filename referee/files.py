@@ -9,6 +9,7 @@ followed, a FIFO never blocks, and at most ``limit`` bytes are read.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -97,6 +98,21 @@ def read_out(dir_fd: int, name: str, limit: int) -> Optional[str]:
             raise OutFileError(f"{name} holds more than the {limit} bytes allowed")
     finally:
         os.close(fd)
+    return decode(data)
+
+
+def decode(data: bytes) -> str:
+    """The text of a ``NAME.out``: UTF-8, with or without a BOM, or UTF-16 with its BOM.
+
+    Windows Notepad saves with a UTF-8 byte-order mark or ("Unicode") as
+    UTF-16; both are text, for people and programs alike.  An odd last byte
+    of UTF-16 is half a character still being written: it is left out.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8):].decode("utf-8", errors="replace")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        even = data[: len(data) - len(data) % 2]
+        return even.decode("utf-16", errors="replace")
     return data.decode("utf-8", errors="replace")
 
 
@@ -128,18 +144,23 @@ class Message:
     error: str = ""
 
 
-def complete_lines(text: str, closed: bool) -> Optional[list[str]]:
+def complete_lines(text: str, closed: bool, person: bool = False) -> Optional[list[str]]:
     """The lines of ``text`` if it is a complete message, else ``None`` (wait for more).
 
     PROTOCOL.md section 3.5: the message is complete once it holds a line
     that is neither blank nor a comment (normally the move line) ending with
     a newline, or a last line ending with ``)`` once the writer has closed
     the file.  Comment lines alone are not yet a message; blank lines alone
-    are one (an empty message) once the writer has closed the file.
+    are one (an empty message) once the writer has closed the file.  A
+    ``person``'s file is complete whatever it holds once their editor has
+    closed it: ``W D 3`` saved without a newline is a typo to point out,
+    not a move to wait for.
     """
     lines = text.splitlines(keepends=True)
     if not lines:
         return None
+    if person and closed and text.strip():
+        return [line.rstrip("\r\n") for line in lines]
     if not lines[-1].endswith(("\n", "\r")):
         if closed and lines[-1].rstrip().endswith(")"):
             lines[-1] += "\n"

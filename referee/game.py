@@ -34,9 +34,11 @@ from ..protocol import (
     MoveRecord,
     Result,
     format_colour,
+    format_comment,
     format_end,
     format_move,
 )
+from ..protocol.notation import legal_names
 from . import files
 from .config import GameConfig
 from .launch import isolation_for, start_agent
@@ -49,14 +51,16 @@ MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
 
 @dataclass
 class GameEvent:
-    """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``relayed``, ``warning`` or ``end``.
+    """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``retry``, ``relayed``, ``warning`` or ``end``.
 
     ``clocks`` holds each colour's total thinking time so far; for
     ``waiting``, ``path`` is the ``NAME.out`` the side to move must write,
     ``time_limit`` its seconds (``None``: no limit) and ``manual`` whether a
     person plays it; ``record`` comes with ``end``; ``relayed`` follows a
-    move once the other side's ``NAME.in`` is in place.  ``at`` is the
-    ``time.monotonic()`` of the event; ``names`` the label of each colour.
+    move once the other side's ``NAME.in`` is in place; ``retry`` says
+    (``message``) what was wrong with a person's ``NAME.out``, before they
+    are prompted again.  ``at`` is the ``time.monotonic()`` of the event;
+    ``names`` the label of each colour.
     """
 
     kind: str
@@ -110,6 +114,10 @@ class _Player:
         self.lost_turns = 0
         self.warnings: list[str] = []
         self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
+        self.last_in = ""  # the last NAME.in written: written again, with a note, after a person's bad move
+        self.pending_colour = ""  # a person playing Black gets the colour with White's first move
+        self.retries = 0  # a person's moves refused and asked again
+        self.notes: list[str] = []  # what was wrong with them, for the record of the move that follows
         self.snapshot: Optional[dict[str, tuple[int, int, int, int]]] = None
         self.over_limit = 0  # processes counted over the limit (then killed)
         self.over_disk = 0  # bytes found in its directory over the limit (then killed)
@@ -342,7 +350,7 @@ class _Game:
             player.snapshot = None
             if player.process:
                 player.process.resume()
-            text = (format_move(player.unsent) if player.unsent else "") + end
+            text = player.pending_colour + (format_move(player.unsent) if player.unsent else "") + end
             try:
                 files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
             except OSError as exc:
@@ -396,6 +404,8 @@ class _Game:
                 )
         for player in waiting:
             if files.exists(player.dir_fd, player.out_name):
+                if self.second_chance(player, "written before your turn: wait for your " + player.in_name):
+                    continue
                 # Unsandboxed, a file written in a frozen agent's directory is the
                 # other's doing; sandboxed, no other process can reach it.
                 if player.suspended and mover is not None and self.isolation is None:
@@ -428,11 +438,14 @@ class _Game:
         if files.exists(player.dir_fd, player.in_name) and not player.spec.is_manual:
             # (a person need not delete NAME.in: it is simply replaced)
             self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
+        text = player.pending_colour + text
         try:
             files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
         except OSError as exc:
             return _Fault(player.colour, "crash", f"cannot write {player.label}'s {player.in_name}: {exc}")
         player.unsent = None
+        player.pending_colour = ""
+        player.last_in = text
         return None
 
     def suspend(self, player: _Player) -> None:
@@ -446,8 +459,18 @@ class _Game:
     # -- the game ---------------------------------------------------------------------
 
     def start_colours(self) -> Optional[_Fault]:
-        """Write both colour files.  With suspension Black must take its file first."""
+        """Write both colour files.  With suspension Black must take its file first.
+
+        A person playing Black gets no colour file yet: their first
+        ``NAME.in`` holds the colour and White's first move together.  A
+        colour file alone would be replaced by White's move at once, and a
+        person who reads ``B``, then deletes the file as the protocol says,
+        would delete White's move unseen and wait for ever.
+        """
         white, black = self.players[WHITE], self.players[BLACK]
+        if black.spec.is_manual:
+            black.pending_colour = format_colour(BLACK)
+            return self.relay(white, format_colour(WHITE), None)
         fault = self.relay(black, format_colour(BLACK), None)
         if fault:
             return fault
@@ -490,7 +513,7 @@ class _Game:
                 return None, _Fault(player.colour, "malformed", f"{player.label}: {exc}")
             if text is not None:
                 closed = exited or self.waker.is_closed(player.out_path, player.pids)
-                lines = files.complete_lines(text, closed)
+                lines = files.complete_lines(text, closed, person=player.spec.is_manual)
                 if lines is not None:
                     return files.parse_out(lines), None
             if exited and player.process is not None:
@@ -518,9 +541,11 @@ class _Game:
         turn_start = time.monotonic()
         mover = self.players[WHITE]
         while True:
+            first_black = mover.colour is BLACK and len(self.record.moves) == 1
             self.emit(
                 "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
                 time_limit=mover.limit, manual=mover.spec.is_manual,
+                message="your colour and White's first move" if first_black else "the opponent's last move",
             )
             message, fault = self.read_move(mover, turn_start)
             read_at = time.monotonic()
@@ -530,27 +555,35 @@ class _Game:
             if self.config.suspend_waiting:  # before the snapshot of the mover's files
                 self.collect(mover)
             seconds = read_at - turn_start
-            mover.seconds += seconds
             deadline = self.deadline(mover, turn_start)
             if deadline is not None and read_at > deadline:
+                mover.seconds += seconds
                 return self.fault_result(
                     _Fault(mover.colour, "timeout", f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
                 )
             if message.move is None:
+                if self.second_chance(mover, f"malformed: {message.error}"):
+                    continue  # same turn, same clock
+                mover.seconds += seconds
                 return self.fault_result(_Fault(mover.colour, "malformed", f"{mover.label}: {message.error}"))
             move = message.move
             why = self.board.why_illegal(move)
+            if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
+                continue
+            mover.seconds += seconds
+            comments = [*message.comments, *mover.notes]
+            mover.notes = []
             if why is not None:
                 if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
                     return self.fault_result(_Fault(mover.colour, "illegal", f"{mover.label} played {move.line()}: {why}"))
                 mover.lost_turns += 1
                 note = f"lost turn: illegal move {move.line()} ({why})"
                 move = Move.pass_(mover.colour)
-                self.record.moves.append(MoveRecord(move, seconds, [*message.comments, note], forfeit=True))
+                self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
                 self.board = self.board.play_unchecked(move)
                 self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note)
             else:
-                self.record.moves.append(MoveRecord(move, seconds, list(message.comments)))
+                self.record.moves.append(MoveRecord(move, seconds, comments))
                 self.board = self.board.play_unchecked(move)  # checked just above
                 self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds)
             other = self.players[mover.colour.opponent]
@@ -575,6 +608,36 @@ class _Game:
             if mover.process:  # after the relay: who runs now, and the CPU time so far
                 mover.process.scan_tree()
             mover = other
+
+    def second_chance(self, player: _Player, problem: str) -> bool:
+        """A person's bad ``NAME.out``: say what was wrong and what is legal, and wait for another.
+
+        Returns ``False`` (the usual fault) for a program, or for a person
+        when ``strict_manual`` is set.  Otherwise the bad file is deleted,
+        the person's ``NAME.in`` is written again with a comment line saying
+        what was wrong above what they are answering (they may have deleted
+        it already), the terminal is told through a ``retry`` event, and the
+        retry is counted; the note goes into the record of the move that
+        follows.  A person's clock, if any, runs on.
+        """
+        if not player.spec.is_manual or self.config.strict_manual:
+            return False
+        player.retries += 1
+        to_move = self.board.to_move is player.colour
+        legal = legal_names(self.board) if to_move else ""
+        note = f"retry {player.retries}: {player.out_name} was {problem}"
+        player.notes.append(note)
+        self.collect(player)
+        advice = f"; legal: {legal or 'none, so pass: ' + Move.pass_(player.colour).line()}" if to_move else ""
+        text = format_comment(f"your {player.out_name} was {problem}{advice}; write {player.out_name} again")
+        if to_move:  # (a person waiting for their turn is told in the terminal only)
+            try:
+                files.write_atomically(player.dir_fd, player.in_name, text + player.last_in, self.temp_fd)
+            except OSError as exc:
+                self.warn(f"could not write {player.in_name} again: {exc}", player)
+        self.emit("retry", colour=player.colour, player=player.label, path=player.out_path,
+                  message=f"your {player.out_name} was {problem}{advice}")
+        return True
 
     def collect(self, player: _Player) -> None:
         """Delete the ``NAME.out`` just read (PROTOCOL.md section 3.6)."""
@@ -615,6 +678,8 @@ class _Game:
                 info["start_error"] = player.start_error
             if player.lost_turns:
                 info["lost_turns"] = player.lost_turns
+            if player.retries:
+                info["retries"] = player.retries
             if player.warnings:
                 info["warnings"] = player.warnings
             agents[player.label] = info
@@ -625,6 +690,7 @@ class _Game:
             "grace": self.config.grace,
             "illegal": self.config.illegal,
             "suspend_waiting": self.config.suspend_waiting,
+            "strict_manual": self.config.strict_manual,
             "wall_seconds": round(time.monotonic() - self.started, 3),
             "sandbox": self.config.sandbox,
             "limits": {

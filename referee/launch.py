@@ -87,7 +87,10 @@ def start_agent(
     cgroup = _cgroup(isolation, config, warn)
     plan = None
     if isolation is not None:
-        extra = [spec.cwd, compiled_cache_dir() if spec.kind == BUILTIN else None]
+        # The submission folder when the agent has one (a tournament's cwd) or its
+        # command names it ({home}); never a whole folder it did not ask for.
+        home = spec.home if spec.cwd is not None or "{home}" in " ".join(spec.command or ()) else None
+        extra = [spec.cwd, home, compiled_cache_dir() if spec.kind == BUILTIN else None]
         plan = _plan(isolation, directory, argv, cwd, env["PATH"], extra, hidden, config, cgroup)
     process = AgentProcess(
         argv=argv,

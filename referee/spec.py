@@ -4,8 +4,8 @@ An agent is one of three kinds:
 
 - ``random`` -- a built-in agent, by name (run as ``python -m othello_arena agent NAME``);
 - ``alice=python3 alice.py --name {name}`` -- any program: ``NAME=COMMAND``, the
-  command split like a shell would (``shlex``), with ``{name}``, ``{dir}`` and
-  ``{time}`` replaced when the game starts;
+  command split like a shell would (``shlex``), with ``{name}``, ``{dir}``,
+  ``{time}`` and ``{home}`` replaced when the game starts;
 - ``manual:me`` -- a person, who plays by editing ``me.out`` in a text editor.
 """
 
@@ -43,7 +43,10 @@ class AgentSpec:
     ``foo``); ``file_name`` is the NAME of its ``NAME.in`` / ``NAME.out``;
     ``command`` is the argument vector before placeholder substitution
     (``None`` for a person); ``cwd`` overrides the working directory (by
-    default the agent's own directory inside the game directory).
+    default the agent's own directory inside the game directory); ``home``
+    is the agent's submission folder, the value of ``{home}`` (where the
+    command was given: the current directory of ``othello play``, a
+    tournament agent's ``cwd``).
     """
 
     label: str
@@ -51,6 +54,7 @@ class AgentSpec:
     kind: str
     command: Optional[tuple[str, ...]] = None
     cwd: Optional[Path] = None
+    home: Optional[Path] = None
 
     def __post_init__(self) -> None:
         if self.kind not in (BUILTIN, PROGRAM, MANUAL):
@@ -74,8 +78,9 @@ class AgentSpec:
         An agent runs in its own directory, so in ``NAME=COMMAND`` every
         argument that names an existing file or directory relative to
         ``base`` (default: the current directory), such as ``./bob`` or
-        ``alice.py``, is made absolute.  Raises :class:`ValueError` with a
-        message quoting ``text``.
+        ``alice.py``, is made absolute, and ``base`` is the agent's
+        ``{home}`` (a JVM's class path, a data file).  Raises
+        :class:`ValueError` with a message quoting ``text``.
         """
         text = text.strip()
         if not text:
@@ -96,7 +101,8 @@ class AgentSpec:
                 raise ValueError(f"{text!r}: cannot split the command: {exc}") from None
             if not argv:
                 raise ValueError(f"{text!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
-            return cls.program(_checked(text, name), _absolute_paths(argv, base or Path.cwd()))
+            home = (base or Path.cwd()).resolve()
+            return cls.program(_checked(text, name), _absolute_paths(argv, home), home=home)
         if " " in text or "/" in text:
             raise ValueError(
                 f"{text!r} is neither a built-in agent nor NAME=COMMAND: "
@@ -113,9 +119,10 @@ class AgentSpec:
         return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command)
 
     @classmethod
-    def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None) -> "AgentSpec":
-        """Any program; ``argv`` may hold ``{name}``, ``{dir}`` and ``{time}``."""
-        return cls(label=name, file_name=name, kind=PROGRAM, command=tuple(argv), cwd=cwd)
+    def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None,
+                home: Optional[Path] = None) -> "AgentSpec":
+        """Any program; ``argv`` may hold ``{name}``, ``{dir}``, ``{time}`` and ``{home}``."""
+        return cls(label=name, file_name=name, kind=PROGRAM, command=tuple(argv), cwd=cwd, home=home)
 
     @classmethod
     def manual(cls, name: str) -> "AgentSpec":
@@ -133,10 +140,15 @@ class AgentSpec:
         return self.kind == MANUAL
 
     def argv(self, directory: Path, time_per_move: float) -> list[str]:
-        """The command with ``{name}``, ``{dir}`` and ``{time}`` replaced."""
+        """The command with ``{name}``, ``{dir}``, ``{time}`` and ``{home}`` replaced.
+
+        ``{home}`` without a known home is the current directory, where a
+        command given without one was typed.
+        """
         if self.command is None:
             raise ValueError(f"{self.label} is a manual player and has no command")
-        values = {"name": self.file_name, "dir": str(directory), "time": f"{time_per_move:g}"}
+        home = self.home if self.home is not None else Path.cwd()
+        values = {"name": self.file_name, "dir": str(directory), "time": f"{time_per_move:g}", "home": str(home)}
         return [_substitute(part, values) for part in self.command]
 
     def __str__(self) -> str:
@@ -168,11 +180,11 @@ def _absolute_paths(argv: list[str], base: Path) -> list[str]:
     return result
 
 
-_PLACEHOLDER = re.compile(r"\{(name|dir|time)\}")
+_PLACEHOLDER = re.compile(r"\{(name|dir|time|home)\}")
 
 
 def _substitute(part: str, values: dict[str, str]) -> str:
-    # Only our three placeholders: braces elsewhere (awk, shell) stay as they are.
+    # Only our four placeholders: braces elsewhere (awk, shell) stay as they are.
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], part)
 
 

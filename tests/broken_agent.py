@@ -8,7 +8,8 @@ It plays the first legal move, through its files, with one fault:
 - ``no-pass``: when it must pass, it exits instead;
 - ``strict``: cannot read a lower-case move line or CRLF (exits);
 - ``linger``: never exits, even after the end line;
-- ``trusting``: plays on after an illegal opponent move.
+- ``trusting``: plays on after an illegal opponent move;
+- ``index-error``: crashes with a Python ``IndexError`` on its third move.
 """
 
 import os
@@ -56,6 +57,9 @@ while True:
         if not move and fault == "no-pass":
             sys.exit(3)
         moves_made += 1
+        if fault == "index-error" and moves_made == 3:
+            print("thinking about move 3", flush=True)
+            move = board.legal_moves()[99]
         if fault == "slow" and moves_made == 3:
             time.sleep(2 * seconds)
         put(move)

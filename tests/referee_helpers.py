@@ -118,6 +118,14 @@ def misbehave(board, colour, move):
             f.flush()
             time.sleep(0.3)
         return
+    if fault == "bom":  # Windows Notepad's UTF-8
+        with open(out + ".tmp", "wb") as f:
+            f.write(b"\xef\xbb\xbf" + format_move(move).encode())
+        os.rename(out + ".tmp", out); return
+    if fault == "utf16":  # Windows Notepad's "Unicode"
+        with open(out + ".tmp", "wb") as f:
+            f.write(format_move(move).replace("\n", "\r\n").encode("utf-16"))
+        os.rename(out + ".tmp", out); return
     if fault == "fifo":
         os.mkfifo(out); return
     if fault == "symlink":
@@ -171,7 +179,7 @@ def misbehave(board, colour, move):
         write(format_move(move)); return
     raise SystemExit(f"unknown fault {fault}")
 
-GOOD_MOVE = {"daemon", "noisy", "pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
+GOOD_MOVE = {"bom", "utf16", "daemon", "noisy", "pieces", "pieces-reopen", "vim", "nano", "fork", "fork-setsid", "tamper-referee"}
 board = Board()
 colour = None
 moves_made = 0

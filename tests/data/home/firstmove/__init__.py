@@ -1,0 +1,1 @@
+"""A Python package agent for the tests of ``{home}``: ``python -m firstmove NAME DATAFILE``."""
