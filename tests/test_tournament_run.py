@@ -82,11 +82,11 @@ def test_forfeits_are_counted_by_kind(tmp_path: Path) -> None:
     assert invoke("run", str(path), "-q").exit_code == 0
     lines = {line["agent"]: line for line in status_json(path)["standings"]}
     # The sleeper stops at its 2nd move, before the crasher reaches its 3rd: it loses all 4 on time.
-    assert lines["sleeper"]["forfeits"] == {"timeout": 4, "illegal": 0, "malformed": 0, "crash": 0}
-    assert lines["crasher"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 2}
+    assert lines["sleeper"]["forfeits"] == {"timeout": 4, "illegal": 0, "malformed": 0, "crash": 0, "build": 0}
+    assert lines["crasher"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 2, "build": 0}
     assert lines["crasher"]["points"] == 2 and lines["sleeper"]["points"] == 0
     assert lines["steady"]["points"] == 4
-    assert lines["steady"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 0}
+    assert lines["steady"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 0, "build": 0}
     stderr = query(tmp_path / "results" / "tournament.sqlite",
                    "SELECT white_stderr FROM games WHERE white = 'crasher' AND black = 'steady'")
     assert "crashing on purpose" in stderr[0]["white_stderr"]
