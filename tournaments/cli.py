@@ -264,6 +264,36 @@ def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
 @tournament.command()
 @file_argument
 @demo_option
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON for scripts.")
+def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
+    """Check every stored game against its game.json and the rules; exit 1 naming each game that fails.
+
+    The record stored with each result must match its SHA-256, game.json
+    must be that record byte for byte, and the record must replay under the
+    rules to the winner, reason and discs the standings use. Reads only: safe
+    while a runner plays.
+    """
+    from .verify import as_json as verification_json
+    from .verify import report_lines
+    from .verify import verify as verify_games
+
+    tournament_ = _load(file, demo)
+    try:
+        result = verify_games(tournament_)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(verification_json(result))
+    else:
+        for line in report_lines(result):
+            click.echo(line)
+    if not result.ok:
+        sys.exit(1)
+
+
+@tournament.command()
+@file_argument
+@demo_option
 def check(file: Optional[str], demo: bool) -> None:
     """Check the tournament file and print the schedule it gives, without playing."""
     from ..agents import registry

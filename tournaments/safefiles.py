@@ -18,7 +18,8 @@ import stat
 from pathlib import Path
 
 GAME_RECORD_LIMIT = 32 << 20  # bytes: a record of 60 moves with long comments is far smaller
-STDERR_READ_LIMIT = 64 << 10  # bytes of an agent's stderr.log read after a game (its first and last halves)
+STDERR_READ_LIMIT = 60 << 10  # bytes of an agent's stderr.log read after a game (its first and last halves),
+# under the 64 Ki characters the store keeps, so the note of what was cut survives
 
 
 class UnsafeFileError(OSError):
