@@ -615,11 +615,12 @@ class Runner:
                     self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
             abandoned = bool(pending)
         finally:
-            for game in pending.values():
-                self.store.void(game.key, f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
-                                          "before the game ended")
+            # Every game still marked running (in the pool, or just being
+            # started when the signal came) is voided, with why, before its
+            # agents are ended: whatever those games return now is not a result.
+            self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
+                                    "before the game ended")
             pool.close(abandon=abandoned)
-            self.store.void_running("the runner stopped before the game ended")
         return self.standings()
 
     def request_stop(self) -> None:
