@@ -439,7 +439,7 @@ def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any
         if kind is object:
             raise TournamentFileError(f"{where}: [referee] {key} cannot be set from a tournament file")
         _check_value(value, kind, f"{where}: [referee] {key}")
-    fields = {key: (float(value) if types[key] is float else value) for key, value in table.items()}
+    fields: dict[str, Any] = {key: (float(value) if types[key] is float else value) for key, value in table.items()}
     try:
         GameConfig(time_per_move=time_per_move, **fields)
     except (TypeError, ValueError) as exc:
