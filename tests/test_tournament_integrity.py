@@ -273,3 +273,29 @@ def test_game_json_made_a_directory_is_a_clear_failure_of_that_game(tmp_path: Pa
     assert lines["vandal"]["games"] == 0 and lines["steady"]["games"] == lines["other"]["games"] == 2
     assert sum(points(state).values()) == 2
     assert invoke("verify", str(path)).exit_code == 0
+    # The report shows them too (its data block; the page draws the list).
+    assert invoke("report", str(path)).exit_code == 0
+    page = (tmp_path / "results" / "report" / "index.html").read_text()
+    assert '"voided_attempts":8' in page and page.count('"flagged":true') == 4
+
+
+def test_the_lock_names_its_holder_and_no_child_process_keeps_it(tmp_path: Path) -> None:
+    from othello_arena.tournaments.lock import LockHeldError, RunnerLock, holder, lock_path
+
+    database = tmp_path / "results" / "tournament.sqlite"
+    assert holder(database) is None
+    lock = RunnerLock(lock_path(database))
+    lock.acquire()
+    # A process started while the lock is held (as every agent is) must not inherit it, even asked to.
+    child = subprocess.Popen(["sleep", "30"], close_fds=False)
+    try:
+        assert holder(database)["pid"] == os.getpid()
+        with pytest.raises(LockHeldError, match=f"pid {os.getpid()} on host {socket.gethostname()}"):
+            RunnerLock(lock_path(database)).acquire()
+        lock.release()
+        assert holder(database) is None  # the child still runs, but holds nothing
+        with RunnerLock(lock_path(database)):
+            assert holder(database)["pid"] == os.getpid()
+    finally:
+        child.kill()
+        child.wait()
