@@ -35,7 +35,7 @@ from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from .pairing import ScheduledGame
-from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, UnsafeFileError, read_ends, read_whole
+from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .standings import Standings, compute
 from .store import BuildResult, GameOutcome, Store
 
