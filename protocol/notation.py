@@ -154,7 +154,9 @@ def parse_colour(text: str) -> Colour:
     return Colour.parse(text)
 
 
-END_REASONS = ("normal", "timeout", "illegal", "malformed", "crash")
+# "build" is never sent to an agent: the tournament runner gives it to the games of an agent whose
+# build failed (it never started), so the record says why the game was lost.
+END_REASONS = ("normal", "timeout", "illegal", "malformed", "crash", "build")
 
 
 def format_end(outcome: Outcome) -> str:

@@ -81,7 +81,33 @@ def test_schedule_key_ignores_clock_but_not_agents(tmp_path: Path) -> None:
         ('agents = ["a", "b"]\n[tournament]\ncolours = "blue"\n', "colours 'blue'"),
         ('agents = ["a", "b"]\n[tournament]\ntime_per_move = -1\n', "time_per_move must be a positive"),
         ('agents = ["a", "b"]\n[tournament]\nconcurrency = 0\n', "concurrency must be"),
-        ('agents = ["a", "b"]\n[tournament]\nseed = "x"\n', "seed must be an integer"),
+        ('agents = ["a", "b"]\n[tournament]\nconcurrency = 5000\n', "an integer from 1 to 1024, not 5000"),
+        ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = 20000000\n',
+         "games_per_pairing = 20000000: expected an integer from 1 to 1000"),
+        ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = "2"\n', 'games_per_pairing = "2": expected an integer'),
+        ('agents = ["a", "b"]\n[tournament]\ntime_per_move = true\n', "time_per_move = true: expected a number"),
+        ('agents = ["a", "b"]\n[tournament]\nbuild_timeout = 0\n', "build_timeout must be a positive"),
+        ('agents = ["a", "b", "c"]\n[tournament]\nformat = "swiss"\nrounds = 5000\n', "rounds = 5000: expected an integer from 1 to 1000"),
+        ('agents = ["a", "b"]\n[tournament]\nresults = 3\n', "results = 3: expected a string"),
+        ('agents = [' + ", ".join(f'"a{i}"' for i in range(400)) + ']\n[tournament]\ngames_per_pairing = 4\n',
+         "schedules 319200 games, more than the 100000"),
+        ('agents = ["a", "b"]\n[referee]\nsuspend_waiting = "false"\n',
+         '[referee] suspend_waiting = "false": expected true or false'),
+        ('agents = ["a", "b"]\n[referee]\npolling = "no"\n', '[referee] polling = "no": expected true or false'),
+        ('agents = ["a", "b"]\n[referee]\nmemory_mb = 1.5\n', "[referee] memory_mb = 1.5: expected an integer"),
+        ('agents = ["a", "b"]\n[referee]\ngrace = "0.1"\n', '[referee] grace = "0.1": expected a number'),
+        ('agents = ["a", "b"]\n[referee]\ngrace = -1\n', "[referee]: grace must not be negative"),
+        ('agents = ["a", "b"]\n[referee]\nsandbox = "docker"\n', "sandbox 'docker': expected one of bwrap, none"),
+        ('agents = ["a", "b"]\n[referee]\ntime_per_move = 5\n',
+         "[referee] time_per_move = 5: time_per_move is a [tournament] key; set it in [tournament] only"),
+        ('agents = ["a", "b"]\n[referee]\nspeed = 2\n', "unknown key(s) in [referee]: speed"),
+        ('agents = ["a", "game.json"]\n', "name 'game.json' is reserved"),
+        ('agents = ["a", "build"]\n', "name 'build' is reserved"),
+        ('agents = ["a", "a.stderr.log"]\n', "name 'a.stderr.log' is reserved"),
+        ('agents = ["a", ".referee"]\n', "name '.referee' must start with a letter or digit"),
+        ('agents = ["a", "' + "x" * 100 + '"]\n', "is not usable as a file name"),
+        ('[[agents]]\nname = "a"\n[[agents]]\nname = "GAME.JSON"\n', "name 'GAME.JSON' is reserved"),
+        ('agents = ["a", "b"]\n[tournament]\nseed = "x"\n', '[tournament] seed = "x": expected an integer'),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\n', "needs gauntlet"),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = ["z"]\n', "gauntlet names z"),
         ('agents = ["a", "b"]\n[tournament]\nrounds = 3\n', "rounds only applies"),
@@ -128,3 +154,36 @@ def test_the_demo_is_valid_from_anywhere(tmp_path: Path, monkeypatch: pytest.Mon
     # The packaged demo keeps its results under the current directory.
     packaged = config.load(demo_path(), results_base=tmp_path / "results" / "demo")
     assert packaged.database == tmp_path / "results" / "demo" / "tournament.sqlite"
+
+
+def test_referee_types_come_from_the_game_config() -> None:
+    """Every GameConfig field (sandbox, added by the referee, included) has a type the file is checked against."""
+    import dataclasses
+
+    from othello_arena.referee import GameConfig
+
+    types = config.referee_types()
+    assert set(types) == {f.name for f in dataclasses.fields(GameConfig)}
+    assert types["suspend_waiting"] is bool and types["manual_time"] is float and types["sandbox"] is str
+    assert types["memory_mb"] is int
+
+
+def test_referee_values_are_kept_typed(tmp_path: Path) -> None:
+    t = config.load(write(tmp_path, 'agents = ["a", "b"]\n[referee]\nsuspend_waiting = false\n'
+                                    'grace = 1\npolling = true\nsandbox = "none"\n'))
+    assert t.referee == {"suspend_waiting": False, "grace": 1.0, "polling": True, "sandbox": "none"}
+    assert isinstance(t.referee["grace"], float)
+
+
+def test_longest_name_is_accepted_and_check_agrees_with_run(tmp_path: Path) -> None:
+    """A name at the file-name limit passes; one character more is refused by loading, so by check and run alike."""
+    longest = "x" * 64
+    assert config.load(write(tmp_path, f'agents = ["a", "{longest}"]\n')).agent_names == ["a", longest]
+    from click.testing import CliRunner
+
+    from othello_arena.cli import cli
+
+    path = write(tmp_path, f'agents = ["random", "{longest}y"]\n')
+    for command in ("check", "run", "resume", "status"):
+        result = CliRunner().invoke(cli, ["tournament", command, str(path)])
+        assert result.exit_code == 1 and "is not usable as a file name" in result.output, (command, result.output)

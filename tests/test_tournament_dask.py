@@ -81,6 +81,8 @@ def test_dask_run_and_resume_match_the_local_run(tmp_path: Path, scheduler: str)
     for row in rows:
         assert (Path(row["game_dir"]) / "game.json").is_file()
         assert "playing" in (Path(row["game_dir"]) / f"{row['white']}.stderr.log").read_text()
+    # ... the exact record the worker's referee wrote: its hash and a replay check out.
+    assert "OK: all 8 finished games" in run("verify", str(path))
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:

@@ -82,11 +82,11 @@ def test_forfeits_are_counted_by_kind(tmp_path: Path) -> None:
     assert invoke("run", str(path), "-q").exit_code == 0
     lines = {line["agent"]: line for line in status_json(path)["standings"]}
     # The sleeper stops at its 2nd move, before the crasher reaches its 3rd: it loses all 4 on time.
-    assert lines["sleeper"]["forfeits"] == {"timeout": 4, "illegal": 0, "malformed": 0, "crash": 0}
-    assert lines["crasher"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 2}
+    assert lines["sleeper"]["forfeits"] == {"timeout": 4, "illegal": 0, "malformed": 0, "crash": 0, "build": 0}
+    assert lines["crasher"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 2, "build": 0}
     assert lines["crasher"]["points"] == 2 and lines["sleeper"]["points"] == 0
     assert lines["steady"]["points"] == 4
-    assert lines["steady"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 0}
+    assert lines["steady"]["forfeits"] == {"timeout": 0, "illegal": 0, "malformed": 0, "crash": 0, "build": 0}
     stderr = query(tmp_path / "results" / "tournament.sqlite",
                    "SELECT white_stderr FROM games WHERE white = 'crasher' AND black = 'steady'")
     assert "crashing on purpose" in stderr[0]["white_stderr"]
@@ -202,20 +202,26 @@ def test_sigkill_mid_tournament_then_resume(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_cleanly_and_resume_finishes(tmp_path: Path, signum: int) -> None:
     agents = [agent(n, style, "--delay 0.01") for n, style in (("p", "first"), ("q", "last"), ("r", "flips"))]
     path = write_tournament(tmp_path, agents, concurrency=2)
     database = tmp_path / "results" / "tournament.sqlite"
     runner = run_in_background(path)
     wait_finished(database, 1, runner)
-    runner.send_signal(signal.SIGINT)
+    runner.send_signal(signum)
     output, _ = runner.communicate(timeout=30)
     assert runner.returncode == 130, output
     assert "Stopped:" in output and "othello tournament resume" in output
     assert kill_agents_under(tmp_path) == 0  # no agent left behind
     assert not query(database, "SELECT 1 FROM games WHERE status = 'running'")
+    # The games in flight were voided by the runner itself, with why; they stay in the record.
+    voided = query(database, "SELECT * FROM attempts WHERE outcome = 'voided'")
+    assert all("was stopped" in row["why"] for row in voided)
     result = invoke("resume", str(path), "-q")
     assert result.exit_code == 0 and status_json(path)["finished"] == 6
+    assert len(query(database, "SELECT * FROM attempts WHERE outcome = 'voided'")) == len(voided)
+    assert len(query(database, "SELECT * FROM attempts WHERE outcome = 'finished'")) == 6
 
 
 def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
@@ -238,4 +244,7 @@ def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
     assert (home / "build-count.txt").read_text() == "built\n"
     assert "Build of bob failed (exit 3)" in result.output
     assert (tmp_path / "results" / "build" / "bob.log").read_text() == "oops\n"
-    assert status_json(path)["finished"] == 2
+    state = status_json(path)
+    assert state["finished"] == 2
+    lines = {line["agent"]: line for line in state["standings"]}
+    assert lines["bob"]["forfeits"]["build"] == 2 and lines["alice"]["points"] == 2  # bob never started

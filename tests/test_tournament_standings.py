@@ -25,7 +25,7 @@ def test_points_colours_discs_and_forfeits() -> None:
     assert (a.white_wins, a.white_draws, a.white_losses) == (1, 1, 0)
     assert (a.black_wins, a.black_draws, a.black_losses) == (1, 0, 1)
     assert a.disc_difference == 16 - 10 + 0 + 2
-    assert a.forfeits == {"timeout": 1, "illegal": 0, "malformed": 0, "crash": 0}
+    assert a.forfeits == {"timeout": 1, "illegal": 0, "malformed": 0, "crash": 0, "build": 0}
     assert table.line("c").forfeits["crash"] == 1
     assert table.line("b").forfeits["timeout"] == 0
     assert table.crosstable["a"]["b"] == (1.0, 2) and table.crosstable["b"]["a"] == (1.0, 2)

@@ -28,10 +28,37 @@ def test_a_game_is_counted_once(tmp_path: Path) -> None:
         row = next(store.game_rows())
         assert len(row["white_stderr"]) < 70_000 and "characters cut" in row["white_stderr"]
         store.mark_running("r01-p001-g2")
-    # A runner that died left a game running: it goes back to the queue.
+    # A runner that died left a game running: it goes back to the queue, its attempt kept as voided.
     with Store(tmp_path / "t.sqlite") as store:
-        assert store.reset_running() == 1
+        assert store.void_running("runner died") == ["r01-p001-g2"]
         assert [g.key for g in store.unfinished_games()] == ["r01-p001-g2"]
+        assert store.mark_running("r01-p001-g2") == 2
+        attempts = [(r["key"], r["attempt"], r["outcome"], r["why"]) for r in store.attempt_rows()]
+        assert attempts == [("r01-p001-g1", 1, "finished", None), ("r01-p001-g2", 1, "voided", "runner died"),
+                            ("r01-p001-g2", 2, "running", None)]
+        assert list(store.voided()) == ["r01-p001-g2"]
+
+
+def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> None:
+    """A database written before attempts and hashes existed keeps its games and gains the new columns."""
+    import sqlite3
+
+    from othello_arena.tournaments import store as store_module
+
+    old_schema = store_module.SCHEMA.split("CREATE TABLE IF NOT EXISTS attempts")[0].replace(",\n    record_sha256 TEXT", "")
+    db = sqlite3.connect(str(tmp_path / "t.sqlite"))
+    db.executescript(old_schema)
+    db.execute("INSERT INTO games (key, round, pairing, game_index, white, black, seed, status, winner, reason, "
+               "white_discs, black_discs) VALUES ('r01-p001-g1', 1, 1, 1, 'a', 'b', 7, 'finished', 'W', 'normal', 40, 24)")
+    db.commit()
+    db.close()
+    with Store(tmp_path / "t.sqlite", create=False) as reader:  # a reader of an old file does not fail
+        assert reader.attempt_rows() == [] and reader.builds() == {}
+    with Store(tmp_path / "t.sqlite") as store:
+        [game] = store.finished_games()
+        assert (game.key, game.winner, game.white_discs) == ("r01-p001-g1", "W", 40)
+        assert next(store.game_rows())["record_sha256"] is None
+        assert store.get_meta("schema") == "2"
 
 
 def test_a_different_schedule_is_refused(tmp_path: Path) -> None:

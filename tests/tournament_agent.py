@@ -8,6 +8,13 @@ the same game against each other.  ``--crash-at N`` exits at its Nth move,
 ``--sleep-at N`` never answers its Nth move (a timeout).  ``--delay`` waits
 before each move (keeps games in flight long enough to be killed);
 ``--first-delay`` only before White's first move.
+
+``--evil ACTION`` does, at its first move, what a hostile student tried
+(this runner has no sandbox of its own; these are what it must survive):
+
+- ``stderr-link=PATH``: its ``../DIR.stderr.log`` replaced by a link to PATH;
+- ``stderr-sparse``: that log replaced by a sparse file of 100 GB;
+- ``game-json-dir``: ``../game.json`` made a directory.
 """
 
 from __future__ import annotations
@@ -41,6 +48,22 @@ def choose(board: Board, style: str) -> Move:
     return max(moves, key=lambda m: (bin(flips(board.own, board.opp, m.square)).count("1"), -m.square))
 
 
+def be_evil(action: str, colour: str) -> None:
+    here = os.getcwd()
+    log = os.path.join(os.path.dirname(here), os.path.basename(here) + ".stderr.log")
+    name, _, value = action.partition("=")
+    if name == "stderr-link":
+        os.symlink(value, log + ".new")
+        os.replace(log + ".new", log)
+    elif name == "stderr-sparse":
+        with open(log + ".new", "wb") as handle:
+            handle.write(b"start of a huge log\n")
+            handle.truncate(100 * 1024**3)
+        os.replace(log + ".new", log)
+    elif name == "game-json-dir":
+        os.mkdir(os.path.join(os.path.dirname(here), "game.json"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", required=True)
@@ -49,6 +72,7 @@ def main() -> int:
     parser.add_argument("--crash-at", type=int, default=0)
     parser.add_argument("--sleep-at", type=int, default=0)
     parser.add_argument("--first-delay", type=float, default=0.0)
+    parser.add_argument("--evil", default="")
     args = parser.parse_args()
     inbox, outbox = f"{args.name}.in", f"{args.name}.out"
     colour = parse_colour(wait_for(inbox))
@@ -65,6 +89,8 @@ def main() -> int:
                 return 3
             if played == args.sleep_at:
                 time.sleep(3600)
+            if played == 1 and args.evil:
+                be_evil(args.evil, colour.value)
             time.sleep(args.delay + (args.first_delay if played == 1 and colour.value == "W" else 0.0))
             move = choose(board, args.style)
             with open(outbox + ".tmp", "w", encoding="utf-8") as handle:

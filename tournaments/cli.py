@@ -60,8 +60,9 @@ def tournament() -> None:
 
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
-         scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool) -> None:
+         scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False) -> None:
     from .live import LineDisplay, LiveDisplay, standings_table
+    from .lock import LockHeldError
     from .runner import Runner, RunnerError, planned_games, sigterm_stops
     from .standings import format_table
 
@@ -72,15 +73,21 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             f"nothing to resume: {tournament_.database} does not exist; start with `othello tournament run`"
         )
     try:
+        # Takes the tournament's lock first: a second runner stops here, before touching anything.
         runner = Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
-                        scheduler_timeout=scheduler_timeout, max_games=max_games)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+                        scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh)
+    except (StoreError, LockHeldError) as exc:
+        raise click.ClickException(f"{tournament_.path}: {exc}") from None
     try:
         try:
             runner.prepare()
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
+        if runner.orphans_killed:
+            console.print(f"Ended {runner.orphans_killed} agent process(es) left by a runner that was killed.")
+        if runner.voided_at_start:
+            console.print(f"{len(runner.voided_at_start)} game(s) were in flight when the last runner stopped: "
+                          f"voided (kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
         counts = runner.store.counts()
         total = planned_games(tournament_)
         if not resume and counts["finished"]:
@@ -99,8 +106,9 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             if not scheduler and slots and slots > usable_cores():
                 console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
                               "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
-            if build and not resume:
-                runner.build_agents(console.print)
+            if build:
+                # resume builds only the agents whose build never finished (the runner died during it).
+                runner.build_agents(console.print, only_missing=resume)
             live = console.is_terminal and not quiet
             display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
             try:
@@ -123,8 +131,9 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             click.echo(format_table(standings))
         if runner.failed:
             raise click.ClickException(
-                f"{len(runner.failed)} game(s) could not be played (not the agents' fault: "
-                f"{runner.failed[0][1]}); `othello tournament resume {tournament_.path}` plays them again"
+                f"{len(runner.failed)} game(s) have no result: {runner.failed[0][0]}: {runner.failed[0][1]}. "
+                f"Their attempts are voided (kept, see `othello tournament status`); "
+                f"`othello tournament resume {tournament_.path}` plays them again"
             )
         if finished < total:
             console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
@@ -159,14 +168,8 @@ def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: 
         scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool, fresh: bool) -> None:
     """Run the tournament in FILE (continuing it if it was started before)."""
     tournament_ = _load(file, demo)
-    if fresh:
-        import shutil
-
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{tournament_.database}{suffix}").unlink(missing_ok=True)
-        shutil.rmtree(tournament_.results_dir / "games", ignore_errors=True)
     _run(tournament_, resume=False, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet, fresh=fresh)
 
 
 @tournament.command()
@@ -177,7 +180,7 @@ def resume(file: Optional[str], demo: bool, concurrency: Optional[int], schedule
            scheduler_timeout: float, max_games: Optional[int], quiet: bool) -> None:
     """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed."""
     _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=False, quiet=quiet)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet)
 
 
 @tournament.command()
@@ -198,7 +201,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
             from .runner import planned_games
 
             click.echo(json.dumps({"name": tournament_.name, "scheduled": planned_games(tournament_), "finished": 0,
-                                   "running": 0, "complete": False, "standings": []}, indent=2))
+                                   "running": 0, "interrupted": 0, "runner": None, "complete": False,
+                                   "standings": [], "voided": [], "voided_attempts": 0, "repeatedly_voided": []},
+                                  indent=2))
             return
         raise click.ClickException(str(exc)) from None
     if as_json:
@@ -212,11 +217,31 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     click.echo(f"{state['name']}: {state['finished']} of {state['scheduled']} games finished"
                + (f", {state['running']} running" if state["running"] else "")
                + f"; round {state['rounds']['paired']} of {state['rounds']['total']} paired.")
+    if state["runner"]:
+        click.echo(f"A runner is playing it: pid {state['runner'].get('pid')} on {state['runner'].get('host')}.")
+    elif state["interrupted"]:
+        click.echo(f"No runner is playing it; {state['interrupted']} game(s) were in flight when the last runner "
+                   f"stopped (resume voids and replays them): othello tournament resume {tournament_.path}")
     click.echo(format_table(table))
     click.echo("")
     click.echo(format_crosstable(table))
     for flagged in state["load_flagged"]:
         click.echo(f"flagged: {flagged['game']} ({flagged['white']} vs {flagged['black']}): timeout under load? {flagged['note']}")
+    for name, build_state in sorted(state["builds"].items()):
+        if build_state["status"] != "ok":
+            click.echo(f"build of {name}: {build_state['status']} ({build_state['detail']}); its games are forfeits "
+                       f"(reason build); log: {build_state['log']}")
+    if state["voided"]:
+        click.echo(f"Voided attempts: {state['voided_attempts']} (games in flight when a runner stopped, or "
+                   "whose record could not be kept; each replayed with the same seed and colours):")
+    from .runner import VOIDED_FLAG_AT
+
+    for item in state["voided"]:
+        mark = "FLAGGED " if item["voided"] >= VOIDED_FLAG_AT else ""
+        click.echo(f"  {mark}{item['game']} ({item['white']} vs {item['black']}): voided {item['voided']} time(s), "
+                   f"now {item['status']}" + (f" - voided again and again: check these agents" if mark else ""))
+        for attempt in item["attempts"]:
+            click.echo(f"    attempt {attempt['attempt']}: {attempt['why']}")
 
 
 @tournament.command()
@@ -234,6 +259,36 @@ def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"Report: {index}")
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON for scripts.")
+def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
+    """Check every stored game against its game.json and the rules; exit 1 naming each game that fails.
+
+    The record stored with each result must match its SHA-256, game.json
+    must be that record byte for byte, and the record must replay under the
+    rules to the winner, reason and discs the standings use. Reads only: safe
+    while a runner plays.
+    """
+    from .verify import as_json as verification_json
+    from .verify import report_lines
+    from .verify import verify as verify_games
+
+    tournament_ = _load(file, demo)
+    try:
+        result = verify_games(tournament_)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(verification_json(result))
+    else:
+        for line in report_lines(result):
+            click.echo(line)
+    if not result.ok:
+        sys.exit(1)
 
 
 @tournament.command()

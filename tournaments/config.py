@@ -16,9 +16,10 @@ demo runs from any current directory)::
     # database = "class.sqlite"  # default: RESULTS/tournament.sqlite (relative to this file)
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
+    # build_timeout = 600        # seconds per agent's build command
 
     [referee]                    # optional: more fields of the referee's GameConfig
-    # illegal = "lose-turn"
+    # illegal = "lose-turn"      # (time_per_move belongs in [tournament], never here)
 
     [[agents]]
     name = "greedy"              # a built-in agent: no command
@@ -36,19 +37,30 @@ game directory (PROTOCOL.md section 2).
 
 ``agents`` may also be a list of strings in the referee's agent syntax
 (``"greedy"``, ``"alice=python3 alice.py"``).
+
+The file is strict: every key has a type and a range, and a wrong one is an
+error naming the key, the value and what is expected (a string ``"false"``
+is not a boolean).  The keys of ``[referee]`` and their types come from the
+referee's ``GameConfig`` itself, so a field added there is checked here too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import os
 import re
 import tomllib
+import types as types_module
+import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+
+from ..referee.config import GameConfig
+from ..referee.spec import check_file_name
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 COLOUR_MODES = ("both", "random")
@@ -56,9 +68,28 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 TOURNAMENT_KEYS = {
     "name", "format", "games_per_pairing", "colours", "time_per_move", "concurrency", "seed",
-    "results", "database", "rounds", "gauntlet",
+    "results", "database", "rounds", "gauntlet", "build_timeout",
 }
 AGENT_KEYS = {"name", "command", "cwd", "build", "builtin"}
+
+# Bounds that keep a typo from running away (``games_per_pairing = 20000000``
+# once made ``check`` build a schedule of 6 GB): far above any class's needs.
+MAX_GAMES_PER_PAIRING = 1000
+MAX_ROUNDS = 1000
+MAX_GAMES = 100_000  # games in the whole tournament
+MAX_CONCURRENCY = 1024
+MAX_TIME_PER_MOVE = 3600.0
+MAX_BUILD_TIMEOUT = 24 * 3600.0
+DEFAULT_BUILD_TIMEOUT = 600.0
+MAX_TOURNAMENT_NAME = 200
+MAX_SEED = 2**63 - 1  # SQLite's INTEGER
+
+# Names an agent may not take: each agent's name becomes a directory beside
+# these files in every game directory (and a log in RESULTS/build), so an
+# agent named game.json could never play and one named x.stderr.log would
+# collide with agent x's log.
+RESERVED_NAMES = ("game.json", ".referee", "build")
+RESERVED_SUFFIX = ".stderr.log"
 
 
 class TournamentFileError(ValueError):
@@ -108,6 +139,7 @@ class Tournament:
     rounds: Optional[int] = None
     gauntlet: tuple[str, ...] = ()
     referee: dict[str, Any] = field(default_factory=dict)
+    build_timeout: float = DEFAULT_BUILD_TIMEOUT
 
     @property
     def agent_names(self) -> list[str]:
@@ -152,6 +184,7 @@ class Tournament:
             "rounds": self.rounds,
             "gauntlet": list(self.gauntlet),
             "referee": dict(self.referee),
+            "build_timeout": self.build_timeout,
         }
 
 
@@ -209,39 +242,44 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
     if colours not in COLOUR_MODES:
         raise TournamentFileError(f"{where}: [tournament] colours {colours!r} must be \"both\" or \"random\"")
 
-    games = _get(section, "games_per_pairing", int, 2, where)
-    if games < 1:
-        raise TournamentFileError(f"{where}: [tournament] games_per_pairing must be at least 1, not {games}")
+    games = _get(section, "games_per_pairing", int, 2, where, low=1, high=MAX_GAMES_PER_PAIRING)
     if colours == "both" and games % 2:
         raise TournamentFileError(
             f"{where}: [tournament] games_per_pairing = {games} is odd, but every pairing plays both colours; "
             "use an even number, or colours = \"random\" to draw the colours as in seed 003"
         )
 
-    time_per_move = float(_get(section, "time_per_move", (int, float), 1.0, where))
-    if not (time_per_move > 0 and math.isfinite(time_per_move)):
-        raise TournamentFileError(f"{where}: [tournament] time_per_move must be a positive number of seconds")
+    time_per_move = float(_get(section, "time_per_move", float, 1.0, where, high=MAX_TIME_PER_MOVE))
+    if not time_per_move > 0:
+        raise TournamentFileError(
+            f"{where}: [tournament] time_per_move must be a positive number of seconds, not {time_per_move!r}"
+        )
+    build_timeout = float(_get(section, "build_timeout", float, DEFAULT_BUILD_TIMEOUT, where, high=MAX_BUILD_TIMEOUT))
+    if not build_timeout > 0:
+        raise TournamentFileError(
+            f"{where}: [tournament] build_timeout must be a positive number of seconds, not {build_timeout!r}"
+        )
 
     concurrency_value = section.get("concurrency", "auto")
     concurrency: Optional[int]
     if concurrency_value == "auto":
         concurrency = None
-    elif isinstance(concurrency_value, int) and not isinstance(concurrency_value, bool) and concurrency_value >= 1:
+    elif (isinstance(concurrency_value, int) and not isinstance(concurrency_value, bool)
+          and 1 <= concurrency_value <= MAX_CONCURRENCY):
         concurrency = concurrency_value
     else:
         raise TournamentFileError(
-            f"{where}: [tournament] concurrency must be \"auto\" or a positive integer, not {concurrency_value!r}"
+            f"{where}: [tournament] concurrency must be \"auto\" or an integer from 1 to {MAX_CONCURRENCY}, "
+            f"not {concurrency_value!r}"
         )
 
-    seed = _get(section, "seed", int, 0, where)
+    seed = _get(section, "seed", int, 0, where, low=-MAX_SEED, high=MAX_SEED)
 
     rounds: Optional[int] = None
     if "rounds" in section:
         if fmt != "swiss":
             raise TournamentFileError(f"{where}: [tournament] rounds only applies to format = \"swiss\"")
-        rounds = _get(section, "rounds", int, 0, where)
-        if rounds < 1:
-            raise TournamentFileError(f"{where}: [tournament] rounds must be at least 1")
+        rounds = _get(section, "rounds", int, 0, where, low=1, high=MAX_ROUNDS)
     elif fmt == "swiss":
         # Enough rounds to separate the field (log2 of the players), at least 3.
         rounds = max(3, math.ceil(math.log2(max(2, len(names)))))
@@ -254,7 +292,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TournamentFileError(f"{where}: [tournament] gauntlet must be a list of agent names")
+            raise TournamentFileError(f"{where}: [tournament] gauntlet must be a list of agent names, not {value!r}")
         missing = [v for v in value if v not in names]
         if missing:
             raise TournamentFileError(
@@ -268,23 +306,32 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             f"{where}: format = \"gauntlet\" needs gauntlet = [\"NAME\", ...]: the agents that play everybody else"
         )
 
+    total = _count_games(fmt, len(names), len(gauntlet), games, rounds)
+    if total > MAX_GAMES:
+        raise TournamentFileError(
+            f"{where}: this file schedules {total} games, more than the {MAX_GAMES} a tournament may have; "
+            "lower games_per_pairing or rounds, or split the agents into groups"
+        )
+
     results = _get(section, "results", str, f"results/{path.stem}", where)
     results_dir = (base / results).resolve() if results_base is None else results_base.resolve()
-    database_value = section.get("database")
-    if database_value is None or results_base is not None:
+    database_value = _get(section, "database", str, "", where)
+    if not database_value or results_base is not None:
         database = results_dir / "tournament.sqlite"
-    elif isinstance(database_value, str):
-        database = (base / database_value).resolve()
     else:
-        raise TournamentFileError(f"{where}: [tournament] database must be a path (a string)")
+        database = (base / database_value).resolve()
 
-    referee = data.get("referee", {})
-    if not isinstance(referee, dict):
-        raise TournamentFileError(f"{where}: 'referee' must be a table ([referee])")
+    name = _get(section, "name", str, path.stem, where)
+    if len(name) > MAX_TOURNAMENT_NAME:
+        raise TournamentFileError(
+            f"{where}: [tournament] name is {len(name)} characters long; expected at most {MAX_TOURNAMENT_NAME}"
+        )
+
+    referee = parse_referee(data.get("referee", {}), where, time_per_move)
 
     return Tournament(
         path=path,
-        name=_get(section, "name", str, path.stem, where),
+        name=name,
         format=fmt,
         agents=tuple(agents),
         games_per_pairing=games,
@@ -296,17 +343,108 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         database=database,
         rounds=rounds,
         gauntlet=gauntlet,
-        referee=dict(referee),
+        referee=referee,
+        build_timeout=build_timeout,
     )
 
 
-def _get(section: dict[str, Any], key: str, kind: Any, default: Any, where: str) -> Any:
-    value = section.get(key, default)
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        expected = "a number" if float in kinds else "an integer" if int in kinds else "a string"
-        raise TournamentFileError(f"{where}: [tournament] {key} must be {expected}, not {value!r}")
+def _count_games(fmt: str, players: int, challengers: int, per_pairing: int, rounds: Optional[int]) -> int:
+    """How many games the schedule will have, by arithmetic (never by building it)."""
+    if fmt == "round-robin":
+        pairings = players * (players - 1) // 2
+    elif fmt == "double-round-robin":
+        pairings = players * (players - 1)
+    elif fmt == "gauntlet":
+        pairings = challengers * (players - challengers)
+    else:
+        pairings = players // 2 * int(rounds or 0)
+    return pairings * per_pairing
+
+
+_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _get(section: dict[str, Any], key: str, kind: type, default: Any, where: str, *,
+         table: str = "tournament", low: Optional[float] = None, high: Optional[float] = None) -> Any:
+    """``section[key]`` checked against ``kind`` (and ``low``/``high``), or ``default`` if absent."""
+    if key not in section:
+        return default
+    value = section[key]
+    return _check_value(value, kind, f"{where}: [{table}] {key}", low, high)
+
+
+def _check_value(value: Any, kind: type, label: str, low: Optional[float] = None, high: Optional[float] = None) -> Any:
+    """``value`` if it is of ``kind`` and within ``low``..``high``; else an error naming ``label`` and the value."""
+    if kind is bool:
+        good = isinstance(value, bool)
+    elif kind is float:
+        good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    else:
+        good = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not good:
+        raise TournamentFileError(f"{label} = {_toml(value)}: expected {_KIND_WORDS.get(kind, kind.__name__)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = (f"from {low:g} to {high:g}" if low is not None and high is not None
+                  else f"at least {low:g}" if low is not None else f"at most {high:g}")
+        raise TournamentFileError(f"{label} = {_toml(value)}: expected {_KIND_WORDS[kind]} {bounds}")
     return value
+
+
+def _toml(value: Any) -> str:
+    """A value as it was written in the file (``"false"`` with its quotes, ``false`` without)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def referee_types() -> dict[str, type]:
+    """Each field of the referee's ``GameConfig`` and the type a file must give it.
+
+    Derived from the dataclass itself (``Optional[float]`` is a number: TOML
+    has no null), so a field the referee adds is validated here at once.
+    """
+    hints = typing.get_type_hints(GameConfig)
+    types: dict[str, type] = {}
+    for item in dataclasses.fields(GameConfig):
+        hint = hints[item.name]
+        arguments = [a for a in typing.get_args(hint) if a is not type(None)]
+        if typing.get_origin(hint) in (typing.Union, types_module.UnionType) and len(arguments) == 1:
+            hint = arguments[0]
+        types[item.name] = hint if hint in _KIND_WORDS else object
+    return types
+
+
+def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any]:
+    """Check the ``[referee]`` table key by key against ``GameConfig``; return it as plain data."""
+    if not isinstance(table, dict):
+        raise TournamentFileError(f"{where}: 'referee' must be a table ([referee])")
+    types = referee_types()
+    for key in table:
+        if key in TOURNAMENT_KEYS:
+            # Two places for one setting: one would silently win over the other.
+            raise TournamentFileError(
+                f"{where}: [referee] {key} = {_toml(table[key])}: {key} is a [tournament] key; "
+                f"set it in [tournament] only"
+            )
+    unknown = set(table) - set(types)
+    if unknown:
+        raise TournamentFileError(
+            f"{where}: unknown key(s) in [referee]: {', '.join(sorted(unknown))}; "
+            f"known keys are {', '.join(sorted(set(types) - TOURNAMENT_KEYS))}"
+        )
+    for key, value in table.items():
+        kind = types[key]
+        if kind is object:
+            raise TournamentFileError(f"{where}: [referee] {key} cannot be set from a tournament file")
+        _check_value(value, kind, f"{where}: [referee] {key}")
+    fields: dict[str, Any] = {key: (float(value) if types[key] is float else value) for key, value in table.items()}
+    try:
+        GameConfig(time_per_move=time_per_move, **fields)
+    except (TypeError, ValueError) as exc:
+        raise TournamentFileError(f"{where}: [referee]: {exc}") from None
+    return fields
 
 
 def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
@@ -333,17 +471,27 @@ def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
     return agents
 
 
-def _check_name(name: str, label: str) -> None:
+def check_agent_name(name: str, label: str) -> None:
+    """Refuse a name no agent may take (the one check of ``check``, ``run`` and ``resume``)."""
     if not NAME_PATTERN.match(name):
         raise TournamentFileError(
             f"{label}: name {name!r} must start with a letter or digit and use only letters, digits and _ . + -"
+        )
+    try:
+        check_file_name(name)  # the referee's own limit (its length), so `check` refuses what `run` would
+    except ValueError as exc:
+        raise TournamentFileError(f"{label}: {exc}") from None
+    if name.lower() in RESERVED_NAMES or name.lower().endswith(RESERVED_SUFFIX):
+        raise TournamentFileError(
+            f"{label}: name {name!r} is reserved (the runner's files are named {', '.join(RESERVED_NAMES)} "
+            f"and NAME{RESERVED_SUFFIX}); choose another name"
         )
 
 
 def _agent_from_string(text: str, label: str, base: Path) -> AgentEntry:
     name, sep, command = text.partition("=")
     name, command = name.strip(), command.strip()
-    _check_name(name, label)
+    check_agent_name(name, label)
     if sep and not command:
         raise TournamentFileError(f"{label}: {text!r} has an empty command after '='")
     return AgentEntry(name=name, command=command or None, cwd=str(base) if command else None)
@@ -362,7 +510,7 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     if not name:
         raise TournamentFileError(f"{label} has no name")
     label = f"{label} ({name})"
-    _check_name(name, label)
+    check_agent_name(name, label)
     command = table.get("command") or None
     builtin = table.get("builtin") or None
     if command and builtin:

@@ -88,11 +88,18 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         "agents": [{"name": a.name, "how": a.describe()} for a in tournament.agents],
         "scheduled": state["scheduled"],
         "finished": state["finished"],
+        "voided_attempts": state["voided_attempts"],
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "standings": table.to_list(),
         "crosstable": table.crosstable_dict(),
         "rating_model": state["rating_model"],
         "games": games,
+        "voided": [
+            {"game": item["game"], "white": item["white"], "black": item["black"], "voided": item["voided"],
+             "flagged": item in state["repeatedly_voided"],
+             "attempts": [{"attempt": a["attempt"], "why": a["why"]} for a in item["attempts"]]}
+            for item in state["voided"]
+        ],
     }
 
 

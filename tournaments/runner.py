@@ -4,8 +4,11 @@ The runner is the only writer of the database.  Games run in a pool (threads
 on this machine, or a Dask cluster with ``scheduler``); each game is a call of
 :func:`play_job`, which takes and returns plain data, so it runs the same on
 a worker of another machine.  When a game comes back the runner stores it in
-one transaction; if the runner dies, the games in flight are simply played
-again by ``resume`` (their old files are removed first).
+one transaction, with the SHA-256 of the exact ``game.json`` the referee
+wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
+runner stops, the games in flight are voided: ``resume`` replays them from
+the same seed and colours, keeps each voided attempt in the database (and its
+files under ``games/voided/``), and ends any agent the dead runner left.
 """
 
 from __future__ import annotations
@@ -13,12 +16,12 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
 import signal
 import socket
-import subprocess
 import tempfile
 import threading
 import time
@@ -28,11 +31,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Protocol
 
 from ..protocol import WHITE, GameRecord
+from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from .pairing import ScheduledGame
+from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .standings import Standings, compute
-from .store import GameOutcome, Store
+from .store import BuildResult, GameOutcome, Store
+
+# A game voided this many times (in flight at a stop, or unplayable) is
+# pointed out to the instructor: an agent may be stopping the runner on purpose.
+VOIDED_FLAG_AT = 2
 
 # A timeout is flagged as caused by load when the agent got less than this
 # share of a core while its clock ran (an agent thinking hard uses ~100%).
@@ -73,23 +82,10 @@ def planned_games(tournament: Tournament) -> int:
 
 
 def game_config_fields(tournament: Tournament) -> dict[str, Any]:
-    """The referee's GameConfig fields from the file (time_per_move plus [referee])."""
-    from ..referee import GameConfig
-
-    known = {f.name for f in dataclasses.fields(GameConfig)}
-    unknown = set(tournament.referee) - known
-    if unknown:
-        raise TournamentFileError(
-            f"{tournament.path}: unknown key(s) in [referee]: {', '.join(sorted(unknown))}; "
-            f"known keys are {', '.join(sorted(known - {'time_per_move'}))}"
-        )
+    """The referee's GameConfig fields from the file (time_per_move plus [referee], checked when loaded)."""
     fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
     # No agent may see the tournament's results, even from a folder it may read.
     fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
-    try:
-        GameConfig(**fields)
-    except (TypeError, ValueError) as exc:
-        raise TournamentFileError(f"{tournament.path}: [referee]: {exc}") from None
     return fields
 
 
@@ -105,12 +101,20 @@ def agent_spec(entry: dict[str, Any]) -> Any:
     return AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
 
 
+class GameFileError(RuntimeError):
+    """The game's record could not be kept as the referee wrote it (not a regular file, changed, too big)."""
+
+
 def play_job(job: dict[str, Any]) -> dict[str, Any]:
     """Play one game described by plain data; return the record and the agents' stderr as plain data.
 
     ``job["out_dir"]`` is the game directory, or ``None`` to play in a
     temporary directory and return everything (a worker on another machine).
-    Never raises for an agent's fault: the referee makes that a result.
+    Never raises for an agent's fault: the referee makes that a result.  It
+    raises :class:`GameFileError` when ``game.json`` is not, byte for byte,
+    the record the referee produced (a directory or a link planted in its
+    place, or a file rewritten after the referee wrote it): that game has no
+    result anybody could trust, and the runner says so.
     """
     from ..referee import GameConfig, play_game
 
@@ -120,13 +124,25 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
     out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if temporary else Path(job["out_dir"])
     try:
         if out_dir.exists() and not temporary:
-            shutil.rmtree(out_dir)  # a game replayed after a crash starts from scratch
+            shutil.rmtree(out_dir)  # the runner moves a voided attempt aside first; this is a last resort
         out_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
-        record = play_game(white, black, config, out_dir, seed=job["seed"])
+        try:
+            record = play_game(white, black, config, out_dir, seed=job["seed"])
+        except OSError as exc:
+            raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
+        text = record.to_json()
+        try:
+            written = read_whole(out_dir, "game.json", GAME_RECORD_LIMIT)
+        except OSError as exc:
+            raise GameFileError(_record_problem(out_dir, str(exc))) from None
+        if written != text.encode("utf-8"):
+            raise GameFileError(f"{out_dir / 'game.json'} was changed after the referee wrote it; the game is void")
         return {
             "record": record.to_dict(),
+            "record_json": text,
+            "record_sha256": hashlib.sha256(written).hexdigest(),
             "white_stderr": _read_stderr(out_dir, record, white.label),
             "black_stderr": _read_stderr(out_dir, record, black.label),
             "worker": socket.gethostname(),
@@ -141,16 +157,32 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
             shutil.rmtree(out_dir, ignore_errors=True)
 
 
+def _record_problem(out_dir: Path, what: str) -> str:
+    path = out_dir / "game.json"
+    if path.is_symlink():
+        what = f"{path} is a symbolic link"
+    elif path.exists() and not path.is_file():
+        what = f"{path} is a directory or a special file, not a regular file"
+    return f"the record of this game was not kept: {what}; the game is void (not scored), and listed by status"
+
+
 def _read_stderr(out_dir: Path, record: GameRecord, label: str) -> str:
-    """The agent's captured output: the file the referee names in the record (beside the agent's directory)."""
+    """The agent's captured output: the file the referee names in the record (beside the agent's directory).
+
+    Read capped (its first and last 32 KiB) and never through a link: an
+    agent that made it a link to someone else's file, or a sparse file of
+    100 GB, costs nothing and leaks nothing; a note says what was found.
+    """
     info = record.extra.get("agents", {}).get(label, {})
     name = info.get("stderr_log") if isinstance(info, dict) else None
     if not isinstance(name, str):
         return ""
-    path = out_dir / name
-    if path.is_file() and not path.is_symlink():
-        return path.read_text(encoding="utf-8", errors="replace")
-    return ""
+    try:
+        return read_ends(out_dir, name, STDERR_READ_LIMIT)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"[not read: {exc}]"
 
 
 def outcome_from(result: dict[str, Any]) -> GameOutcome:
@@ -173,6 +205,8 @@ def outcome_from(result: dict[str, Any]) -> GameOutcome:
         white_cpu=cpu.get("W"),
         black_cpu=cpu.get("B"),
         record=result["record"],
+        record_text=result.get("record_json"),
+        record_sha256=result.get("record_sha256"),
         white_stderr=result.get("white_stderr", ""),
         black_stderr=result.get("black_stderr", ""),
         game_dir=result.get("game_dir", ""),
@@ -331,6 +365,37 @@ def _terminate_children(keep: set[int]) -> None:
                 pass
 
 
+def kill_orphans(root: Path) -> int:
+    """End the agent processes a dead runner left under ``root`` (the games directory); return how many.
+
+    An agent process is recognised by the ``OTHELLO_DIR`` the referee puts in
+    its environment (kept by its daemons too) or by a working directory in an
+    agent's directory (``root/GAME/AGENT``); only this user's processes, and
+    only while this runner holds the tournament's lock, so none can be a
+    live game's.
+    """
+    import psutil
+
+    root = root.resolve()
+    marker = f"OTHELLO_DIR={root}/"
+    killed = 0
+    for process in psutil.process_iter(["pid", "uids", "cwd"]):
+        try:
+            if process.info["pid"] == os.getpid() or process.info["uids"] is None or process.info["uids"].real != os.getuid():
+                continue
+            cwd = process.info.get("cwd")
+            inside = bool(cwd) and len(Path(cwd).parts) > len(root.parts) + 1 and Path(cwd).is_relative_to(root)
+            if not inside:
+                with open(f"/proc/{process.pid}/environ", "rb") as handle:
+                    inside = marker.encode() in handle.read()
+            if inside:
+                process.kill()
+                killed += 1
+        except (psutil.Error, OSError, ValueError):
+            continue
+    return killed
+
+
 class RunnerError(RuntimeError):
     """The tournament cannot run (a setup problem, not an agent's fault)."""
 
@@ -352,7 +417,12 @@ class GameEvent:
 
 
 class Runner:
-    """Plays the unfinished games of a tournament and stores each result as it comes."""
+    """Plays the unfinished games of a tournament and stores each result as it comes.
+
+    Creating a runner takes the tournament's lock (:class:`~.lock.LockHeldError`
+    if another runner has it); :meth:`close` gives it back.  ``fresh`` deletes
+    earlier results first, under the lock.
+    """
 
     def __init__(
         self,
@@ -364,6 +434,7 @@ class Runner:
         on_event: Optional[Callable[[GameEvent, "Runner"], None]] = None,
         max_games: Optional[int] = None,
         build: bool = True,
+        fresh: bool = False,
     ) -> None:
         self.tournament = tournament
         self.concurrency = concurrency or tournament.concurrency
@@ -372,16 +443,29 @@ class Runner:
         self.on_event = on_event
         self.max_games = max_games
         self.build = build
-        self.store = Store(tournament.database)
+        self.lock = locking.RunnerLock(locking.lock_path(tournament.database))
+        self.lock.acquire()
+        try:
+            if fresh:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{tournament.database}{suffix}").unlink(missing_ok=True)
+                shutil.rmtree(tournament.results_dir / "games", ignore_errors=True)
+            self.store = Store(tournament.database)
+        except BaseException:
+            self.lock.release()
+            raise
+        self.identity = f"pid {os.getpid()} on {socket.gethostname()}"
         self.config_fields: dict[str, Any] = {}
         self.numbers: dict[str, int] = {}
         self.stop_requested = threading.Event()
         self.failed: list[tuple[str, str]] = []
+        self.orphans_killed = 0
+        self.voided_at_start: list[str] = []
 
     # -- setup ------------------------------------------------------------------
 
     def prepare(self) -> None:
-        """Check the file against the built-in agents and the referee, bind the database, store fixed rounds."""
+        """Check the file against the built-in agents, bind the database, clean up after a dead runner, store rounds."""
         from ..agents import registry
 
         check_builtins(self.tournament, registry.names())
@@ -399,7 +483,12 @@ class Runner:
             except ValueError as exc:
                 raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
         self.store.bind(self.tournament.schedule_key(), self.tournament.to_dict())
-        self.store.reset_running()
+        # We hold the lock, so nothing running under the games directory is a
+        # live game: it is what a killed runner left.
+        self.orphans_killed = kill_orphans(self.tournament.results_dir / "games")
+        self.voided_at_start = self.store.void_running(
+            "in flight when its runner stopped (killed, crashed or interrupted); replayed with the same seed and colours"
+        )
         rounds = pairing.fixed_rounds(self.tournament)
         if rounds is not None:
             for number, pairs in enumerate(rounds, 1):
@@ -409,22 +498,37 @@ class Runner:
             self._pair_next_swiss_round()
         self._renumber()
 
-    def build_agents(self, log: Callable[[str], None]) -> dict[str, int]:
-        """Run each agent's build command once, in its directory; return the failures' exit codes."""
-        failures: dict[str, int] = {}
+    def build_agents(self, log: Callable[[str], None], only_missing: bool = False) -> dict[str, BuildResult]:
+        """Run each agent's build command once, in its directory, with the file's time limit; return the failures.
+
+        The outcome of every build is stored, so a resumed run keeps the
+        forfeits of an agent that did not build; ``only_missing`` (resume)
+        builds only agents with no stored outcome (the runner died while building).
+        """
+        from .build import run_build
+
+        failures: dict[str, BuildResult] = {}
         logs = self.tournament.results_dir / "build"
+        stored = self.store.builds()
         for agent in self.tournament.agents:
-            if not agent.build:
+            if not agent.build or (only_missing and agent.name in stored):
                 continue
-            logs.mkdir(parents=True, exist_ok=True)
             log(f"Building {agent.name}: {agent.build}")
-            with open(logs / f"{agent.name}.log", "w", encoding="utf-8") as output:
-                done = subprocess.run(agent.build, shell=True, cwd=agent.cwd, stdout=output, stderr=subprocess.STDOUT)
-            if done.returncode:
-                failures[agent.name] = done.returncode
-                log(f"Build of {agent.name} failed (exit {done.returncode}); see {logs / (agent.name + '.log')}. "
-                    "Its games are played anyway and will probably be lost.")
+            outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
+                                self.tournament.build_timeout)
+            self.store.set_build(outcome)
+            if not outcome.ok:
+                failures[agent.name] = outcome
+                log(f"Build of {agent.name} failed ({outcome.detail}); see {outcome.log}. "
+                    "Its games are forfeits (reason: build); the others play on.")
         return failures
+
+    def failed_builds(self) -> dict[str, BuildResult]:
+        """Agents whose last build did not succeed (their games are forfeits), if builds are on."""
+        if not self.build:
+            return {}
+        names = {agent.name for agent in self.tournament.agents if agent.build}
+        return {name: b for name, b in self.store.builds().items() if name in names and not b.ok}
 
     def _renumber(self) -> None:
         self.numbers = {game.key: i for i, game in enumerate(self.store.scheduled_games(), 1)}
@@ -480,13 +584,23 @@ class Runner:
         pending: dict[Any, ScheduledGame] = {}
         played = 0
         abandoned = True
+        failed_builds = self.failed_builds()
         try:
             while True:
                 while queue and len(pending) < pool.slots and not self._should_stop(played + len(pending)):
                     game = queue.popleft()
-                    self.store.mark_running(game.key)
-                    pending[pool.submit(self.job(game, pool.remote))] = game
+                    attempt = self.store.mark_running(game.key, runner=self.identity)
                     self._emit(GameEvent("started", game, self.numbers.get(game.key, 0)))
+                    self._set_aside(game, attempt)
+                    culprits = [failed_builds[n] for n in (game.white, game.black) if n in failed_builds]
+                    if culprits:
+                        # Not played: an agent that did not build cannot start.
+                        outcome = self._build_forfeit(game, culprits)
+                        if self.store.finish(game.key, outcome):
+                            played += 1
+                        self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
+                        continue
+                    pending[pool.submit(self.job(game, pool.remote))] = game
                 if not pending:
                     if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
                         break
@@ -497,11 +611,12 @@ class Runner:
                     try:
                         result = future.result()
                         outcome = outcome_from(result)
-                    except Exception as exc:  # noqa: BLE001 - a lost worker or a referee bug, not an agent's fault
-                        # The game stays unfinished: resume plays it again.
-                        self.store.unmark_running(game.key)
-                        self.failed.append((game.key, f"{type(exc).__name__}: {exc}"))
-                        self._emit(GameEvent("failed", game, self.numbers.get(game.key, 0), error=str(exc)))
+                    except Exception as exc:  # noqa: BLE001 - a lost worker, a record not kept, a referee bug
+                        # No result: the attempt is voided (and kept, with why) and resume plays it again.
+                        why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, GameFileError) else str(exc)
+                        self.store.void(game.key, why)
+                        self.failed.append((game.key, why))
+                        self._emit(GameEvent("failed", game, self.numbers.get(game.key, 0), error=why))
                         continue
                     if pool.remote:
                         self._save_remote_files(game, result, outcome)
@@ -510,8 +625,12 @@ class Runner:
                     self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
             abandoned = bool(pending)
         finally:
+            # Every game still marked running (in the pool, or just being
+            # started when the signal came) is voided, with why, before its
+            # agents are ended: whatever those games return now is not a result.
+            self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
+                                    "before the game ended")
             pool.close(abandon=abandoned)
-            self.store.reset_running()
         return self.standings()
 
     def request_stop(self) -> None:
@@ -525,16 +644,65 @@ class Runner:
         if self.on_event is not None:
             self.on_event(event, self)
 
-    def _save_remote_files(self, game: ScheduledGame, result: dict[str, Any], outcome: GameOutcome) -> None:
-        """A game played on another machine: keep its record and stderr here too."""
+    def _set_aside(self, game: ScheduledGame, attempt: int) -> None:
+        """Move the files of an earlier, voided attempt to ``games/voided/`` (kept, never overwritten)."""
         directory = self.game_dir(game)
-        if directory.exists():
+        if not (directory.exists() or directory.is_symlink()):
+            return
+        voided = self.tournament.results_dir / "games" / "voided"
+        voided.mkdir(parents=True, exist_ok=True)
+        target = voided / f"{directory.name}.attempt{max(1, attempt - 1)}"
+        suffix = 1
+        while target.exists() or target.is_symlink():
+            suffix += 1
+            target = voided / f"{directory.name}.attempt{max(1, attempt - 1)}-{suffix}"
+        os.rename(directory, target)
+        if attempt > 1:
+            self.store.set_attempt_files(game.key, attempt - 1, str(target))
+
+    def _build_forfeit(self, game: ScheduledGame, culprits: list[BuildResult]) -> GameOutcome:
+        """The result of a game an agent could not play because its build failed; its record written like any other."""
+        from ..protocol import BLACK, Result
+
+        names = {b.agent for b in culprits}
+        winner = None if len(names) == 2 else BLACK if game.white in names else WHITE
+        detail = "; ".join(f"the build of {b.agent} {'timed out' if b.status == 'timeout' else 'failed'} "
+                           f"({b.detail}; see build/{b.agent}.log)" for b in culprits)
+        record = GameRecord(
+            white=game.white, black=game.black, seed=game.seed, time_per_move=self.tournament.time_per_move,
+            result=Result(winner, "build", 2, 2, detail),
+            extra={"tournament": {"game": game.key, "not_played": "build"}},
+        )
+        text = record.to_json()
+        outcome = outcome_from({"record": record.to_dict(), "record_json": text,
+                                "record_sha256": hashlib.sha256(text.encode()).hexdigest()})
+        outcome.game_dir = str(self._write_game_files(game, text, {}))
+        return outcome
+
+    def _write_game_files(self, game: ScheduledGame, record_json: str, stderr: dict[str, str]) -> Path:
+        """Write a game's record (and logs) that the runner itself produced, in a fresh game directory."""
+        from ..referee.files import write_atomically
+
+        directory = self.game_dir(game)
+        if directory.is_symlink() or directory.is_file():
+            directory.unlink()
+        elif directory.exists():
             shutil.rmtree(directory)
         directory.mkdir(parents=True)
-        (directory / "game.json").write_text(json.dumps(result["record"], indent=2) + "\n", encoding="utf-8")
-        for side, name in (("white", game.white), ("black", game.black)):
-            (directory / f"{name}.stderr.log").write_text(result.get(f"{side}_stderr", ""), encoding="utf-8")
-        outcome.game_dir = str(directory)
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            write_atomically(fd, "game.json", record_json)
+            for name, text in stderr.items():
+                write_atomically(fd, f"{name}.stderr.log", text)
+        finally:
+            os.close(fd)
+        return directory
+
+    def _save_remote_files(self, game: ScheduledGame, result: dict[str, Any], outcome: GameOutcome) -> None:
+        """A game played on another machine: keep its record (the exact bytes hashed) and stderr here too."""
+        text = result.get("record_json") or GameRecord.from_dict(result["record"]).to_json()
+        stderr = {name: result.get(f"{side}_stderr", "") for side, name in (("white", game.white), ("black", game.black))}
+        outcome.game_dir = str(self._write_game_files(game, text, stderr))
 
     # -- results ----------------------------------------------------------------
 
@@ -543,29 +711,55 @@ class Runner:
 
     def close(self) -> None:
         self.store.close()
+        self.lock.release()
 
 
 def status(tournament: Tournament) -> dict[str, Any]:
-    """The tournament's state as plain data (``othello tournament status --json``)."""
+    """The tournament's state as plain data (``othello tournament status --json``).
+
+    Read without the lock.  Games marked running count as running only while
+    a runner holds the lock; otherwise they were in flight when the runner
+    stopped (``interrupted``) and ``resume`` will void and replay them.
+    """
+    holder = locking.holder(tournament.database)
     with Store(tournament.database, create=False) as store:
         counts = store.counts()
         table = compute(tournament.agent_names, store.finished_games(), store.byes())
+        rows = {row["key"]: row for row in store.game_rows()}
         flagged = [
             {"game": row["key"], "white": row["white"], "black": row["black"], "note": row["load_flag"]}
-            for row in store.game_rows()
+            for row in rows.values()
             if row["load_flag"]
         ]
+        voided = [
+            {
+                "game": key, "white": rows[key]["white"], "black": rows[key]["black"],
+                "status": rows[key]["status"], "voided": len(attempts),
+                "attempts": [{"attempt": a["attempt"], "started": a["started"], "ended": a["ended"],
+                              "why": a["why"] or "", "runner": a["runner"] or "", "files": a["files"] or ""}
+                             for a in attempts],
+            }
+            for key, attempts in store.voided().items()
+        ]
+        builds = {name: {"status": b.status, "exit_code": b.exit_code, "detail": b.detail, "log": b.log}
+                  for name, b in store.builds().items()}
         return {
             "name": tournament.name,
             "format": tournament.format,
             "scheduled": planned_games(tournament),
             "finished": counts["finished"],
-            "running": counts["running"],
+            "running": counts["running"] if holder else 0,
+            "interrupted": 0 if holder else counts["running"],
+            "runner": holder,
             "rounds": {"paired": len(store.rounds()), "total": pairing.total_rounds(tournament)},
             "complete": counts["finished"] == planned_games(tournament),
             "standings": table.to_list(),
             "crosstable": table.crosstable_dict(),
             "load_flagged": flagged,
+            "voided": voided,
+            "voided_attempts": sum(item["voided"] for item in voided),
+            "repeatedly_voided": [item for item in voided if item["voided"] >= VOIDED_FLAG_AT],
+            "builds": builds,
             "database": str(tournament.database),
             "rating_model": "Bradley-Terry maximum likelihood on the Elo scale (average 1500), 95% intervals",
         }
@@ -589,6 +783,6 @@ def sigterm_stops() -> Iterator[None]:
 
 
 __all__ = [
-    "AgentEntry", "GameEvent", "LocalPool", "DaskPool", "Runner", "RunnerError", "default_concurrency",
-    "planned_games", "play_job", "status", "usable_cores",
+    "AgentEntry", "GameEvent", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
+    "default_concurrency", "kill_orphans", "planned_games", "play_job", "status", "usable_cores",
 ]

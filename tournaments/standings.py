@@ -6,8 +6,9 @@ plus half those of the opponents you drew: a win against a strong agent is
 worth more), then by wins, then by disc difference, then by the Bradley-Terry
 rating, then by name.
 
-A forfeit is a game lost on a fault: ``timeout``, ``illegal``, ``malformed``
-or ``crash``, counted against the agent at fault (the loser).
+A forfeit is a game lost on a fault: ``timeout``, ``illegal``, ``malformed``,
+``crash``, or ``build`` (the agent's build command failed or timed out, so it
+never played), counted against the agent at fault (the loser).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from .ratings import Rating, fit
 from .store import FinishedGame
 
-FAULTS = ("timeout", "illegal", "malformed", "crash")
+FAULTS = ("timeout", "illegal", "malformed", "crash", "build")
 
 
 @dataclass
@@ -106,7 +107,9 @@ def compute(
             setattr(line, outcome, getattr(line, outcome) + 1)
             by_colour = ("white_" if colour == "W" else "black_") + outcome
             setattr(line, by_colour, getattr(line, by_colour) + 1)
-            if points == 0.0 and game.reason in FAULTS:
+            if points < 1.0 and game.reason == "build" and game.winner is None:
+                line.forfeits["build"] += 1  # both agents failed to build: a draw, and a forfeit for each
+            elif points == 0.0 and game.reason in FAULTS:
                 line.forfeits[game.reason] += 1
                 if game.load_flag:
                     line.load_flagged += 1

@@ -5,9 +5,14 @@ Crash safety rests on two rules:
 - the schedule of a round is written in one transaction before any of its
   games starts, so a resumed run plays exactly the same games;
 - a finished game is written in one transaction (result, moves, times, the
-  whole ``game.json`` and both agents' stderr), and only if the game is not
-  finished already; so a game is either fully counted once or not at all, and
-  a game that was running when the runner died is simply played again.
+  exact bytes of ``game.json`` with their SHA-256, and both agents' stderr),
+  and only if the game is not finished already; so a game is either fully
+  counted once or not at all.
+
+A game that was in flight when the runner stopped is not a free re-roll: each
+attempt at a game is a row of ``attempts`` (when, by which runner, and why it
+was voided), kept for ever, so ``status`` and the report show every game that
+had to be replayed and how often.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any, Iterator, Optional
 
 from .pairing import ScheduledGame
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STDERR_LIMIT = 64 * 1024  # characters of each agent's stderr kept in the database
 
 SCHEMA = """
@@ -62,10 +67,34 @@ CREATE TABLE IF NOT EXISTS games (
     game_dir TEXT,
     worker TEXT,
     started REAL,
-    finished REAL
+    finished REAL,
+    record_sha256 TEXT
 );
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
+CREATE TABLE IF NOT EXISTS attempts (
+    key TEXT NOT NULL REFERENCES games(key),
+    attempt INTEGER NOT NULL,
+    started REAL NOT NULL,
+    ended REAL,
+    outcome TEXT NOT NULL DEFAULT 'running' CHECK (outcome IN ('running', 'finished', 'voided')),
+    why TEXT,
+    runner TEXT,
+    files TEXT,
+    PRIMARY KEY (key, attempt)
+);
+CREATE TABLE IF NOT EXISTS builds (
+    agent TEXT PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'timeout', 'error')),
+    exit_code INTEGER,
+    seconds REAL,
+    log TEXT,
+    detail TEXT,
+    finished REAL NOT NULL
+);
 """
+
+# Columns added since schema 1, added to an older database when a runner opens it.
+MIGRATIONS = {"games": {"record_sha256": "TEXT"}}
 
 
 class StoreError(RuntimeError):
@@ -120,6 +149,24 @@ class GameOutcome:
     black_stderr: str = ""
     game_dir: str = ""
     worker: str = ""
+    record_text: Optional[str] = None  # the exact bytes of game.json the referee wrote (UTF-8)
+    record_sha256: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """How an agent's build command ended: ``ok``, ``failed`` (non-zero exit), ``timeout`` or ``error``."""
+
+    agent: str
+    status: str
+    exit_code: Optional[int] = None
+    seconds: float = 0.0
+    log: str = ""
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
 
 
 class Store:
@@ -142,8 +189,12 @@ class Store:
                 for statement in SCHEMA.split(";"):
                     if statement.strip():
                         self.db.execute(statement)
-                if self.get_meta("schema") is None:
-                    self.set_meta("schema", str(SCHEMA_VERSION))
+                for table, columns in MIGRATIONS.items():
+                    present = {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                    for column, kind in columns.items():
+                        if column not in present:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                self.set_meta("schema", str(SCHEMA_VERSION))
         # create=False (status, report): only read, never take the write lock
         # from a runner that may be playing right now.
 
@@ -234,45 +285,116 @@ class Store:
         rows = self.db.execute("SELECT * FROM games WHERE status != 'finished' ORDER BY round, pairing, game_index")
         return [_scheduled(row) for row in rows]
 
-    def mark_running(self, key: str, worker: str = "") -> None:
+    def mark_running(self, key: str, worker: str = "", runner: str = "") -> int:
+        """Start a new attempt at a game; return its number (1 for the first)."""
+        now = time.time()
         with self.transaction() as db:
             db.execute(
                 "UPDATE games SET status = 'running', attempts = attempts + 1, started = ?, worker = ? "
                 "WHERE key = ? AND status != 'finished'",
-                (time.time(), worker, key),
+                (now, worker, key),
+            )
+            row = db.execute("SELECT attempts FROM games WHERE key = ?", (key,)).fetchone()
+            attempt = int(row["attempts"]) if row else 0
+            db.execute(
+                "INSERT OR REPLACE INTO attempts (key, attempt, started, outcome, runner) VALUES (?, ?, ?, 'running', ?)",
+                (key, attempt, now, runner),
+            )
+            return attempt
+
+    def void(self, key: str, why: str) -> None:
+        """The attempt in flight at ``key`` ended with no result (``why``); the game goes back to the queue."""
+        with self.transaction() as db:
+            self._void(db, key, why)
+
+    def void_running(self, why: str) -> list[str]:
+        """Every game left running (by a runner that stopped or died) is voided; return their keys."""
+        with self.transaction() as db:
+            keys = [row["key"] for row in db.execute("SELECT key FROM games WHERE status = 'running'")]
+            for key in keys:
+                self._void(db, key, why)
+            return keys
+
+    @staticmethod
+    def _void(db: sqlite3.Connection, key: str, why: str) -> None:
+        db.execute("UPDATE games SET status = 'scheduled' WHERE key = ? AND status = 'running'", (key,))
+        db.execute(
+            "UPDATE attempts SET outcome = 'voided', ended = ?, why = ? WHERE key = ? AND outcome = 'running'",
+            (time.time(), why, key),
+        )
+
+    def set_attempt_files(self, key: str, attempt: int, files: str) -> None:
+        """Where the files of a voided attempt were kept (moved aside before the replay)."""
+        with self.transaction() as db:
+            db.execute("UPDATE attempts SET files = ? WHERE key = ? AND attempt = ?", (files, key, attempt))
+
+    def attempt_rows(self) -> list[sqlite3.Row]:
+        """Every attempt at every game, in playing order (empty for a schema 1 database not yet migrated)."""
+        if not self._has_table("attempts"):
+            return []
+        return list(self.db.execute(
+            "SELECT a.* FROM attempts a JOIN games g ON g.key = a.key ORDER BY g.round, g.pairing, g.game_index, a.attempt"
+        ))
+
+    def voided(self) -> dict[str, list[sqlite3.Row]]:
+        """The voided attempts of each game that has any."""
+        result: dict[str, list[sqlite3.Row]] = {}
+        for row in self.attempt_rows():
+            if row["outcome"] == "voided":
+                result.setdefault(row["key"], []).append(row)
+        return result
+
+    # -- builds -----------------------------------------------------------------
+
+    def set_build(self, build: BuildResult) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO builds (agent, status, exit_code, seconds, log, detail, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (build.agent, build.status, build.exit_code, build.seconds, build.log, build.detail, time.time()),
             )
 
-    def unmark_running(self, key: str) -> None:
-        """A game that could not be played (a lost worker): back to the queue."""
-        with self.transaction() as db:
-            db.execute("UPDATE games SET status = 'scheduled' WHERE key = ? AND status = 'running'", (key,))
+    def builds(self) -> dict[str, BuildResult]:
+        if not self._has_table("builds"):
+            return {}
+        return {
+            row["agent"]: BuildResult(row["agent"], row["status"], row["exit_code"], row["seconds"] or 0.0,
+                                      row["log"] or "", row["detail"] or "")
+            for row in self.db.execute("SELECT * FROM builds")
+        }
 
-    def reset_running(self) -> int:
-        """Games left running by a runner that died go back to the queue; returns how many."""
-        with self.transaction() as db:
-            cursor = db.execute("UPDATE games SET status = 'scheduled' WHERE status = 'running'")
-            return cursor.rowcount
+    def _has_table(self, name: str) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
     # -- results ----------------------------------------------------------------
 
     def finish(self, key: str, outcome: GameOutcome) -> bool:
         """Store a finished game atomically; ``False`` if it was finished already (never counted twice)."""
-        record_text = json.dumps(outcome.record) if outcome.record is not None else None
+        record_text = outcome.record_text
+        if record_text is None and outcome.record is not None:
+            record_text = json.dumps(outcome.record)
         with self.transaction() as db:
             cursor = db.execute(
                 """UPDATE games SET status = 'finished', winner = ?, reason = ?, detail = ?, white_discs = ?,
                    black_discs = ?, plies = ?, white_seconds = ?, black_seconds = ?, white_cpu = ?, black_cpu = ?,
                    load_flag = ?, record = ?, white_stderr = ?, black_stderr = ?, game_dir = ?, worker = ?,
-                   finished = ?
+                   finished = ?, record_sha256 = ?
                    WHERE key = ? AND status != 'finished'""",
                 (
                     outcome.winner, outcome.reason, outcome.detail, outcome.white_discs, outcome.black_discs,
                     outcome.plies, outcome.white_seconds, outcome.black_seconds, outcome.white_cpu,
                     outcome.black_cpu, outcome.load_flag, record_text, _truncate(outcome.white_stderr),
-                    _truncate(outcome.black_stderr), outcome.game_dir, outcome.worker, time.time(), key,
+                    _truncate(outcome.black_stderr), outcome.game_dir, outcome.worker, time.time(),
+                    outcome.record_sha256, key,
                 ),
             )
-            return cursor.rowcount == 1
+            if cursor.rowcount != 1:
+                return False
+            db.execute(
+                "UPDATE attempts SET outcome = 'finished', ended = ? WHERE key = ? AND outcome = 'running'",
+                (time.time(), key),
+            )
+            return True
 
     def finished_games(self) -> list[FinishedGame]:
         rows = self.db.execute(

@@ -1,0 +1,99 @@
+"""Agents' build commands: a time limit, output kept capped in build/NAME.log, failures as ``build`` forfeits.
+
+Real shell commands and real processes: a build that fails, one that hangs
+(with a daemon of its own), one that prints megabytes, a log path planted
+as a link.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import psutil
+from click.testing import CliRunner
+
+from othello_arena.cli import cli
+from othello_arena.tournaments.build import BUILD_LOG_LIMIT, run_build
+from tournament_helpers import AGENT, agent, query, write_tournament
+
+
+def processes_in(directory: Path) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cwd"]):
+        try:
+            if process.info.get("cwd") and Path(process.info["cwd"]).is_relative_to(directory):
+                found.append(process)
+        except (psutil.Error, ValueError):
+            continue
+    return found
+
+
+def test_a_build_that_hangs_is_killed_with_everything_it_started(tmp_path: Path) -> None:
+    log = tmp_path / "build" / "slow.log"
+    result = run_build("slow", "echo compiling; sleep 300 & sleep 300", str(tmp_path), log, timeout=1.0)
+    assert result.status == "timeout" and not result.ok and "timed out after 1 s" in result.detail
+    assert log.read_text() == "compiling\n"
+    time.sleep(0.2)
+    assert processes_in(tmp_path) == []  # the background sleep of the build is gone too
+
+
+def test_build_output_is_capped_and_the_log_is_never_written_through_a_link(tmp_path: Path) -> None:
+    victim = tmp_path / "instructor.txt"
+    victim.write_text("keep me\n")
+    log = tmp_path / "build" / "loud.log"
+    log.parent.mkdir()
+    log.symlink_to(victim)
+    command = f"{sys.executable} -c \"import sys; sys.stdout.write('x' * (5 << 20)); sys.stdout.write('END')\"; exit 2"
+    result = run_build("loud", command, str(tmp_path), log, timeout=60.0)
+    assert result.status == "failed" and result.exit_code == 2
+    assert victim.read_text() == "keep me\n" and not log.is_symlink()
+    text = log.read_text()
+    assert len(text) < BUILD_LOG_LIMIT + 200 and "bytes of build output cut" in text and text.endswith("END")
+
+
+def test_failed_and_hung_builds_forfeit_their_games_and_the_others_play_on(tmp_path: Path) -> None:
+    homes = {}
+    for name in ("alice", "bob", "carl"):
+        homes[name] = tmp_path / "students" / name
+        homes[name].mkdir(parents=True)
+        (homes[name] / "agent.py").write_text(AGENT.read_text())
+    builds = {"alice": "echo built >> build-count.txt", "bob": "echo oops; exit 3", "carl": "echo started; sleep 300"}
+    tables = [
+        f'[[agents]]\nname = "{name}"\ncwd = "students/{name}"\n'
+        f'command = "{sys.executable} agent.py --name {{name}} --style {style}"\nbuild = "{builds[name]}"\n'
+        for name, style in (("alice", "first"), ("bob", "last"), ("carl", "flips"))
+    ] + [agent("dave", "last")]
+    path = write_tournament(tmp_path, tables, build_timeout=1.5, concurrency=2)
+    result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Build of bob failed (exit 3)" in result.output and "Build of carl failed (timed out after 1.5 s)" in result.output
+    assert (tmp_path / "results" / "build" / "bob.log").read_text() == "oops\n"
+    assert (tmp_path / "results" / "build" / "carl.log").read_text() == "started\n"
+    assert (homes["alice"] / "build-count.txt").read_text() == "built\n"
+
+    database = tmp_path / "results" / "tournament.sqlite"
+    games = query(database, "SELECT * FROM games")
+    assert len(games) == 12 and all(g["status"] == "finished" for g in games)
+    for game in games:
+        pair = {game["white"], game["black"]}
+        if pair & {"bob", "carl"}:
+            assert game["reason"] == "build" and game["plies"] == 0
+            assert "see build/" in game["detail"]
+        else:
+            assert game["reason"] == "normal" and game["plies"] > 50  # alice and dave really played
+    state = json.loads(CliRunner().invoke(cli, ["tournament", "status", str(path), "--json"]).output)
+    lines = {line["agent"]: line for line in state["standings"]}
+    assert lines["bob"]["forfeits"]["build"] == 6 and lines["carl"]["forfeits"]["build"] == 6
+    assert lines["bob"]["points"] == lines["carl"]["points"] == 1.0  # their two games: draws, both at fault
+    assert lines["alice"]["forfeits"]["build"] == lines["dave"]["forfeits"]["build"] == 0
+    assert lines["alice"]["points"] + lines["dave"]["points"] == 8 + 2
+    assert state["builds"]["carl"]["status"] == "timeout" and state["builds"]["bob"]["exit_code"] == 3
+    text = CliRunner().invoke(cli, ["tournament", "status", str(path)]).output
+    assert "build of carl: timeout" in text and "B6" in text
+    assert CliRunner().invoke(cli, ["tournament", "verify", str(path)]).exit_code == 0
+    # The build outcomes are kept: resuming neither rebuilds nor forgets the forfeits.
+    assert CliRunner().invoke(cli, ["tournament", "resume", str(path), "-q"]).exit_code == 0
+    assert (homes["alice"] / "build-count.txt").read_text() == "built\n"
