@@ -373,8 +373,9 @@ class AgentProcess:
         if not self.popen or self.suspended:
             return
         self.suspended = True
-        if self.cgroup is not None and self.cgroup.freeze(True):
+        if self.cgroup is not None and self.cgroup.can_freeze and self.cgroup.freeze(True):
             return
+        self.scan_tree()
         self._signal_all(signal.SIGSTOP)
 
     def resume(self) -> None:
@@ -382,7 +383,7 @@ class AgentProcess:
         if not self.popen or not self.suspended:
             return
         self.suspended = False
-        if self.cgroup is not None:
+        if self.cgroup is not None and self.cgroup.can_freeze:
             self.cgroup.freeze(False)
         self._signal_all(signal.SIGCONT)
 
@@ -393,7 +394,7 @@ class AgentProcess:
         ``SIGSTOP``: the tree is scanned again and every newcomer stopped,
         until a scan finds none running.
         """
-        if self.cgroup is not None and self.suspended and self.cgroup.freeze(True, timeout=0):
+        if self.cgroup is not None and self.cgroup.can_freeze and self.suspended and self.cgroup.freeze(True, timeout=0):
             return
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -443,7 +443,35 @@ class CgroupRoot:
 
     def make(self, memory_mb: int, max_processes: int) -> "AgentCgroup":
         """A new cgroup for one agent, with its limits set."""
+        _clear_stale_cgroups(self)
         return AgentCgroup.create(self, f"othello-{os.getpid()}-{uuid.uuid4().hex[:12]}", memory_mb, max_processes)
+
+
+_cleared: set[CgroupRoot] = set()
+
+
+def _clear_stale_cgroups(root: CgroupRoot) -> None:
+    """Once per referee: end the cgroups of referees that died (SIGKILL) and what is left in them."""
+    if root in _cleared:
+        return
+    _cleared.add(root)
+    for controller, parent in root.folders:
+        for folder in Path(parent).glob("othello-*-*"):
+            try:
+                owner = int(folder.name.split("-")[1])
+            except (IndexError, ValueError):
+                continue
+            if owner == os.getpid() or Path(f"/proc/{owner}").exists():
+                continue
+            group = AgentCgroup(root.version, {"memory": folder, "pids": folder, "freezer": folder}, 0, 0)
+            if controller == "freezer" or root.version == 2:
+                group.freeze(False)
+            for pid in group.pids() if controller == "pids" or root.version == 2 else []:
+                try:
+                    os.kill(pid, 9)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            group.remove(timeout=0.5)
 
 
 def _write(path: Path, value: str) -> None:
@@ -549,6 +577,18 @@ class AgentCgroup:
             if key == "max" and value.strip().isdigit():
                 return int(value)
         return 0
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether suspension uses this cgroup's freezer.
+
+        Only cgroup v2's: a process frozen by the v1 freezer does not die of
+        SIGKILL (nor of ``--die-with-parent``) until thawed, so a referee
+        killed while an agent waits would leave it frozen for ever.  Under v1
+        the referee stops each process with SIGSTOP instead, which SIGKILL
+        always ends.
+        """
+        return self.version == 2
 
     def freeze(self, frozen: bool, timeout: float = 1.0) -> bool:
         """Freeze (or thaw) every process of the agent; True once the kernel says it is done."""

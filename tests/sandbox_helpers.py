@@ -126,6 +126,8 @@ def attack_once():
         with open("big", "wb") as handle:
             for _ in range(64):
                 handle.write(b"x" * (1 << 20))
+    elif attack == "slow":  # thinks for ever: the other side waits, frozen
+        time.sleep(1000)
     elif attack == "memory":
         for _ in range(6):
             if os.fork() == 0:

@@ -16,9 +16,11 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Iterator, Optional
 
+import psutil
 import pytest
 from referee_helpers import left_running
 from sandbox_helpers import Arena, heartbeat_after, intervals, stamps, unprivileged_user
@@ -198,29 +200,29 @@ def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]
 
 
 def test_a_sigkilled_referee_takes_its_agents_with_it(arena: Arena, user: Optional[str]) -> None:
+    # The victim moves first, then waits frozen while the attacker "thinks" for
+    # ever: killing the referee then must end both, the frozen one included.
     games = arena.root / "games" / "sigkill"
-    sleeper = f"{sys.executable} -c 'import time; time.sleep(1000)'"
-    argv = [sys.executable, "-m", "othello_arena", "play", f"a={sleeper}", f"b={sleeper}", "--out", str(games), "--quiet"]
+    attacker = f"attacker={sys.executable} {arena.attacker_source} attacker slow"
+    victim = f"victim={sys.executable} {arena.victim_source} victim none"
+    argv = [sys.executable, "-m", "othello_arena", "play", attacker, victim, "--seed", "5", "--time", "600",
+            "--out", str(games), "--quiet"]
     if user is not None:
         argv = ["runuser", "-u", user, "--", *argv]
     referee = subprocess.Popen(argv, cwd=arena.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import psutil
-    import time
-
-    deadline = time.monotonic() + 30
-    agents: list[psutil.Process] = []
-    while len(agents) < 2 and time.monotonic() < deadline:
-        agents = [p for p in psutil.Process(referee.pid).children(recursive=True)
-                  if p.name() != "bwrap" and "sleep(1000)" in " ".join(p.cmdline())]
+    deadline = time.monotonic() + 60
+    while not (games / "victim" / "thinking").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert (games / "victim" / "thinking").exists(), "the victim never moved"
+    time.sleep(0.3)  # the attacker is thinking, the victim frozen
+    tree = psutil.Process(referee.pid).children(recursive=True)
+    agents = [p for p in tree if p.name() != "bwrap" and "player.py" in " ".join(p.cmdline())
+              and "othello_arena" not in " ".join(p.cmdline())]
     assert len(agents) == 2
-    python = [p for p in psutil.Process(referee.pid).children(recursive=True) if p.name() == "python3"
-              or "othello_arena" in " ".join(p.cmdline())]
-    for process in [psutil.Process(referee.pid), *python]:
-        try:
-            process.kill()  # runuser's child too: the referee itself
-        except psutil.NoSuchProcess:
-            pass
+    referees = [p for p in [psutil.Process(referee.pid), *tree] if "othello_arena" in " ".join(p.cmdline())]
+    for process in referees:
+        process.kill()  # (as a user, runuser's child is the referee)
     referee.wait(timeout=10)
     gone, alive = psutil.wait_procs(agents, timeout=10)
     assert alive == []
+    assert left_running(games) == []
