@@ -124,15 +124,23 @@ def run_sandboxed(
     readable: Sequence[Path] = (),
     hidden: Sequence[Path] = (),
     log_limit: int = 1 << 20,
+    tools: bool = False,
 ) -> tuple[Optional[int], bool]:
     """Run a shell ``command`` (a build) in ``folder``, sandboxed as an agent is; ``(exit code, timed out)``.
 
     ``folder`` is read-write (the build writes its program there), the rest
     as for an agent; the output goes to ``log_path``, capped at ``log_limit``
     bytes; after ``timeout`` seconds every process of the build is killed.
+    With ``tools``, the command also finds the compilers of the referee's
+    ``PATH`` and toolchains (rustup, cargo, Go, a JDK, pyenv), read-only.
     """
     isolation = isolation_for(config)
     env = sandbox.minimal_environment(folder, {}, isolation is not None)
+    readable = list(readable)
+    if tools:
+        variables, folders = sandbox.toolchains()
+        env.update(variables)
+        readable += folders
     argv = ["/bin/sh", "-c", command]
     cgroup = _cgroup(isolation, config, lambda text: None)
     plan = None

@@ -24,6 +24,7 @@ that clears its environment and double-forks escapes that mode.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import resource
@@ -34,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import BinaryIO, Callable, Iterator, Optional
 
 from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
@@ -135,6 +136,18 @@ def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str]) -
     return apply
 
 
+def _fresh_file(path: Path) -> BinaryIO:
+    """A new file at ``path`` for writing, replacing (never following) whatever is there."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        raise
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    return os.fdopen(fd, "wb")
+
+
 def _program_missing(argv: list[str], cwd: Path, search_path: str) -> Optional[str]:
     """Why the command's program cannot be started, or ``None`` (checked before bwrap hides the error)."""
     program = argv[0]
@@ -233,21 +246,40 @@ class AgentProcess:
             self.on_exit()
 
     def _drain(self) -> None:
+        """Copy the agent's output into its log: the first half of the cap as it comes, the last half at the end.
+
+        The end is kept because that is where a crash is told (a traceback,
+        a JVM's exception); what lies between is dropped and counted.  The
+        log is created fresh and never through a link planted in its place.
+        """
         assert self.popen is not None and self.popen.stdout is not None
-        kept = dropped = 0
-        with open(self.log_path, "wb") as log:
+        head_room = self.stderr_limit - self.stderr_limit // 2
+        tail_room = self.stderr_limit // 2
+        kept = total = 0
+        tail: collections.deque[bytes] = collections.deque()
+        tail_size = 0
+        with _fresh_file(self.log_path) as log:
             while True:
                 chunk = self.popen.stdout.read1(1 << 16)  # type: ignore[attr-defined]
                 if not chunk:
                     break
-                room = self.stderr_limit - kept
-                if room > 0:
-                    log.write(chunk[:room])
+                total += len(chunk)
+                if kept < head_room:
+                    log.write(chunk[: head_room - kept])
                     log.flush()
-                    kept += min(room, len(chunk))
-                dropped += max(0, len(chunk) - max(room, 0))
+                    taken = min(len(chunk), head_room - kept)
+                    kept += taken
+                    chunk = chunk[taken:]
+                if chunk and tail_room:
+                    tail.append(chunk)
+                    tail_size += len(chunk)
+                    while tail_size - len(tail[0]) >= tail_room:
+                        tail_size -= len(tail.popleft())
+            rest = b"".join(tail)[-tail_room:] if tail_room else b""
+            dropped = total - kept - len(rest)
             if dropped:
                 log.write(f"\n[referee: {dropped} more bytes of output dropped]\n".encode())
+            log.write(rest)
         self.popen.stdout.close()
 
     # -- state ------------------------------------------------------------------

@@ -320,6 +320,29 @@ class SandboxPlan:
         return args + list(argv)
 
 
+# Where toolchains keep themselves when their variable is not set (relative to
+# the referee's home): a build in the sandbox has its own HOME, so it is told.
+TOOLCHAIN_HOMES = {"RUSTUP_HOME": "~/.rustup", "CARGO_HOME": "~/.cargo", "GOPATH": "~/go",
+                   "GOROOT": "/usr/local/go", "JAVA_HOME": "", "PYENV_ROOT": "~/.pyenv"}
+
+
+def toolchains() -> tuple[dict[str, str], list[Path]]:
+    """For a build: the referee's ``PATH`` and toolchain variables, and the folders they need, read-only."""
+    variables = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")}
+    folders: list[Path] = []
+    for entry in variables["PATH"].split(os.pathsep):
+        path = Path(entry)
+        if entry and path.is_absolute() and path.is_dir() and not _is_system(path):
+            folders.append(_install_prefix(path / "x"))
+    for name, default in TOOLCHAIN_HOMES.items():
+        value = os.environ.get(name) or (os.path.expanduser(default) if default else "")
+        if value and Path(value).is_dir():
+            variables[name] = value
+            if not _is_system(Path(value)):
+                folders.append(Path(value))
+    return variables, folders
+
+
 def seccomp_file() -> Optional[int]:
     """A file descriptor of :func:`seccomp_filter`'s program, at its start (the caller closes it)."""
     program = seccomp_filter()

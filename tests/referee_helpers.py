@@ -174,7 +174,7 @@ def misbehave(board, colour, move):
         hoard = bytearray(1 << 30)  # 1 GiB: over the limit the test sets, so MemoryError
         write(format_move(move)); return
     if fault == "noisy":
-        sys.stderr.write("x" * 3_000_000)
+        sys.stderr.write("x" * 3_000_000 + "the last words\n")
         sys.stderr.flush()
         write(format_move(move)); return
     raise SystemExit(f"unknown fault {fault}")

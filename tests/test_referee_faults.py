@@ -199,7 +199,9 @@ def test_output_is_kept_but_capped(tmp_path: Path, script: Path) -> None:
     record = run(tmp_path, script, "noisy", 1, config=config)
     assert record.result is not None and record.result.reason == "normal"
     log = (tmp_path / "game" / "alice.stderr.log").read_text()
-    assert log.startswith("x" * 10_000) and "2990000 more bytes of output dropped" in log
+    # The first and the last half of the cap are kept: where a program starts, and where it failed.
+    assert log.startswith("x" * 5_000) and "2990015 more bytes of output dropped" in log
+    assert log.endswith("the last words\n") and len(log) < 10_100
 
 
 def test_the_memory_limit_applies_to_the_agent(tmp_path: Path, script: Path) -> None:

@@ -51,7 +51,7 @@ def test_build_output_is_capped_and_the_log_is_never_written_through_a_link(tmp_
     assert result.status == "failed" and result.exit_code == 2
     assert victim.read_text() == "keep me\n" and not log.is_symlink()
     text = log.read_text()
-    assert len(text) < BUILD_LOG_LIMIT + 200 and "bytes of build output cut" in text and text.endswith("END")
+    assert len(text) < BUILD_LOG_LIMIT + 200 and "more bytes of output dropped" in text and text.endswith("END")
 
 
 def test_failed_and_hung_builds_forfeit_their_games_and_the_others_play_on(tmp_path: Path) -> None:
@@ -97,3 +97,28 @@ def test_failed_and_hung_builds_forfeit_their_games_and_the_others_play_on(tmp_p
     # The build outcomes are kept: resuming neither rebuilds nor forgets the forfeits.
     assert CliRunner().invoke(cli, ["tournament", "resume", str(path), "-q"]).exit_code == 0
     assert (homes["alice"] / "build-count.txt").read_text() == "built\n"
+
+
+def test_a_build_runs_in_the_sandbox(tmp_path: Path) -> None:
+    # A build is student code: it writes its own folder, and nothing else.
+    home = tmp_path / "students" / "mallory"
+    home.mkdir(parents=True)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "tournament.sqlite").write_text("the standings")
+    command = (f"echo built > program; echo x > ../escape.txt; echo forged > {results}/tournament.sqlite; "
+               f"ls {results} > seen.txt; echo $OTHELLO_TEST_SECRET > env.txt; true")
+    import os
+
+    os.environ["OTHELLO_TEST_SECRET"] = "token"
+    try:
+        result = run_build("mallory", command, str(home), results / "build" / "mallory.log", timeout=60.0,
+                           hidden=[results])
+    finally:
+        del os.environ["OTHELLO_TEST_SECRET"]
+    assert result.ok, (results / "build" / "mallory.log").read_text()
+    assert (home / "program").read_text() == "built\n"
+    assert not (tmp_path / "students" / "escape.txt").exists()
+    assert (results / "tournament.sqlite").read_text() == "the standings"
+    assert (home / "seen.txt").read_text() == ""  # the results folder is out of sight
+    assert (home / "env.txt").read_text() == "\n"  # none of the runner's environment

@@ -505,6 +505,7 @@ class Runner:
         forfeits of an agent that did not build; ``only_missing`` (resume)
         builds only agents with no stored outcome (the runner died while building).
         """
+        from ..referee import GameConfig
         from .build import run_build
 
         failures: dict[str, BuildResult] = {}
@@ -515,7 +516,8 @@ class Runner:
                 continue
             log(f"Building {agent.name}: {agent.build}")
             outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
-                                self.tournament.build_timeout)
+                                self.tournament.build_timeout, GameConfig(**self.config_fields),
+                                hidden=[self.tournament.results_dir.resolve()])
             self.store.set_build(outcome)
             if not outcome.ok:
                 failures[agent.name] = outcome
