@@ -67,3 +67,22 @@ def test_a_tournament_without_bubblewrap_stops_before_its_first_game(tmp_path: P
     assert done.returncode != 0
     assert "bwrap is not installed" in done.stderr + done.stdout
     assert not list((tmp_path / "results").glob("games/*/game.json"))
+
+
+def test_a_tournament_played_without_the_sandbox_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    (tmp_path / "t.toml").write_text(
+        '[tournament]\nname = "t"\ntime_per_move = 2\nresults = "results"\n\n[referee]\nsandbox = "none"\n\n'
+        '[[agents]]\nname = "random"\n\n[[agents]]\nname = "greedy"\n'
+    )
+    done = othello("tournament", "run", "t.toml", "-q", path=str(empty), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    status = othello("tournament", "status", "t.toml", cwd=tmp_path)
+    assert "2 game(s) were played without the sandbox" in status.stdout
+    state = json.loads(othello("tournament", "status", "t.toml", "--json", cwd=tmp_path).stdout)
+    assert len(state["unsandboxed"]) == 2
+    from othello_arena.tournaments import config, report
+
+    data = report.report_data(config.load(tmp_path / "t.toml"), tmp_path / "results" / "report")
+    assert data["unsandboxed"] == 2

@@ -225,6 +225,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     click.echo(format_table(table))
     click.echo("")
     click.echo(format_crosstable(table))
+    if state["unsandboxed"]:
+        click.echo(f"warning: {len(state['unsandboxed'])} game(s) were played without the sandbox (sandbox = \"none\"): "
+                   "their agents could reach each other and the results.")
     for flagged in state["load_flagged"]:
         click.echo(f"flagged: {flagged['game']} ({flagged['white']} vs {flagged['black']}): timeout under load? {flagged['note']}")
     for name, build_state in sorted(state["builds"].items()):

@@ -89,6 +89,7 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         "scheduled": state["scheduled"],
         "finished": state["finished"],
         "voided_attempts": state["voided_attempts"],
+        "unsandboxed": len(state["unsandboxed"]),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "standings": table.to_list(),
         "crosstable": table.crosstable_dict(),

@@ -745,6 +745,7 @@ def status(tournament: Tournament) -> dict[str, Any]:
         ]
         builds = {name: {"status": b.status, "exit_code": b.exit_code, "detail": b.detail, "log": b.log}
                   for name, b in store.builds().items()}
+        unsandboxed = [row["key"] for row in rows.values() if row["status"] == "finished" and _unsandboxed(row["record"])]
         return {
             "name": tournament.name,
             "format": tournament.format,
@@ -762,9 +763,21 @@ def status(tournament: Tournament) -> dict[str, Any]:
             "voided_attempts": sum(item["voided"] for item in voided),
             "repeatedly_voided": [item for item in voided if item["voided"] >= VOIDED_FLAG_AT],
             "builds": builds,
+            "unsandboxed": unsandboxed,
             "database": str(tournament.database),
             "rating_model": "Bradley-Terry maximum likelihood on the Elo scale (average 1500), 95% intervals",
         }
+
+
+def _unsandboxed(record_text: Optional[str]) -> bool:
+    """Whether a stored game record says its agents ran without the sandbox (``sandbox = "none"``)."""
+    if not record_text:
+        return False
+    try:
+        referee = json.loads(record_text).get("referee", {})
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(referee, dict) and referee.get("sandbox") == "none"
 
 
 @contextlib.contextmanager
