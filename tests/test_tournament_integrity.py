@@ -223,13 +223,20 @@ def test_verify_catches_a_result_forged_in_the_database_and_a_record_edited_by_h
 # ---------------------------------------------------------------------------
 
 
+# Sandboxed, no agent can reach these files at all (tests/test_sandbox_attacks.py and the
+# sandboxed variants below); the runner must survive them all the same when told to run
+# agents unsandboxed (sandbox = "none").
+UNSANDBOXED = {"sandbox": "none"}
+
+
 def test_stderr_log_made_a_link_or_a_huge_sparse_file_costs_nothing(tmp_path: Path) -> None:
     secret = tmp_path / "instructor" / "grades.txt"
     secret.parent.mkdir()
     secret.write_text("SECRET GRADES of the whole class\n")
     agents = [agent("steady", "first"), agent("linker", "last", f"--evil stderr-link={secret}"),
               agent("sparse", "flips", "--evil stderr-sparse")]
-    path = write_tournament(tmp_path, agents, concurrency=2)
+    # (no file-size limit either, or the kernel would refuse the 100 GB file)
+    path = write_tournament(tmp_path, agents, referee={**UNSANDBOXED, "disk_mb": 0}, concurrency=2)
     result = invoke("run", str(path), "-q")
     assert result.exit_code == 0, result.output
     database = tmp_path / "results" / "tournament.sqlite"
@@ -250,9 +257,28 @@ def test_stderr_log_made_a_link_or_a_huge_sparse_file_costs_nothing(tmp_path: Pa
     assert invoke("report", str(path)).exit_code == 0  # the report links the logs, never reads them
 
 
+@pytest.mark.parametrize("evil", ["stderr-link=/etc/passwd", "stderr-sparse", "game-json-dir"])
+def test_sandboxed_the_runner_files_are_out_of_an_agents_reach(tmp_path: Path, evil: str) -> None:
+    agents = [agent("steady", "first"), agent("other", "last"), agent("vandal", "flips", f"--evil {evil}")]
+    path = write_tournament(tmp_path, agents, concurrency=2)
+    result = invoke("run", str(path), "-q")
+    assert result.exit_code == 0, result.output
+    state = status_json(path)
+    # The attack cost the vandal its games (it crashed on a file it cannot see); nothing else moved.
+    assert state["finished"] == 6 and state["voided_attempts"] == 0
+    for row in query(tmp_path / "results" / "tournament.sqlite", "SELECT * FROM games"):
+        assert (Path(row["game_dir"]) / "game.json").is_file()
+        for side in ("white", "black"):
+            log = Path(row["game_dir"]) / f"{row[side]}.stderr.log"
+            assert log.is_file() and not log.is_symlink() and log.stat().st_size < 1 << 21
+            if row[side] != "vandal" and row["reason"] != "normal":
+                assert row["winner"] == ("W" if side == "white" else "B")  # only the vandal loses by a fault
+    assert invoke("verify", str(path)).exit_code == 0
+
+
 def test_game_json_made_a_directory_is_a_clear_failure_of_that_game(tmp_path: Path) -> None:
     agents = [agent("steady", "first"), agent("other", "last"), agent("vandal", "flips", "--evil game-json-dir")]
-    path = write_tournament(tmp_path, agents, concurrency=2)
+    path = write_tournament(tmp_path, agents, referee=UNSANDBOXED, concurrency=2)
     result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"])
     assert result.exit_code == 1, result.output
     assert "have no result" in result.output and "not a regular file" in result.output

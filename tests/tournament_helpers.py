@@ -6,7 +6,7 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import psutil
 
@@ -19,13 +19,17 @@ def agent(name: str, style: str = "first", *extra: str) -> str:
     return f"[[agents]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
 
 
-def write_tournament(directory: Path, agents: list[str], **settings: Any) -> Path:
-    """Write ``directory/t.toml`` with ``agents`` (tables from :func:`agent`, or strings) and settings."""
+def write_tournament(directory: Path, agents: list[str], referee: Optional[dict[str, Any]] = None,
+                     **settings: Any) -> Path:
+    """Write ``directory/t.toml`` with ``agents`` (tables from :func:`agent`, or strings), settings and ``[referee]``."""
     lines = ["[tournament]"]
     settings.setdefault("time_per_move", 3.0)
     settings.setdefault("results", "results")
     for key, value in settings.items():
         lines.append(f"{key} = {json.dumps(value)}")
+    if referee:
+        lines.append("\n[referee]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in referee.items()]
     path = directory / "t.toml"
     path.write_text("\n".join(lines) + "\n\n" + "\n".join(agents), encoding="utf-8")
     return path
