@@ -449,12 +449,28 @@ class _Game:
         return None
 
     def suspend(self, player: _Player) -> None:
+        """Stop every process of ``player``, who waits now.
+
+        Sandboxed, the stop is only sent here and confirmed by
+        :meth:`confirm_suspended` after the relay: the signals are on their
+        way before the other side can read its move, and the relay does not
+        wait for them.  Unsandboxed, its files are snapshot once it is still
+        (the other side could touch them).
+        """
         if self.config.suspend_waiting and player.process and not player.process.exited:
-            player.process.scan_tree()
             player.process.suspend()
-            player.process.wait_stopped()
-            if self.isolation is None:  # only unsandboxed can the other touch its files
+            if self.isolation is None:
+                player.process.wait_stopped()
                 player.take_snapshot()
+
+    def confirm_suspended(self, player: _Player) -> None:
+        """After the relay: wait until every process of ``player`` is stopped (newcomers too)."""
+        if player.process is None:
+            return
+        if player.process.suspended and self.isolation is not None:
+            player.process.wait_stopped()
+        else:
+            player.process.scan_tree()
 
     # -- the game ---------------------------------------------------------------------
 
@@ -483,6 +499,7 @@ class _Game:
         fault = self.relay(white, format_colour(WHITE), None)
         if fault:
             return fault
+        self.confirm_suspended(black)
         self.black_colour_deadline = black_deadline
         return None
 
@@ -603,10 +620,9 @@ class _Game:
             turn_start = time.monotonic()
             if fault:
                 return self.fault_result(fault)
+            self.confirm_suspended(mover)  # after the relay: who runs now, and the CPU time so far
             self.emit("relayed", move=move, colour=other.colour, player=other.label)
             self.collect(mover)  # after the relay: the relay comes first
-            if mover.process:  # after the relay: who runs now, and the CPU time so far
-                mover.process.scan_tree()
             mover = other
 
     def second_chance(self, player: _Player, problem: str) -> bool:

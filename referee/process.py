@@ -407,6 +407,17 @@ class AgentProcess:
         self.suspended = True
         if self.cgroup is not None and self.cgroup.can_freeze and self.cgroup.freeze(True):
             return
+        if self.cgroup is not None:
+            # The cgroup lists every process of the agent in one read (a tree
+            # scan reads two files a thread): stop them all.
+            outer = self._outer()
+            for pid in self.cgroup.pids():
+                if pid not in outer:
+                    try:
+                        os.kill(pid, signal.SIGSTOP)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+            return
         self.scan_tree()
         self._signal_all(signal.SIGSTOP)
 
@@ -417,6 +428,13 @@ class AgentProcess:
         self.suspended = False
         if self.cgroup is not None and self.cgroup.can_freeze:
             self.cgroup.freeze(False)
+        if self.cgroup is not None:
+            for pid in self.cgroup.pids():
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            return
         self._signal_all(signal.SIGCONT)
 
     def wait_stopped(self, timeout: float = 0.2) -> None:
@@ -429,15 +447,19 @@ class AgentProcess:
         if self.cgroup is not None and self.cgroup.can_freeze and self.suspended and self.cgroup.freeze(True, timeout=0):
             return
         deadline = time.monotonic() + timeout
+        pause = 0.0001  # a sleeping process stops within microseconds: look again soon, then less often
         while time.monotonic() < deadline:
-            if self.sandbox is not None:
-                self.scan_tree()
-            with self._lock:
-                targets = list(self.known.items())
+            if self.cgroup is not None:
+                targets = [(pid, 0) for pid in self.cgroup.pids()]
+            else:
+                if self.sandbox is not None:
+                    self.scan_tree()
+                with self._lock:
+                    targets = list(self.known.items())
             running = [
                 pid for pid, start in targets
-                if (info := _read_stat(pid)) is not None and info.start == start and info.state not in ("T", "t", "Z", "X")
-                and pid not in self._outer()
+                if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
+                and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
             ]
             if not running:
                 return
@@ -446,7 +468,8 @@ class AgentProcess:
                     os.kill(pid, signal.SIGSTOP)
                 except (ProcessLookupError, PermissionError):
                     pass
-            time.sleep(0.001)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
 
     def _outer(self) -> set[int]:
         # bwrap's process outside the namespace only waits for the inside one:
