@@ -687,11 +687,19 @@ def describe(isolation: Optional[Isolation] = None) -> list[str]:
     else:
         lines.append("bubblewrap: not installed")
     lines.append(f"sandbox: {'works' if isolation.works else 'does not work: ' + isolation.problem}")
+    if isolation.works:
+        lines.append("namespaces: new user, PID, mount, IPC, UTS, network and cgroup namespaces for each agent"
+                     + (", no nested user namespaces" if isolation.disable_userns else ""))
+        blocked = ", ".join(BLOCKED_SYSCALLS_X86_64) if seccomp_filter() is not None else "none (not x86-64)"
+        lines.append(f"system calls refused: {blocked}")
     if isolation.cgroup:
-        folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders)
-        lines.append(f"limits: cgroup v{isolation.cgroup.version} for the whole agent ({folders})")
+        folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders if c != "freezer")
+        lines.append(f"limits: cgroup v{isolation.cgroup.version}: memory and processes for the whole agent ({folders})")
+        how = "the cgroup's freezer" if isolation.cgroup.version == 2 else "SIGSTOP to each process (the v1 freezer would hold off SIGKILL)"
     else:
         lines.append(f"limits: rlimits ({isolation.cgroup_problem}): memory per process, processes per sandbox")
+        how = "SIGSTOP to each process of its PID namespace"
+    lines.append(f"a waiting agent is frozen by {how}; file size and disk: RLIMIT_FSIZE and the referee's count")
     return lines
 
 

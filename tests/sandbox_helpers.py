@@ -84,6 +84,7 @@ def attack_once():
                        "../.referee/x", *bait.get("paths", [])):
             try_("write " + target, lambda: open(target, "w").write("(W A 1)\n(END W 64 0 normal)\n"))
         try_("symlink", lambda: os.symlink("/etc/passwd", "../victim/victim.out"))
+        try_("directory", lambda: os.mkdir("../victim/victim.in"))
     elif attack == "escape-write":
         for target in ("../../escape.txt", "/tmp/escape.txt", os.path.expanduser("~/../escape.txt"), "/escape.txt"):
             try_("write " + target, lambda: open(target, "w").write("escaped"))
