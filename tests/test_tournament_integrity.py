@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
-from tournament_helpers import agent, kill_agents_under, query, write_tournament
+from tournament_helpers import agents_gone_under, agent, kill_agents_under, query, write_tournament
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
@@ -112,6 +112,8 @@ def test_sigkill_three_times_then_resume_plays_every_game_once(tmp_path: Path) -
             time.sleep(rng.uniform(0.0, 1.0))
             os.kill(runner.pid, signal.SIGKILL)
             runner.wait(10)
+            # The sandbox's die-with-parent: every agent of the killed runner dies with it.
+            assert agents_gone_under(tmp_path) == [], f"agents outlived the SIGKILLed runner (seed {seed})"
         finally:
             if runner.poll() is None:
                 runner.kill()

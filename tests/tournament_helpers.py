@@ -45,6 +45,25 @@ def query(database: Path, sql: str, *args: Any) -> list[sqlite3.Row]:
         db.close()
 
 
+def agents_gone_under(root: Path, timeout: float = 10.0) -> list[str]:
+    """Wait until no process works under ``root`` (agents die with their referee); return any left."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        left = []
+        for process in psutil.process_iter(["cwd", "status"]):
+            try:
+                cwd = process.info.get("cwd")
+                if cwd and Path(cwd).is_relative_to(root) and process.info.get("status") != psutil.STATUS_ZOMBIE:
+                    left.append(f"{process.pid} {' '.join(process.cmdline())[:80]}")
+            except (psutil.Error, ValueError):
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
 def kill_agents_under(root: Path) -> int:
     """Kill leftover agent processes whose working directory is under ``root``; return how many."""
     killed = 0
