@@ -58,6 +58,49 @@ def _cgroup(isolation: Optional[sandbox.Isolation], config: GameConfig,
         return None
 
 
+def _start(
+    argv: list[str],
+    cwd: Path,
+    directory: Path,
+    env: dict[str, str],
+    log_path: Path,
+    config: GameConfig,
+    isolation: Optional[sandbox.Isolation],
+    readable: Sequence[Optional[Path]],
+    hidden: Sequence[Path],
+    marker: str,
+    stderr_limit: int,
+    on_exit: Optional[Callable[[], None]] = None,
+    warn: Callable[[str], None] = lambda text: None,
+) -> AgentProcess:
+    """Start ``argv`` in ``cwd`` with ``directory`` writable, sandboxed when ``isolation`` is given."""
+    cgroup = _cgroup(isolation, config, warn)
+    plan = None
+    if isolation is not None:
+        plan = _plan(isolation, directory, argv, cwd, env["PATH"], readable, hidden, config, cgroup)
+    process = AgentProcess(
+        argv=argv,
+        cwd=cwd,
+        env=env,
+        log_path=log_path,
+        memory_mb=config.memory_mb,
+        max_processes=config.max_processes,
+        stderr_limit=stderr_limit,
+        on_exit=on_exit,
+        marker=marker.encode(),
+        file_mb=config.disk_mb,
+        sandbox=plan,
+        cgroup=cgroup,
+    )
+    try:
+        process.start()
+    except StartError:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    return process
+
+
 def start_agent(
     spec: AgentSpec,
     directory: Path,
@@ -82,37 +125,12 @@ def start_agent(
     if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
         variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
     env = sandbox.minimal_environment(directory, variables, isolation is not None)
-    argv = spec.argv(directory, limit)
-    cwd = spec.cwd or directory
-    cgroup = _cgroup(isolation, config, warn)
-    plan = None
-    if isolation is not None:
-        # The submission folder when the agent has one (a tournament's cwd) or its
-        # command names it ({home}); never a whole folder it did not ask for.
-        home = spec.home if spec.cwd is not None or "{home}" in " ".join(spec.command or ()) else None
-        extra = [spec.cwd, home, compiled_cache_dir() if spec.kind == BUILTIN else None]
-        plan = _plan(isolation, directory, argv, cwd, env["PATH"], extra, hidden, config, cgroup)
-    process = AgentProcess(
-        argv=argv,
-        cwd=cwd,
-        env=env,
-        log_path=log_path,
-        memory_mb=config.memory_mb,
-        max_processes=config.max_processes,
-        stderr_limit=config.stderr_limit,
-        on_exit=on_exit,
-        marker=f"OTHELLO_DIR={directory}".encode(),
-        file_mb=config.disk_mb,
-        sandbox=plan,
-        cgroup=cgroup,
-    )
-    try:
-        process.start()
-    except StartError:
-        if cgroup is not None:
-            cgroup.remove()
-        raise
-    return process
+    # The submission folder when the agent has one (a tournament's cwd) or its
+    # command names it ({home}); never a whole folder it did not ask for.
+    home = spec.home if spec.cwd is not None or "{home}" in " ".join(spec.command or ()) else None
+    readable = [spec.cwd, home, compiled_cache_dir() if spec.kind == BUILTIN else None]
+    return _start(spec.argv(directory, limit), spec.cwd or directory, directory, env, log_path, config, isolation,
+                  readable, hidden, f"OTHELLO_DIR={directory}", config.stderr_limit, on_exit, warn)
 
 
 def run_sandboxed(
@@ -136,27 +154,13 @@ def run_sandboxed(
     """
     isolation = isolation_for(config)
     env = sandbox.minimal_environment(folder, {}, isolation is not None)
-    readable = list(readable)
+    seen: list[Optional[Path]] = list(readable)
     if tools:
         variables, folders = sandbox.toolchains()
         env.update(variables)
-        readable += folders
-    argv = ["/bin/sh", "-c", command]
-    cgroup = _cgroup(isolation, config, lambda text: None)
-    plan = None
-    if isolation is not None:
-        plan = _plan(isolation, folder, argv, folder, env["PATH"], readable, hidden, config, cgroup)
-    process = AgentProcess(
-        argv=argv, cwd=folder, env=env, log_path=log_path, memory_mb=config.memory_mb,
-        max_processes=config.max_processes, stderr_limit=log_limit, file_mb=config.disk_mb,
-        marker=f"OTHELLO_BUILD={folder}".encode(), sandbox=plan, cgroup=cgroup,
-    )
-    try:
-        process.start()
-    except StartError:
-        if cgroup is not None:
-            cgroup.remove()
-        raise
+        seen += folders
+    process = _start(["/bin/sh", "-c", command], folder, folder, env, log_path, config, isolation, seen, hidden,
+                     f"OTHELLO_BUILD={folder}", log_limit)
     timed_out = not process.wait_exit(timeout)
     code = process.returncode
     process.kill_all(term_grace=0.5)
