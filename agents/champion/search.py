@@ -38,6 +38,9 @@ from numba import njit
 
 from ..players import PAPER_WEIGHTS
 from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
+from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
+
+use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
 SCALE = 100
 WIN_BONUS = 10_000
@@ -632,3 +635,6 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     if use_tt:
         _tt_store(tt, ti, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
     return best
+
+
+tolerate_read_only_cache(globals())
