@@ -38,6 +38,7 @@ def move_budget(time_left: float) -> float:
     return max(0.01, 0.3 * time_left, min(0.8 * time_left, 0.9 * time_left - 0.5))
 
 
+STARTUP_WAIT = 2.0  # seconds of the referee's start-up allowance the first move may wait for the engine
 FALLBACK_DEPTH = 6  # the deepening stops on the clock well before, at a few seconds a move
 
 
@@ -77,6 +78,7 @@ class ChampionStrategy:
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits
+        self._first_move = True
         if background:
             threading.Thread(target=self._load, name="champion-load", daemon=True).start()
         else:
@@ -98,13 +100,19 @@ class ChampionStrategy:
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         started = time.monotonic()
         budget = move_budget(time_left)
+        if self._first_move:
+            # The referee's start-up allowance (PROTOCOL.md section 4, 5 s by
+            # default) is there for loading a JIT's code: a prepared cache
+            # loads in about a second, so the first move may wait for it.
+            self._first_move = False
+            budget += STARTUP_WAIT
+            self._ready.wait(STARTUP_WAIT)
         if not self._ready.is_set():
             # The loading thread held the interpreter while our NAME.in
             # arrived, so the runtime may have noticed the file late: the
-            # clock is older than ``time_left`` says.  No waiting for the
-            # engine either: loading takes longer than a move.
-            move = fallback_move(board, budget * 0.6)
-            return move, ["champion engine still loading: seed 002 player"]
+            # clock is older than ``time_left`` says.
+            left = budget - (time.monotonic() - started)
+            return fallback_move(board, max(0.01, 0.6 * left)), ["champion engine still loading: seed 002 player"]
         if self._engine is None:
             raise RuntimeError("the champion's engine failed to load") from self._error
         remaining = budget - (time.monotonic() - started)
