@@ -86,6 +86,22 @@ def test_a_prepared_champion_is_not_prepared_again(cold_game):
     assert done.stdout == ""  # no progress line: nothing compiled
 
 
+def test_the_tournament_runner_prepares_the_champion_before_its_games(cold_game, tmp_path, monkeypatch):
+    from tournament_helpers import agent, write_tournament
+
+    from othello_arena.agents.champion.prepare import ready_mark
+
+    monkeypatch.setenv(CACHE_DIR_VARIABLE, str(cold_game["cache"]))
+    ready_mark().unlink()  # the compiled code stays: preparing again only loads it
+    path = write_tournament(tmp_path, ['[[agents]]\nname = "champion"\n', agent("first")],
+                            time_per_move=0.5)
+    done = subprocess.run([sys.executable, "-m", "othello_arena", "tournament", "run", str(path), "-q"],
+                          env=cold_game["env"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Preparing champion" in done.stdout + done.stderr
+    assert ready_mark().exists()
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a read-only cache")
 def test_a_read_only_cache_is_loaded_and_never_written(cold_game, tmp_path):
     # The referee's sandbox binds the cache read-only: the engine must load from it...
