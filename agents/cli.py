@@ -98,8 +98,9 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     from ..referee.config import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
     from ..referee.sandbox import SandboxUnavailable
-    from ..referee.spec import AgentSpec
+    from ..referee.spec import BUILTIN, AgentSpec
     from .check import check_agent
+    from .registry import prepare
 
     try:
         spec = AgentSpec.parse(agent_text)
@@ -108,6 +109,8 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     if spec.is_manual:
         raise click.BadParameter("a manual player cannot be checked", param_hint="AGENT")
     progress = (lambda line: None) if quiet else (lambda line: click.echo(f"... {line}", err=True))
+    if spec.kind == BUILTIN:
+        prepare([spec.file_name], progress)  # compile before the checker's clocks run
     try:
         with sigterm_as_interrupt():
             card = check_agent(spec, time_per_move, attempts, seed, log=progress,

@@ -8,6 +8,7 @@ not pay for (or depend on) the compiled champion and numba.
 from __future__ import annotations
 
 import importlib
+from typing import Callable, Iterable
 
 from .runtime import Strategy
 
@@ -23,6 +24,13 @@ BUILTINS: dict[str, str] = {
     "paper-normal": "players:paper_normal",
     "paper-hard": "players:paper_hard",
     "champion": "champion:strategy",  # compiled engine: numba loads only when asked for
+}
+
+
+# name -> "module:function"; the function takes a log callback, makes the agent
+# ready to play (outside any clock, like a build) and returns whether it is.
+PREPARE: dict[str, str] = {
+    "champion": "champion.prepare:prepare",  # compiles the engine into the cache, once per install and machine
 }
 
 
@@ -43,6 +51,26 @@ def get_strategy(name: str) -> Strategy:
     module = importlib.import_module(f"{__package__}.{module_name}")
     factory = getattr(module, attribute)
     return factory()
+
+
+def prepare(agent_names: Iterable[str], log: Callable[[str], None] = lambda line: None) -> bool:
+    """Make the built-in agents among ``agent_names`` ready before any game's clock runs; return whether all are.
+
+    Called by ``othello play``, ``othello check`` and the tournament runner
+    before their games.  The champion compiles its engine into the
+    compiled-code cache the first time (a progress line goes to ``log``),
+    later calls return at once.  Names that need nothing, and names that
+    are not built-in agents, are skipped.
+    """
+    ready = True
+    for name in dict.fromkeys(agent_names):
+        target = PREPARE.get(name)
+        if target is None:
+            continue
+        module_name, attribute = target.split(":")
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        ready = getattr(module, attribute)(log) and ready
+    return ready
 
 
 class UnknownAgentError(KeyError, ValueError):

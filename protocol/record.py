@@ -221,7 +221,12 @@ class GameRecord:
             parts.append(f"TI[{self.time_per_move:g}]")
         parts.append("TY[8]")
         if self.result is not None:
+            # GGF's result follows the standard convention: empty squares count
+            # for the winner (a 13-0 wipe-out is +64); our Result keeps the
+            # referee's disc counts.
             diff = self.result.white_discs - self.result.black_discs
+            empties = 64 - self.result.white_discs - self.result.black_discs
+            diff += empties if diff > 0 else -empties if diff < 0 else 0
             suffix = {"normal": "", "timeout": ":t", "illegal": ":r", "malformed": ":r", "crash": ":r"}[self.result.reason]
             if self.result.reason != "normal":
                 diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0

@@ -15,7 +15,7 @@ from .display import Display, summary
 from .game import play_game
 from .process import sigterm_as_interrupt
 from .sandbox import SandboxUnavailable
-from .spec import AgentSpec, draw_colours
+from .spec import AgentSpec, draw_colours, prepare_builtins
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
 EXIT_NO_SANDBOX = 4  # the sandbox was asked for and cannot run on this machine
@@ -88,6 +88,7 @@ def play(
     NAME.out in a text editor.  Exits 0 when the game is played, whatever its
     result; 3 if an agent could not be started.
     """
+    prepare_builtins([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
     white, black, seed = draw_colours(agent_a, agent_b, seed)
     if out_dir is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -14,6 +14,22 @@ STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first m
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
 SANDBOXES = ("bwrap", "none")  # PROTOCOL.md section 2: every agent in a bubblewrap sandbox, or (told so) none
+CACHE_DIR_VARIABLE = "OTHELLO_CACHE_DIR"
+
+
+def compiled_cache_dir() -> Path:
+    """Where compiled code (the champion's numba cache) is kept: ``$OTHELLO_CACHE_DIR``, else the user's cache.
+
+    Never inside the installed package: a cache written there outlives a
+    reinstall, and a leftover ``__pycache__`` folder then shadows an
+    editable install as a namespace package (issue 11).  The referee hands
+    this directory to the built-in agents through ``$OTHELLO_CACHE_DIR``, so
+    an agent whose HOME is elsewhere (a sandbox) still finds the same cache.
+    """
+    named = os.environ.get(CACHE_DIR_VARIABLE)
+    if named:
+        return Path(named).expanduser()
+    return Path(platformdirs.user_cache_dir("othello-arena"))
 
 
 @dataclass(frozen=True)
@@ -95,12 +111,3 @@ class GameConfig:
         """Seconds per move for a program or a person (``None``: no limit)."""
         return self.manual_time if manual else self.time_per_move
 
-
-def compiled_cache_dir() -> Path:
-    """Where built-in agents keep compiled code (the champion's numba cache): never inside the package.
-
-    ``$OTHELLO_CACHE_DIR`` if set, else the user's cache folder.  The referee
-    passes it to a sandboxed built-in agent, read-only.
-    """
-    named = os.environ.get("OTHELLO_CACHE_DIR")
-    return Path(named) if named else Path(platformdirs.user_cache_dir("othello-arena"))

@@ -17,7 +17,7 @@ import shlex
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
 
@@ -200,6 +200,24 @@ def check_builtin(name: str) -> None:
             f"no built-in agent {name!r} (known: {', '.join(known) or 'none'}); "
             f"to run a program write NAME=COMMAND, e.g. {name}=./{name}"
         )
+
+
+def prepare_builtins(specs: list[AgentSpec], log: Callable[[str], None]) -> None:
+    """Make the built-in agents among ``specs`` ready before the clock runs (the champion compiles once).
+
+    The work is the agent registry's (``agents.registry.prepare``), found
+    the way :func:`check_builtin` finds it: the referee runs built-in agents
+    by name only.  ``specs`` come from :meth:`AgentSpec.parse`, where a
+    built-in agent's file name is its name.
+    """
+    names = [spec.file_name for spec in specs if spec.kind == BUILTIN]
+    if not names:
+        return
+    try:
+        from ..agents import registry
+    except ImportError:  # the registry is optional for the referee
+        return
+    registry.prepare(names, log)
 
 
 def distinct_labels(first: AgentSpec, second: AgentSpec) -> tuple[AgentSpec, AgentSpec]:

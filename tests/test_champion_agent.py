@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from champion_helpers import random_position
-from othello_arena.agents.champion.agent import ChampionStrategy, move_budget, quick_move
+from othello_arena.agents.champion.agent import ChampionStrategy, fallback_move, move_budget
 from othello_arena.agents.registry import get_strategy, names
 from othello_arena.protocol import parse_line
 
@@ -42,24 +42,39 @@ def test_the_budget_keeps_a_safety_margin():
     assert move_budget(0.5) >= 0.15  # short limits still leave a real search
 
 
-def test_quick_move_is_legal():
+def test_the_fallback_is_legal_even_with_almost_no_time():
     rng = random.Random(4)
     for plies in range(0, 60, 7):
         board = random_position(rng, plies)
         if not board.is_game_over():
-            assert quick_move(board) in board.legal_moves()
+            assert fallback_move(board, 0.02) in board.legal_moves()
 
 
-def test_a_move_asked_before_the_engine_is_ready_is_a_quick_legal_move():
-    # An engine that never finishes loading (a cold numba cache on a slow
-    # machine): the strategy must still answer in time with a legal move.
+def test_the_fallback_searches_like_paper_normal_when_time_allows(monkeypatch):
+    # Seed 002's search deepened: at depth 2 it is paper-normal's search, so
+    # with time for depth 2 and no more it picks paper-normal's move.
+    from othello_arena.agents import players
+    from othello_arena.agents.champion import agent
+
+    rng = random.Random(11)
+    boards = [b for b in (random_position(rng, n) for n in (8, 16, 24, 32)) if b.legal_squares()]
+    monkeypatch.setattr(agent, "FALLBACK_DEPTH", 2)
+    for board in boards:
+        assert fallback_move(board, 60.0) == players.paper_normal()(board, board.to_move, 100.0)
+
+
+def test_a_move_asked_before_the_engine_is_ready_is_the_fallbacks_legal_move():
+    # An engine that never finishes loading (a cache that could not be
+    # prepared, on a slow machine): the strategy must still answer in time
+    # with a legal move.
+    import threading
+
     strategy = ChampionStrategy.__new__(ChampionStrategy)
     strategy._engine = None
     strategy._error = None
-    import threading
-
+    strategy._first_move = False
     strategy._ready = threading.Event()
     board = random_position(random.Random(6), 20)
     move, comments = strategy(board, board.to_move, 0.6)
     assert move in board.legal_moves()
-    assert "quick move" in comments[0]
+    assert "seed 002 player" in comments[0]

@@ -6,13 +6,14 @@ import json
 import random
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from champion_helpers import position_with_empties
 from othello_arena.agents.champion import search as S
 from othello_arena.agents.champion.patterns import load_weights
 from othello_arena.cli import cli
-from othello_arena.protocol import Board, format_obf
+from othello_arena.protocol import BLACK, WHITE, Board, format_obf, parse_move
 
 
 def test_analyze_json_gives_the_exact_score_of_an_endgame():
@@ -44,6 +45,38 @@ def test_analyze_prints_a_board_and_the_iterations(tmp_path):
     result = CliRunner().invoke(cli, ["analyze", str(path), "--depth", "3"])
     assert result.exit_code == 0, result.output
     assert "best move" in result.output and "depth  3" in result.output
+
+
+# Published FFO endgame positions (OBF as the suite prints them: X moves first,
+# a1 first), with the best move and the score every Othello program gives,
+# empty squares going to the winner.
+FFO = [
+    ("#5", "-OOOOO----OXXO-XXXOXOXX-XXOXOXXOXXOOXOOOXXXXOO-OX-XOOO---XXXXX-- X;", "G8", 32),
+    ("#11", "---O-XOX----XXOX---XXOOXO-XXOXOXXXXOOXOX-XOOXXXXXOOOXX-XOOOOOOO- O;", "B3", 30),
+]
+
+
+@pytest.mark.parametrize("name, obf, best, score", FFO, ids=[row[0] for row in FFO])
+def test_analyze_takes_a_published_obf_line_as_typed_and_scores_it_as_published(name, obf, best, score):
+    # The line starts with "-": no "--" needed before it, and options may come either side.
+    result = CliRunner().invoke(cli, ["analyze", "--json", obf, "--exact"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["best_move"], report["score"], report["exact"]) == (best, score, True)
+    assert report["score_convention"] == "empties to the winner"
+    text = CliRunner().invoke(cli, ["analyze", obf, "--exact"])
+    assert text.exit_code == 0, text.output
+    assert f"best move {best}  score {score:+d} (exact, empties to the winner)" in text.output
+
+
+def test_the_engine_counts_empties_for_the_winner_where_the_referee_does_not():
+    # White wipes Black out in 9 moves: 13-0 on the board with 51 empties, +64 as scored by everyone.
+    board = Board()
+    for text in ("(W D 3)", "(B C 3)", "(W B 3)", "(B D 2)", "(W E 1)", "(B D 6)", "(W D 7)", "(B E 3)", "(W F 4)"):
+        board = board.play(parse_move(text))
+    assert board.is_game_over() and (board.count(WHITE), board.count(BLACK)) == (13, 0)
+    for_side_to_move = S.final_score(np.uint64(board.own), np.uint64(board.opp))
+    assert for_side_to_move == (64 if board.to_move is WHITE else -64)
 
 
 def test_analyze_rejects_a_bad_position():

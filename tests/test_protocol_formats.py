@@ -298,3 +298,20 @@ def test_a_real_standard_game_maps_onto_ours_by_keeping_labels_and_swapping_colo
     assert [m.move for m in GameRecord.from_ggf(exported).moves] == [m.move for m in record.moves]
     # The transcript is the same string in both orientations.
     assert record.transcript().startswith("d3c5e6d2c6d6b5f5")
+
+
+def test_ggf_result_gives_the_empty_squares_to_the_winner_as_the_standard_does():
+    # The shortest game: White (GGF's Black) wipes Black out after 9 moves, 13-0
+    # on the board with 51 empty squares; GGF (like every Othello program) scores it +64.
+    board = Board()
+    record = GameRecord("alice", "bob")
+    for text in ("(W D 3)", "(B C 3)", "(W B 3)", "(B D 2)", "(W E 1)", "(B D 6)", "(W D 7)", "(B E 3)", "(W F 4)"):
+        move = parse_move(text)
+        board = board.play(move)
+        record.moves.append(MoveRecord(move, 0.1))
+    outcome = board.outcome()
+    assert outcome is not None
+    record.result = Result.from_outcome(outcome)
+    assert (record.result.white_discs, record.result.black_discs) == (13, 0)  # the referee's counts stay
+    assert "RE[+64.000]" in record.to_ggf()
+    assert GameRecord.from_ggf(record.to_ggf()).result.to_dict() == record.result.to_dict()

@@ -1,5 +1,6 @@
 """The rules core is type-checked strictly (python-chess's habit); the check runs with the tests."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -7,9 +8,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_protocol_package_passes_mypy_strict(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "protocol/"],
-        cwd=ROOT, capture_output=True, text=True,
+def mypy_strict_protocol(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict on ``root``/protocol, whatever the checkout folder is called.
+
+    The repository root is the package ``othello_arena`` and holds an
+    ``__init__.py``, so mypy would climb from protocol/ to the checkout
+    folder and take its name for a package: a clone called ``othello-arena``
+    is no valid package name (issue 11).  ``--explicit-package-bases``
+    makes protocol/ a package rooted where mypy runs.
+    """
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--explicit-package-bases", "--cache-dir", str(cache), "protocol/"],
+        cwd=root, capture_output=True, text=True,
     )
+
+
+def test_protocol_package_passes_mypy_strict(tmp_path):
+    result = mypy_strict_protocol(ROOT, tmp_path / "cache")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_check_passes_in_a_checkout_named_after_the_project(tmp_path):
+    clone = tmp_path / "othello-arena"
+    shutil.copytree(ROOT / "protocol", clone / "protocol", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "__init__.py", clone / "__init__.py")
+    result = mypy_strict_protocol(clone, tmp_path / "cache")
     assert result.returncode == 0, result.stdout + result.stderr

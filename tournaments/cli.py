@@ -106,6 +106,7 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             if not scheduler and slots and slots > usable_cores():
                 console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
                               "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
+            runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
             if build:
                 # resume builds only the agents whose build never finished (the runner died during it).
                 runner.build_agents(console.print, only_missing=resume)

@@ -498,6 +498,12 @@ class Runner:
             self._pair_next_swiss_round()
         self._renumber()
 
+    def prepare_builtins(self, log: Callable[[str], None]) -> bool:
+        """Make the built-in agents ready before any game, like a build (the champion compiles once)."""
+        from ..agents import registry
+
+        return registry.prepare([agent.builtin or agent.name for agent in self.tournament.agents if agent.is_builtin], log)
+
     def build_agents(self, log: Callable[[str], None], only_missing: bool = False) -> dict[str, BuildResult]:
         """Run each agent's build command once, in its directory, with the file's time limit; return the failures.
 

@@ -2,10 +2,12 @@
 
 The engine is loaded (numba's compiled code: from the cache, or compiled the
 first time) in a background thread as soon as the strategy is made, so the
-agent is ready to watch for its files at once.  Should the first move come
-before the engine is ready (only after a fresh install, with a cold cache),
-the strategy answers with a quick move of plain Python instead of losing on
-time.
+agent is ready to watch for its files at once.  The referee compiles it
+before the game (:mod:`.prepare`), so loading takes about a second; should a
+move come before the engine is ready all the same (a cache that could not be
+prepared), the strategy answers with seed 002's player in plain Python
+(:func:`fallback_move`), as strong as ``paper-normal`` or stronger, instead of
+losing on time.
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ import threading
 import time
 from typing import TYPE_CHECKING, Optional
 
-from ...protocol import Board, Colour, Move, bits, legal_squares, popcount
+from ...protocol import Board, Colour, Move
+from ..players import SAFETY, paper_searcher
 
 if TYPE_CHECKING:
     from .engine import Engine
-
-CORNERS = (0, 7, 56, 63)
 
 
 def move_budget(time_left: float) -> float:
@@ -37,21 +38,36 @@ def move_budget(time_left: float) -> float:
     return max(0.01, 0.3 * time_left, min(0.8 * time_left, 0.9 * time_left - 0.5))
 
 
-def quick_move(board: Board) -> Move:
-    """A move chosen in plain Python without search: a corner, else the one
-    leaving the opponent the fewest replies."""
-    squares = list(bits(board.legal_squares()))
-    if not squares:
-        return board.legal_moves()[0]
-    corners = [sq for sq in squares if sq in CORNERS]
-    if corners:
-        return Move(board.to_move, corners[0])
+STARTUP_WAIT = 2.0  # seconds of the referee's start-up allowance the first move may wait for the engine
+FALLBACK_DEPTH = 6  # the deepening stops on the clock well before, at a few seconds a move
 
-    def replies(sq: int) -> int:
-        after = board.play_unchecked(Move(board.to_move, sq))
-        return popcount(legal_squares(after.own, after.opp))
 
-    return Move(board.to_move, min(squares, key=replies))
+def fallback_move(board: Board, seconds: float) -> Move:
+    """Seed 002's player in plain Python, deepening (depth 1, 2, ...) for about ``seconds``.
+
+    The same search and evaluation as ``paper-normal`` (depth 2) and
+    ``paper-hard`` (depth 3), so it plays like paper-normal or better
+    whenever depth 2 fits in the time (bench/RESULTS.md measures it).
+    """
+    # paper_searcher stops at SAFETY of the time it is given.
+    return paper_searcher(FALLBACK_DEPTH)(board, board.to_move, seconds / SAFETY)
+
+
+def load_engine(tt_bits: Optional[int] = None) -> "Engine":
+    """A new engine with every compiled function it calls in a game loaded (or compiled) and run once.
+
+    :mod:`.prepare` runs this to fill the compiled-code cache, so that a
+    game never compiles: the cache may be read-only then.
+    """
+    from .engine import DEFAULT_TT_BITS, Engine
+
+    engine = Engine(tt_bits=tt_bits or DEFAULT_TT_BITS)
+    # Every search path; the solver is cut short at once.
+    engine.think(Board(), max_depth=3)
+    engine.solve_window(Board(), -1, 1, node_limit=2000)
+    engine.evaluate(Board())  # called from Python when the side to move must pass
+    engine.clear()
+    return engine
 
 
 class ChampionStrategy:
@@ -62,6 +78,7 @@ class ChampionStrategy:
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits
+        self._first_move = True
         if background:
             threading.Thread(target=self._load, name="champion-load", daemon=True).start()
         else:
@@ -69,14 +86,7 @@ class ChampionStrategy:
 
     def _load(self) -> None:
         try:
-            from .engine import DEFAULT_TT_BITS, Engine
-
-            engine = Engine(tt_bits=self._tt_bits or DEFAULT_TT_BITS)
-            # Load (or compile) every search path; the solver is cut short at once.
-            engine.think(Board(), max_depth=3)
-            engine.solve_window(Board(), -1, 1, node_limit=2000)
-            engine.clear()
-            self._engine = engine
+            self._engine = load_engine(self._tt_bits)
         except BaseException as exc:  # reported at the first move, not lost in a thread
             self._error = exc
         finally:
@@ -90,16 +100,21 @@ class ChampionStrategy:
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         started = time.monotonic()
         budget = move_budget(time_left)
+        if self._first_move:
+            # The referee's start-up allowance (PROTOCOL.md section 4, 5 s by
+            # default) is there for loading a JIT's code: a prepared cache
+            # loads in about a second, so the first move may wait for it.
+            self._first_move = False
+            budget += STARTUP_WAIT
+            self._ready.wait(STARTUP_WAIT)
         if not self._ready.is_set():
             # The loading thread held the interpreter while our NAME.in
             # arrived, so the runtime may have noticed the file late: the
             # clock is older than ``time_left`` says.
-            budget *= 0.6
-        if not self.wait_ready(max(0.0, budget - 0.05)):
-            if self._error is not None:
-                raise RuntimeError("the champion's engine failed to load") from self._error
-            return quick_move(board), ["champion engine still loading: quick move"]
-        assert self._engine is not None
+            left = budget - (time.monotonic() - started)
+            return fallback_move(board, max(0.01, 0.6 * left)), ["champion engine still loading: seed 002 player"]
+        if self._engine is None:
+            raise RuntimeError("the champion's engine failed to load") from self._error
         remaining = budget - (time.monotonic() - started)
         result = self._engine.think(board, seconds=max(0.01, remaining))
         return result.move(colour), result.comments()

@@ -19,6 +19,11 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
+
+# Before the first @njit: numba picks a function's cache folder when it is decorated.
+use_compiled_cache()
+
 U64 = np.uint64
 ZERO = U64(0)
 ONE = U64(1)
@@ -173,3 +178,6 @@ def popcount_py(x: np.uint64) -> int:
 def first_square_py(x: np.uint64) -> int:
     """:func:`first_square` callable from Python (tests)."""
     return first_square(x)
+
+
+tolerate_read_only_cache(globals())

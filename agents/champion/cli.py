@@ -33,7 +33,14 @@ def read_position(position: str) -> Board:
         raise click.BadParameter(str(exc), param_hint="POSITION") from None
 
 
-@click.command()
+# How a printed score counts, named wherever one is printed.
+EMPTIES_TO_WINNER = "empties to the winner"  # the standard: every Othello program and published suite
+EVALUATION = "evaluation in discs"
+
+
+# An OBF line starts with "-" whenever a1 is empty (most of the FFO suite):
+# unknown "options" are taken as the position, as users type it.
+@click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("position")
 @click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               help="Seconds of search.")
@@ -46,20 +53,19 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
     """Search POSITION with the champion's engine and print the best move.
 
     POSITION is an OBF line (64 cells a1..h8 then X or O; X is White, who
-    moves first), a file holding one or a drawn board, or - for standard
-    input.  The score is the side to move's disc difference: exact when
-    solved, else the evaluation in discs.  --exact without --time waits
-    for the solver however long it takes.
+    moves first; quote it), a file holding one or a drawn board, or - for
+    standard input.  The score is the side to move's final disc difference
+    when solved, counting empty squares for the winner as every Othello
+    program and published suite does; else the evaluation in discs.
+    --exact without --time waits for the solver however long it takes.
     """
-    from .engine import Engine
+    from .agent import load_engine
 
     board = read_position(position)
     if board.is_game_over():
         raise click.UsageError("the game is over in this position: nothing to analyze")
     limit = None if exact and not _time_given() else seconds
-    engine = Engine()
-    engine.think(Board(), max_depth=2)  # load the compiled code before the clock starts
-    engine.clear()
+    engine = load_engine()  # every compiled function loaded before the clock starts
     result = engine.think(board, seconds=limit, max_depth=depth, exact=exact)
     report: dict[str, object] = {
         "best_move": result.move_name,
@@ -68,6 +74,7 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
         "depth": result.depth,
         "nodes": result.nodes,
         "seconds": round(result.seconds, 3),
+        "score_convention": EMPTIES_TO_WINNER if result.exact else EVALUATION,
     }
     if result.outcome_only:
         report["outcome"] = "win" if result.score > 0 else "loss" if result.score < 0 else "draw"
@@ -76,8 +83,8 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
         return
     click.echo(board.draw(), nl=False)
     kind = "exact" if report["exact"] else f"outcome {report['outcome']}" if result.outcome_only else "eval"
-    click.echo(f"best move {report['best_move']}  score {result.score:+g} ({kind})  depth {result.depth}  "
-               f"nodes {result.nodes}  {result.seconds:.2f}s")
+    click.echo(f"best move {report['best_move']}  score {result.score:+g} ({kind}, {report['score_convention']})  "
+               f"depth {result.depth}  nodes {result.nodes}  {result.seconds:.2f}s")
     for it_depth, score, square in result.iterations:
         name = "pass" if square is None else f"{'ABCDEFGH'[square % 8]}{square // 8 + 1}"
         click.echo(f"  depth {it_depth:2d}  {name}  {score:+.2f}")

@@ -30,7 +30,7 @@ class SearchResult:
     """What a search found: the move, its value and how far it looked."""
 
     square: Optional[int]  # None for a pass
-    score: float  # discs for the side to move (exact when ``exact``)
+    score: float  # discs for the side to move (exact when ``exact``: empty squares to the winner)
     exact: bool  # the score is the exact final disc difference (solved)
     depth: int  # plies of the last finished iteration (empties when solved)
     nodes: int
@@ -51,7 +51,7 @@ class SearchResult:
             word = "win" if self.score > 0 else "loss" if self.score < 0 else "draw"
             head = f"solved {word} with {self.depth} empties"
         elif self.exact:
-            head = f"solved {self.score:+.0f} with {self.depth} empties"
+            head = f"solved {self.score:+.0f} (empties to the winner) with {self.depth} empties"
         else:
             head = f"depth {self.depth} eval {self.score:+.2f}"
         nps = self.nodes / self.seconds if self.seconds > 0 else 0.0

@@ -26,8 +26,10 @@ explicitly:
 Scores are from the side to move.  In the midgame search they are in
 centi-discs (:data:`SCALE` per disc); a finished game is worth its disc
 difference plus :data:`WIN_BONUS` for the winner, so a sure win outranks any
-estimate.  The endgame solver returns the exact final disc difference (discs
-only: an empty square counts for nobody, as the referee counts).  The search
+estimate.  The endgame solver returns the exact final disc difference.  Disc
+differences count the empty squares of a finished game for the winner
+(:func:`final_score`), as every Othello program and the published test suites
+do; the referee's result counts only the discs on the board.  The search
 treats a pass as a move that does not use up depth.
 """
 
@@ -38,6 +40,9 @@ from numba import njit
 
 from ..players import PAPER_WEIGHTS
 from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
+from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
+
+use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
 SCALE = 100
 WIN_BONUS = 10_000
@@ -225,9 +230,25 @@ def evaluate(P, O, ev) -> int:
 
 
 @njit(cache=True, inline="always")
+def final_score(P: np.uint64, O: np.uint64) -> int:
+    """The final disc difference of a finished game, empty squares to the winner.
+
+    Every Othello program and published test suite (FFO) scores so; the
+    referee's result keeps the discs on the board instead (seed 003).
+    """
+    diff = popcount(P) - popcount(O)
+    empties = 64 - popcount(P | O)
+    if diff > 0:
+        return diff + empties
+    if diff < 0:
+        return diff - empties
+    return 0
+
+
+@njit(cache=True, inline="always")
 def final_value(P: np.uint64, O: np.uint64) -> int:
     """Value of a finished game in the midgame search's units."""
-    diff = popcount(P) - popcount(O)
+    diff = final_score(P, O)
     if diff > 0:
         return diff * SCALE + WIN_BONUS
     if diff < 0:
@@ -480,11 +501,11 @@ def alphabeta(P, O, depth, alpha, beta, ev) -> int:
 
 @njit(cache=True)
 def brute_force_score(P, O) -> int:
-    """Exact final disc difference by searching every line (tests only)."""
+    """Exact final disc difference (empties to the winner) by searching every line (tests only)."""
     moves = legal_moves(P, O)
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
-            return popcount(P) - popcount(O)
+            return final_score(P, O)
         return -brute_force_score(O, P)
     best = -65
     while moves:
@@ -518,7 +539,9 @@ def _last_move(P, O, empty) -> int:
     if f:
         k = popcount(f)
         return p - k - (63 - p + k + 1)
-    return p - (63 - p)
+    # Nobody can take the last square: it goes to the winner (never a draw, 63 discs).
+    diff = p - (63 - p)
+    return diff + 1 if diff > 0 else diff - 1
 
 
 @njit(cache=True, nogil=True)
@@ -540,7 +563,7 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     moves = legal_moves(P, O)
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
-            return popcount(P) - popcount(O)
+            return final_score(P, O)
         return -solve(O, P, -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
 
     if n_empty <= SOLVE_ORDER_EMPTIES and ply > 0:
@@ -632,3 +655,6 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     if use_tt:
         _tt_store(tt, ti, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
     return best
+
+
+tolerate_read_only_cache(globals())

@@ -34,8 +34,11 @@ from numba import njit
 from ...protocol import BLACK, WHITE, Board, Move
 from . import search as S
 from .bitboard import legal_moves
+from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .engine import Engine
 from .patterns import N_STAGES, TABLES
+
+use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
 
 @dataclass
@@ -220,3 +223,6 @@ def train(
     save_weights(weights, out, seed=seed, games=games, depth=depth, noise=noise, solve_empties=solve_empties, l2=l2, rounds=rounds)
     log(f"wrote {out}")
     return weights
+
+
+tolerate_read_only_cache(globals())
