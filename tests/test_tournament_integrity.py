@@ -150,7 +150,9 @@ def test_sigkill_three_times_then_resume_plays_every_game_once(tmp_path: Path) -
     # The files of voided attempts are kept aside, and every stored game checks out.
     for key, attempt in in_flight:
         [row] = [a for a in attempts if a["key"] == key and a["attempt"] == attempt]
-        assert row["files"] and Path(row["files"]).is_dir() and "voided" in row["files"]
+        # (a runner killed between marking the game running and its referee making the
+        # game's folder leaves no files to keep: the attempt is still recorded)
+        assert not row["files"] or (Path(row["files"]).is_dir() and "voided" in row["files"])
     text = invoke("status", str(path))
     assert "Voided attempts" in text.output
     assert invoke("verify", str(path)).exit_code == 0
