@@ -22,7 +22,8 @@ from typing import Any
 
 from ..protocol import GameRecord, ParseError
 from .config import Tournament
-from .runner import status
+from .pairing import active_names
+from .runner import status, withdrawn_agents
 from .standings import compute
 from .store import Store
 
@@ -72,7 +73,8 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
 def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
     """Everything the page shows, as plain data."""
     with Store(tournament.database, create=False) as store:
-        table = compute(tournament.agent_names, store.finished_games(), store.byes())
+        withdrawn = withdrawn_agents(tournament, store)
+        table = compute(active_names(tournament, withdrawn), store.finished_games(exclude=withdrawn), store.byes())
         games = [game_data(row, report_dir) for row in store.game_rows() if row["status"] == "finished"]
     state = status(tournament)
     return {
