@@ -164,7 +164,7 @@ class GameFileError(RuntimeError):
     """The game's record could not be kept as the referee wrote it (not a regular file, changed, too big)."""
 
 
-def play_job(job: dict[str, Any]) -> dict[str, Any]:
+def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> dict[str, Any]:
     """Play one game described by plain data; return the record and the agents' stderr as plain data.
 
     ``job["out_dir"]`` is the game directory, or ``None`` to play in a
@@ -173,7 +173,9 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
     raises :class:`GameFileError` when ``game.json`` is not, byte for byte,
     the record the referee produced (a directory or a link planted in its
     place, or a file rewritten after the referee wrote it): that game has no
-    result anybody could trust, and the runner says so.
+    result anybody could trust, and the runner says so.  ``on_event``
+    hears the referee's events (the live display's moves and clocks; only
+    where the game runs in this process).
     """
     from ..referee import GameConfig, play_game
 
@@ -187,7 +189,7 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
         out_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         try:
-            record = play_game(white, black, config, out_dir, seed=job["seed"])
+            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
@@ -325,7 +327,7 @@ class Pool(Protocol):
     @property
     def slots(self) -> int: ...
 
-    def submit(self, job: dict[str, Any]) -> Any: ...
+    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]: ...
 
@@ -342,8 +344,9 @@ class LocalPool:
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
         self.children_before = _child_pids()
 
-    def submit(self, job: dict[str, Any]) -> concurrent.futures.Future[dict[str, Any]]:
-        return self.executor.submit(play_job, job)
+    def submit(self, job: dict[str, Any],
+               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[dict[str, Any]]:
+        return self.executor.submit(play_job, job, on_event)
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
         done, _ = concurrent.futures.wait(futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -383,7 +386,8 @@ class DaskPool:
             self.checked = time.monotonic()
         return self.total_threads
 
-    def submit(self, job: dict[str, Any]) -> Any:
+    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any:
+        # The game runs on another machine: no live moves (the display shows who plays whom and since when).
         # pure=False: a game replayed after a crash is a new task, not a cached result.
         return self.client.submit(play_job, job, pure=False, key=f"othello-{job['key']}-{time.time_ns()}")
 
@@ -521,6 +525,8 @@ class Runner:
         self.orphans_killed = 0
         self.voided_at_start: list[str] = []
         self.added: list[ScheduledGame] = []  # games of agents added to the file since the last run
+        # The games being played now, for the live display: who plays whom, the move, the clocks.
+        self.in_progress: dict[str, dict[str, Any]] = {}
         self.withdrawn: dict[str, str] = {}
 
     # -- setup ------------------------------------------------------------------
@@ -725,7 +731,11 @@ class Runner:
                             played += 1
                         self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
                         continue
-                    pending[pool.submit(self.job(game, pool.remote))] = game
+                    self.in_progress[game.key] = {"number": self.numbers.get(game.key, 0), "white": game.white,
+                                                  "black": game.black, "started": time.monotonic(), "ply": 0,
+                                                  "clocks": {"W": 0.0, "B": 0.0}, "to_move": "W",
+                                                  "since": time.monotonic(), "live": not pool.remote}
+                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game.key))] = game
                 if not pending:
                     if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
                         break
@@ -733,6 +743,7 @@ class Runner:
                     continue
                 for future in pool.wait(list(pending), timeout=0.5):
                     game = pending.pop(future)
+                    self.in_progress.pop(game.key, None)
                     try:
                         result = future.result()
                         outcome = outcome_from(result)
@@ -753,10 +764,27 @@ class Runner:
             # Every game still marked running (in the pool, or just being
             # started when the signal came) is voided, with why, before its
             # agents are ended: whatever those games return now is not a result.
+            self.in_progress.clear()
             self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
                                     "before the game ended")
             pool.close(abandon=abandoned)
         return self.standings()
+
+    def _watcher(self, key: str) -> Callable[[Any], None]:
+        """The referee's events of game ``key`` kept as the move number and the clocks (read by the display)."""
+
+        def watch(event: Any) -> None:
+            state = self.in_progress.get(key)
+            if state is None:
+                return
+            if event.kind in ("move", "lost-turn"):
+                state["ply"] += 1
+            if event.kind in ("move", "lost-turn", "waiting"):
+                state["clocks"] = {colour.value: seconds for colour, seconds in event.clocks.items()}
+            if event.kind == "waiting" and event.colour is not None:
+                state["to_move"], state["since"] = event.colour.value, event.at
+
+        return watch
 
     def request_stop(self) -> None:
         """Start no new game; the runner returns when the games in flight are done."""
