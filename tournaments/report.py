@@ -162,7 +162,8 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
     with Store(tournament.database, create=False) as store:
         ggf = []
         for row in store.game_rows():
-            if row["status"] == "finished" and row["record"]:
+            # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
+            if row["status"] == "finished" and row["record"] and row["reason"] != "build":
                 try:
                     ggf.append(GameRecord.from_dict(json.loads(row["record"])).to_ggf())
                 except (ParseError, ValueError):
