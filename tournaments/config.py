@@ -36,7 +36,11 @@ program itself runs, as every agent does, in its own directory inside the
 game directory (PROTOCOL.md section 2).
 
 ``agents`` may also be a list of strings in the referee's agent syntax
-(``"greedy"``, ``"alice=python3 alice.py"``).
+(``"greedy"``, ``"alice=python3 alice.py"``), a roster file's path
+(``agents = "roster.toml"``), or hold ``{ include = "roster.toml" }`` tables
+beside other agents.  An agent whose program hard-codes its file names gets
+``files = "player"``; ``withdraw = true`` (with ``withdraw_reason``) takes an
+agent out of the standings, its games kept.
 
 The file is strict: every key has a type and a range, and a wrong one is an
 error naming the key, the value and what is expected (a string ``"false"``
