@@ -247,8 +247,15 @@ class Store:
             self.db = db
 
         def __enter__(self) -> sqlite3.Connection:
-            self.db.execute("BEGIN IMMEDIATE")
-            return self.db
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return self.db
+            except BaseException:
+                # Ctrl-C (SIGTERM) landing just after BEGIN: __exit__ will not run, so end the
+                # transaction here, or the runner's last act (voiding the games in flight) fails.
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
         def __exit__(self, kind: object, value: object, tb: object) -> None:
             if kind is None:
