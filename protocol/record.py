@@ -227,7 +227,10 @@ class GameRecord:
             diff = self.result.white_discs - self.result.black_discs
             empties = 64 - self.result.white_discs - self.result.black_discs
             diff += empties if diff > 0 else -empties if diff < 0 else 0
-            suffix = {"normal": "", "timeout": ":t", "illegal": ":r", "malformed": ":r", "crash": ":r"}[self.result.reason]
+            # GGF knows a normal end, a loss on time (:t) and a resignation (:r): every forfeit is the last.
+            suffix = {"normal": "", "timeout": ":t", "illegal": ":r", "malformed": ":r", "crash": ":r", "build": ":r"}[
+                self.result.reason
+            ]
             if self.result.reason != "normal":
                 diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0
             parts.append(f"RE[{diff:+d}.000{suffix}]")

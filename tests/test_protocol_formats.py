@@ -34,6 +34,7 @@ from othello_arena.protocol import (
     parse_square,
     parse_transcript,
 )
+from othello_arena.protocol.notation import END_REASONS
 from othello_arena.protocol.rules import Outcome
 
 moves_st = st.builds(Move, st.sampled_from([WHITE, BLACK]), st.one_of(st.none(), st.integers(0, 63)))
@@ -315,3 +316,12 @@ def test_ggf_result_gives_the_empty_squares_to_the_winner_as_the_standard_does()
     assert (record.result.white_discs, record.result.black_discs) == (13, 0)  # the referee's counts stay
     assert "RE[+64.000]" in record.to_ggf()
     assert GameRecord.from_ggf(record.to_ggf()).result.to_dict() == record.result.to_dict()
+
+
+@pytest.mark.parametrize("reason", [r for r in END_REASONS if r != "normal"])
+def test_every_forfeit_exports_to_ggf_as_a_loss_of_the_faulty_side(reason: str) -> None:
+    record = GameRecord("alice", "bob")
+    record.moves.append(MoveRecord(parse_move("(W D 3)"), 0.1))
+    record.result = Result(BLACK, reason, 4, 1, "White's fault")
+    exported = record.to_ggf()
+    assert "RE[-64.000:t]" in exported if reason == "timeout" else "RE[-64.000:r]" in exported

@@ -113,3 +113,96 @@ def test_a_forfeited_game_replays_in_chromium(report: tuple[Path, Path], tmp_pat
     assert result["errors"] == []
     assert result["board"] == drawn(record.final_board())
     assert "crash" in result["info"]
+
+
+# ---------------------------------------------------------------------------
+# The report an instructor reads after a real class week: a crash, a failed
+# build, a cheater withdrawn; written by `run` itself (and refreshed by
+# `withdraw`), never by hand.
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def class_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("class")
+    broken = agent("broken", "first").replace(
+        "[[agents]]\n", "[[agents]]\nbuild = \"echo 'error: expected ; before }'; exit 2\"\n", 1)
+    agents = [agent("first", "first"), agent("last", "last"), agent("crasher", "flips", "--crash-at 4"), broken,
+              agent("cheat", "flips")]
+    path = write_tournament(root, agents, concurrency=2, seed=5)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["tournament", "run", str(path), "-q"])
+    assert result.exit_code == 0, result.output
+    page = root / "results" / "report" / "index.html"
+    assert page.is_file()  # written by the run itself
+    result = runner.invoke(cli, ["tournament", "withdraw", str(path), "cheat", "--reason", "copied greedy.c"])
+    assert result.exit_code == 0, result.output
+    return root, page
+
+
+def test_the_games_filter_sort_and_search_in_chromium(class_report: tuple[Path, Path], tmp_path: Path) -> None:
+    root, page = class_report
+    database = root / "results" / "tournament.sqlite"
+    crashes = sorted(r["key"] for r in query(database, "SELECT key FROM games WHERE reason = 'crash' AND "
+                                                       "(white = 'crasher' OR black = 'crasher')"))
+    assert crashes
+    # All of crasher's crashes: agent and reason filters together.
+    result = open_in_chromium(page, "selftest=:0:crasher::crash::", tmp_path / "p1")
+    assert result["errors"] == []
+    assert sorted(result["visibleGames"]) == crashes
+    assert result["gamesCount"] == f"showing {len(crashes)} of 20 games"
+    assert result["boardInView"]  # the click brought the board into view
+    # A search box over names, reasons and details; several words must all match.
+    result = open_in_chromium(page, "selftest=:0::::broken build:", tmp_path / "p2")
+    broken = sorted(r["key"] for r in query(database, "SELECT key FROM games WHERE white = 'broken' OR black = 'broken'"))
+    assert sorted(result["visibleGames"]) == broken and len(broken) == 8
+    # Sorting by the number of moves (column 6), and "agent won" for one agent.
+    result = open_in_chromium(page, "selftest=:0:first:win:::6", tmp_path / "p3")
+    rows = query(database, "SELECT key, plies, winner, white, black FROM games")
+    won = {r["key"]: r["plies"] for r in rows if (r["winner"] == "W" and r["white"] == "first")
+           or (r["winner"] == "B" and r["black"] == "first")}
+    assert sorted(result["visibleGames"]) == sorted(won)
+    assert [won[k] for k in result["visibleGames"]] == sorted(won.values())
+
+
+def test_the_class_report_in_chromium(class_report: tuple[Path, Path], tmp_path: Path) -> None:
+    root, page = class_report
+    result = open_in_chromium(page, "selftest=:3", tmp_path / "profile")
+    assert result["errors"] == []
+    # Crosstable cells read "1½ of 2" with wins-draws-losses, never "1/2".
+    assert result["crossCells"] and all(" of " in cell and "/" not in cell for cell in result["crossCells"])
+    assert len(result["crossCells"]) == 4 * 3  # cheat is withdrawn: out of the crosstable
+    assert result["withdrawn"] == ["cheat: copied greedy.c (8 game(s), not counted)"]
+    assert "cheat" not in result["students"] and len(result["students"]) == 4
+    [build] = result["builds"]
+    assert "broken: build failed (exit 2)" in build["text"]
+    log = (page.parent / build["log"]).resolve()
+    assert log == (root / "results" / "build" / "broken.log").resolve() and "expected ;" in log.read_text()
+    assert sorted(result["agentLinks"]) == sorted(f"agents/{n}.html" for n in ("first", "last", "crasher", "broken"))
+    # Per-agent pages: its games, its build, its forfeits with the end of its stderr.
+    crasher = (page.parent / "agents" / "crasher.html").read_text()
+    assert "Forfeits (" in crasher and "crashing on purpose" in crasher and "loses: its program crashed" in crasher
+    broken = (page.parent / "agents" / "broken.html").read_text()
+    assert "The build failed (exit 2)" in broken and 'href="../../build/broken.log"' in broken
+    assert "Withdrawn: copied greedy.c" in (page.parent / "agents" / "cheat.html").read_text()
+    status = json.loads((page.parent / "status.json").read_text())
+    assert (status["finished"], status["scheduled"], status["withdrawn_games"]) == (12, 12, 8)
+
+
+def test_swiss_pairings_and_gauntlet_tables_in_chromium(tmp_path: Path) -> None:
+    swiss = tmp_path / "swiss"
+    swiss.mkdir()
+    agents = [agent("a", "first"), agent("b", "last"), agent("c", "flips"), agent("d", "first")]
+    path = write_tournament(swiss, agents, format="swiss", rounds=2, concurrency=2, seed=3)
+    assert CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
+    result = open_in_chromium(swiss / "results" / "report" / "index.html", "selftest=:0", tmp_path / "p1")
+    assert result["errors"] == [] and result["rounds"] == 2 and result["references"] == []
+
+    gauntlet = tmp_path / "gauntlet"
+    gauntlet.mkdir()
+    agents = [agent("ref", "flips"), agent("s1", "first"), agent("s2", "last")]
+    path = write_tournament(gauntlet, agents, format="gauntlet", gauntlet=["ref"], concurrency=2)
+    assert CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
+    result = open_in_chromium(gauntlet / "results" / "report" / "index.html", "selftest=:0", tmp_path / "p2")
+    assert result["errors"] == [] and result["rounds"] == 0
+    assert sorted(result["students"]) == ["s1", "s2"] and result["references"] == ["ref"]

@@ -19,7 +19,8 @@ def test_a_game_is_counted_once(tmp_path: Path) -> None:
         store.add_round(1, GAMES)  # a resumed run stores nothing twice
         assert [g.key for g in store.scheduled_games()] == [g.key for g in GAMES]
         store.mark_running("r01-p001-g1")
-        assert store.counts() == {"scheduled": 2, "finished": 0, "running": 1}
+        assert store.counts() == {"scheduled": 2, "finished": 0, "running": 1, "excluded": 0}
+        assert store.counts(exclude=["a"]) == {"scheduled": 0, "finished": 0, "running": 0, "excluded": 2}
         first = GameOutcome("W", "normal", 40, 24, white_stderr="x" * 200_000)
         assert store.finish("r01-p001-g1", first)
         assert not store.finish("r01-p001-g1", GameOutcome("B", "normal", 10, 54))
@@ -58,7 +59,8 @@ def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> 
         [game] = store.finished_games()
         assert (game.key, game.winner, game.white_discs) == ("r01-p001-g1", "W", 40)
         assert next(store.game_rows())["record_sha256"] is None
-        assert store.get_meta("schema") == "2"
+        assert store.get_meta("schema") == "3"
+        assert store.withdrawals() == {} and store.replaced_rows() == []
 
 
 def test_a_different_schedule_is_refused(tmp_path: Path) -> None:
@@ -73,3 +75,19 @@ def test_reading_needs_an_existing_database(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no results yet"):
         Store(tmp_path / "none.sqlite", create=False)
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_a_schema_2_database_is_upgraded_when_only_its_agents_changed(tmp_path: Path) -> None:
+    """Schema 2 kept a key with the agents in it: checked with the agents it started with, then upgraded."""
+    with Store(tmp_path / "t.sqlite") as store:
+        store.set_meta("schedule_key", "old-key-of-a-b")
+        store.set_meta("settings", '{"agents": [{"name": "a"}, {"name": "b"}]}')
+        keys = {("a", "b"): "old-key-of-a-b"}
+        with pytest.raises(StoreError, match="different schedule"):  # the rules changed, not only the agents
+            store.bind("basis", {}, legacy_key=lambda names: "another key")
+        store.bind("basis", {"agents": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},
+                   legacy_key=lambda names: keys[tuple(names)])
+        assert store.get_meta("schedule_basis") == "basis"
+        store.bind("basis", {})  # from now on the basis alone decides
+        with pytest.raises(StoreError, match="different schedule"):
+            store.bind("other", {})

@@ -60,17 +60,19 @@ def tournament() -> None:
 
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
-         scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False) -> None:
+         scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
+         rerun: Optional[tuple[str, str]] = None) -> None:
     from .live import LineDisplay, LiveDisplay, standings_table
     from .lock import LockHeldError
-    from .runner import Runner, RunnerError, planned_games, sigterm_stops
+    from .runner import Runner, RunnerError, sigterm_stops
     from .standings import format_table
 
     console = Console(stderr=False, highlight=False)
     exists = tournament_.database.exists()
-    if resume and not exists:
+    if (resume or rerun) and not exists:
         raise click.ClickException(
-            f"nothing to resume: {tournament_.database} does not exist; start with `othello tournament run`"
+            f"nothing to {'rerun' if rerun else 'resume'}: {tournament_.database} does not exist; "
+            "start with `othello tournament run`"
         )
     try:
         # Takes the tournament's lock first: a second runner stops here, before touching anything.
@@ -81,6 +83,7 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
     try:
         try:
             runner.prepare()
+            replayed = runner.rerun(*rerun) if rerun else []
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
         if runner.orphans_killed:
@@ -88,17 +91,29 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
         if runner.voided_at_start:
             console.print(f"{len(runner.voided_at_start)} game(s) were in flight when the last runner stopped: "
                           f"voided (kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
-        counts = runner.store.counts()
-        total = planned_games(tournament_)
-        if not resume and counts["finished"]:
+        for name, reason in runner.withdrawn.items():
+            console.print(f"{name} is withdrawn ({reason}): its games are out of the standings and not played.")
+        if runner.added:
+            newcomers = sorted({n for g in runner.added for n in (g.white, g.black)}
+                               - {n for g in runner.store.scheduled_games() if g.key not in
+                                  {a.key for a in runner.added} for n in (g.white, g.black)})
+            console.print(f"{len(runner.added)} new game(s) scheduled in round {runner.added[0].round}"
+                          + (f" for {', '.join(newcomers)}" if newcomers else "")
+                          + "; every other game keeps its seed and colours.")
+        if rerun:
+            console.print(f"Rerun of {rerun[0]}: {len(replayed)} finished game(s) queued again with the same seeds "
+                          "and colours; the old results are kept in the database (table replaced), out of the standings.")
+        counts = runner.progress()
+        total = counts["scheduled"]
+        if not resume and not rerun and counts["finished"]:
             console.print(f"{tournament_.name}: {counts['finished']} of {total} games already played; resuming.")
         if counts["finished"] == total:
             console.print(f"{tournament_.name}: all {total} games are played.")
         else:
             where = f"on {scheduler}" if scheduler else "on this machine"
             console.print(
-                f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents)} agents, {total} games, "
-                f"{tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
+                f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
+                f"{total} games, {tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
             )
             from .runner import usable_cores
 
@@ -108,8 +123,10 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
                               "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
             runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
             if build:
-                # resume builds only the agents whose build never finished (the runner died during it).
-                runner.build_agents(console.print, only_missing=resume)
+                # resume builds only the agents whose build never finished (the runner died during it),
+                # and agents new to the file; a rerun rebuilds its agent.
+                runner.build_agents(console.print, only_missing=resume or bool(rerun),
+                                    also=(rerun[0],) if rerun else ())
             live = console.is_terminal and not quiet
             display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
             try:
@@ -117,19 +134,22 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
                     runner.on_event = display
                     runner.run()
             except KeyboardInterrupt:
+                _refresh_report(tournament_, console)
                 console.print(
-                    f"\nStopped: {runner.store.counts()['finished']} of {total} games are stored. "
+                    f"\nStopped: {runner.progress()['finished']} of {total} games are stored. "
                     f"Finish with: othello tournament resume {tournament_.path}"
                 )
                 sys.exit(EXIT_INTERRUPTED)
             except RunnerError as exc:
                 raise click.ClickException(str(exc)) from None
         standings = runner.standings()
-        finished = runner.store.counts()["finished"]
+        counts = runner.progress()
+        finished, total = counts["finished"], counts["scheduled"]
         if console.is_terminal:
             console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
         else:
             click.echo(format_table(standings))
+        _refresh_report(tournament_, console)
         if runner.failed:
             raise click.ClickException(
                 f"{len(runner.failed)} game(s) have no result: {runner.failed[0][0]}: {runner.failed[0][1]}. "
@@ -139,9 +159,20 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
         if finished < total:
             console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
         else:
-            console.print(f"Done: {total} games. Report: othello tournament report {tournament_.path}")
+            console.print(f"Done: {total} games. Report: {tournament_.results_dir / 'report' / 'index.html'}")
     finally:
         runner.close()
+
+
+def _refresh_report(tournament_: Tournament, console: Console) -> None:
+    """Write the report at the end of every run, so the instructor always reads the latest (never fatal)."""
+    from .report import write_report
+
+    try:
+        write_report(tournament_, tournament_.results_dir / "report")
+    except Exception as exc:  # noqa: BLE001 - the results are safe in the database; say so and go on
+        console.print(f"The report could not be written ({type(exc).__name__}: {exc}); "
+                      f"`othello tournament report {tournament_.path}` tries again.")
 
 
 def _run_options(function: Any) -> Any:
@@ -185,6 +216,83 @@ def resume(file: Optional[str], demo: bool, concurrency: Optional[int], schedule
 
 
 @tournament.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("agent")
+@_run_options
+@click.option("--reason", default="resubmitted", show_default=True, help="Why, kept with the replaced results.")
+def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional[str], scheduler_timeout: float,
+          max_games: Optional[int], quiet: bool, reason: str) -> None:
+    """After AGENT is resubmitted: rebuild it and replay its games (same seeds and colours).
+
+    Its old results stay in the database (table replaced, files under
+    games/replaced/) and leave the standings; nobody else's games are played.
+    """
+    _run(_load(file, False), resume=False, concurrency=concurrency, scheduler=scheduler,
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
+         rerun=(agent, reason))
+
+
+@tournament.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("agent")
+@click.option("--reason", required=True, help="Why (shown in status and the report).")
+def withdraw(file: str, agent: str, reason: str) -> None:
+    """Withdraw AGENT: its games leave the standings (kept in the database) and its unplayed games are dropped.
+
+    Takes the tournament's lock: stop a runner first. The same as
+    withdraw = true (and withdraw_reason) on the agent in the file.
+    """
+    from .lock import LockHeldError
+    from .runner import Runner
+
+    tournament_ = _load(file, False)
+    if not tournament_.database.exists():
+        raise click.ClickException(f"{tournament_.database} does not exist: nothing is played yet; "
+                                   "remove the agent from the file instead")
+    try:
+        runner = Runner(tournament_)
+    except (StoreError, LockHeldError) as exc:
+        raise click.ClickException(f"{tournament_.path}: {exc}; stop the runner, then withdraw") from None
+    try:
+        try:
+            runner.store.bind(tournament_.schedule_basis(), tournament_.to_dict(),
+                              legacy_key=tournament_.legacy_schedule_key)
+            runner.withdraw(agent, reason)
+        except (TournamentFileError, StoreError) as exc:
+            raise click.ClickException(str(exc)) from None
+        counts = runner.progress()
+    finally:
+        runner.close()
+    _refresh_report(tournament_, Console(highlight=False))
+    click.echo(f"{agent} is withdrawn ({reason}): {counts['excluded']} of its games are out of the standings "
+               f"(kept in the database); {counts['finished']} of {counts['scheduled']} games played.")
+
+
+@tournament.command()
+@file_argument
+@demo_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Directory for the files (default: RESULTS/export).")
+def export(file: Optional[str], demo: bool, fmt: str, output: Optional[str]) -> None:
+    """Export the games, standings and crosstable for a spreadsheet (CSV) or a script (JSON).
+
+    CSV writes games.csv, standings.csv and crosstable.csv; JSON writes one
+    tournament.json. Reads only: safe while a runner plays.
+    """
+    from .export import export as write_export
+
+    tournament_ = _load(file, demo)
+    target = Path(output) if output else tournament_.results_dir / "export"
+    try:
+        paths = write_export(tournament_, target, fmt)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in paths:
+        click.echo(str(path))
+
+
+@tournament.command()
 @file_argument
 @demo_option
 @click.option("--json", "as_json", is_flag=True, help="Print the state as JSON for scripts.")
@@ -201,7 +309,8 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
             # Not started: a valid answer for scripts, not an error.
             from .runner import planned_games
 
-            click.echo(json.dumps({"name": tournament_.name, "scheduled": planned_games(tournament_), "finished": 0,
+            click.echo(json.dumps({"name": tournament_.name, "scheduled": planned_games(tournament_, tournament_.withdrawn),
+                                   "finished": 0,
                                    "running": 0, "interrupted": 0, "runner": None, "complete": False,
                                    "standings": [], "voided": [], "voided_attempts": 0, "repeatedly_voided": []},
                                   indent=2))
@@ -210,14 +319,32 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(state, indent=2))
         return
+    from .runner import progress, withdrawn_agents
+    from .pairing import active_names
     from .standings import compute
     from .store import Store
 
     with Store(tournament_.database, create=False) as store:
-        table: Standings = compute(tournament_.agent_names, store.finished_games(), store.byes())
+        withdrawn = withdrawn_agents(tournament_, store)
+        table: Standings = compute(active_names(tournament_, withdrawn), store.finished_games(exclude=withdrawn),
+                                   store.byes())
+        counts = progress(tournament_, store)
+    rounds = state["rounds"]
+    if tournament_.format == "swiss":
+        round_text = f"rounds: {rounds['complete']} of {rounds['total']} complete, {rounds['paired']} paired"
+    else:
+        round_text = f"rounds: {rounds['complete']} of {rounds['total']} complete"
     click.echo(f"{state['name']}: {state['finished']} of {state['scheduled']} games finished"
                + (f", {state['running']} running" if state["running"] else "")
-               + f"; round {state['rounds']['paired']} of {state['rounds']['total']} paired.")
+               + f"; {round_text}.")
+    if counts["to_add"]:
+        click.echo(f"The file adds {counts['to_add']} game(s) (new agents' pairings): `othello tournament run "
+                   f"{tournament_.path}` schedules and plays them.")
+    for item in state["withdrawn"]:
+        click.echo(f"withdrawn: {item['agent']} ({item['reason']}): its {item['games']} game(s) are out of the "
+                   "standings and the counts (kept in the database).")
+    if state["replaced"]:
+        click.echo(f"Replaced by reruns: {len(state['replaced'])} result(s), kept in the database (table replaced).")
     if state["runner"]:
         click.echo(f"A runner is playing it: pid {state['runner'].get('pid')} on {state['runner'].get('host')}.")
     elif state["interrupted"]:
@@ -310,13 +437,18 @@ def check(file: Optional[str], demo: bool) -> None:
         game_config_fields(tournament_)
     except TournamentFileError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"{tournament_.name}: {tournament_.format}, {planned_games(tournament_)} games, "
+    click.echo(f"{tournament_.name}: {tournament_.format}, {planned_games(tournament_, tournament_.withdrawn)} games, "
                f"{pairing.total_rounds(tournament_)} rounds, {tournament_.games_per_pairing} per pairing, "
                f"colours {tournament_.colours}, seed {tournament_.seed}, "
                f"concurrency {tournament_.concurrency or default_concurrency()}")
     for agent in tournament_.agents:
-        click.echo(f"  {agent.name}: {agent.describe()}" + (f" (in {agent.cwd})" if agent.cwd else ""))
-    schedule = pairing.fixed_schedule(tournament_)
+        click.echo(f"  {agent.name}: {agent.describe()}" + (f" (in {agent.cwd})" if agent.cwd else "")
+                   + (f" (files {agent.files}.in / {agent.files}.out)" if agent.files else "")
+                   + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
+    if tournament_.database.exists():
+        click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
+                   "the schedule below is the file's for a fresh start (games already stored keep theirs).")
+    schedule = pairing.fixed_schedule(tournament_, tournament_.withdrawn)
     if schedule is None:
         click.echo("Swiss: each round is paired when the previous one is finished.")
     else:

@@ -36,7 +36,11 @@ program itself runs, as every agent does, in its own directory inside the
 game directory (PROTOCOL.md section 2).
 
 ``agents`` may also be a list of strings in the referee's agent syntax
-(``"greedy"``, ``"alice=python3 alice.py"``).
+(``"greedy"``, ``"alice=python3 alice.py"``), a roster file's path
+(``agents = "roster.toml"``), or hold ``{ include = "roster.toml" }`` tables
+beside other agents.  An agent whose program hard-codes its file names gets
+``files = "player"``; ``withdraw = true`` (with ``withdraw_reason``) takes an
+agent out of the standings, its games kept.
 
 The file is strict: every key has a type and a range, and a wrong one is an
 error naming the key, the value and what is expected (a string ``"false"``
@@ -70,7 +74,9 @@ TOURNAMENT_KEYS = {
     "name", "format", "games_per_pairing", "colours", "time_per_move", "concurrency", "seed",
     "results", "database", "rounds", "gauntlet", "build_timeout",
 }
-AGENT_KEYS = {"name", "command", "cwd", "build", "builtin"}
+AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include"}
+# Includes may nest (a roster including a roster), but not endlessly.
+MAX_INCLUDE_DEPTH = 8
 
 # Bounds that keep a typo from running away (``games_per_pairing = 20000000``
 # once made ``check`` build a schedule of 6 GB): far above any class's needs.
@@ -109,10 +115,20 @@ class AgentEntry:
     cwd: Optional[str] = None
     build: Optional[str] = None
     builtin: Optional[str] = None
+    # The NAME of NAME.in / NAME.out when the program hard-codes it (``player``):
+    # the agent keeps its own name everywhere else (records, standings, report).
+    files: Optional[str] = None
+    withdraw: bool = False
+    withdraw_reason: str = ""
 
     @property
     def is_builtin(self) -> bool:
         return self.command is None
+
+    @property
+    def file_name(self) -> str:
+        """The NAME of the agent's ``NAME.in`` / ``NAME.out``."""
+        return self.files or self.name
 
     def describe(self) -> str:
         """How the agent is started, for people: ``built-in greedy`` or the command."""
@@ -145,28 +161,43 @@ class Tournament:
     def agent_names(self) -> list[str]:
         return [agent.name for agent in self.agents]
 
+    @property
+    def withdrawn(self) -> dict[str, str]:
+        """Agents the file withdraws (``withdraw = true``), with the reason it gives."""
+        return {agent.name: agent.withdraw_reason or "withdrawn in the tournament file"
+                for agent in self.agents if agent.withdraw}
+
     def agent(self, name: str) -> AgentEntry:
         for agent in self.agents:
             if agent.name == name:
                 return agent
         raise KeyError(name)
 
-    def schedule_key(self) -> str:
-        """A fingerprint of everything that decides the schedule.
+    def schedule_basis(self) -> str:
+        """A fingerprint of the rules of the schedule, the agents apart.
 
-        ``resume`` refuses a file whose schedule changed since ``run``: that
-        would silently mix two different tournaments in one database.  The
-        clock and the commands may change (a fixed agent, a longer time).
+        ``resume`` refuses a file whose format, games per pairing, colours,
+        seed, rounds or gauntlet changed since ``run``: that would silently
+        mix two different tournaments in one database.  The agents may change
+        (a late student joins, one is withdrawn): each game's seed and colours
+        come from the names of its two agents (:mod:`.pairing`), so the games
+        of everyone else do not move.  The clock and the commands may change
+        too (a fixed agent, a longer time).
         """
-        data = {
+        return self.legacy_schedule_key(agents=None)
+
+    def legacy_schedule_key(self, agents: Optional[list[str]]) -> str:
+        """The fingerprint schema 2 databases kept (it included the ``agents``), or the basis (``agents=None``)."""
+        data: dict[str, Any] = {
             "format": self.format,
-            "agents": self.agent_names,
             "games_per_pairing": self.games_per_pairing,
             "colours": self.colours,
             "seed": self.seed,
             "rounds": self.rounds,
             "gauntlet": list(self.gauntlet),
         }
+        if agents is not None:
+            data["agents"] = agents
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
@@ -447,20 +478,35 @@ def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any
     return fields
 
 
-def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
+def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[AgentEntry]:
+    """The ``agents`` of a file: ``[[agents]]`` tables, strings, ``{include = "roster.toml"}``, or a roster's path.
+
+    A roster written once serves every tournament of a class (round robin,
+    Swiss, gauntlet): ``agents = "roster.toml"`` takes all of that file's
+    agents, and a table ``{ include = "roster.toml" }`` in the list takes them
+    in its place (beside reference agents of this file).  Paths in the roster
+    are relative to the roster.
+    """
     if value is None:
-        raise TournamentFileError(f"{where}: no agents; add [[agents]] tables (name, command, cwd, build)")
+        raise TournamentFileError(f"{where}: no agents; add [[agents]] tables (name, command, cwd, build) "
+                                  "or agents = \"roster.toml\"")
+    if isinstance(value, str):
+        value = [{"include": value}]
     if not isinstance(value, list):
-        raise TournamentFileError(f"{where}: agents must be a list ([[agents]] tables or strings)")
+        raise TournamentFileError(f"{where}: agents must be a list ([[agents]] tables or strings) or a roster file's path")
     agents: list[AgentEntry] = []
     for index, item in enumerate(value, 1):
         label = f"{where}: agent #{index}"
         if isinstance(item, str):
             agents.append(_agent_from_string(item, label, base))
+        elif isinstance(item, dict) and "include" in item:
+            agents.extend(_include(item, label, base, depth))
         elif isinstance(item, dict):
             agents.append(_agent_from_table(item, label, base))
         else:
             raise TournamentFileError(f"{label} must be a table or a string, not {item!r}")
+    if depth:
+        return agents
     seen: set[str] = set()
     for agent in agents:
         if agent.name in seen:
@@ -469,6 +515,35 @@ def _parse_agents(value: Any, where: str, base: Path) -> list[AgentEntry]:
     if len(agents) < 2:
         raise TournamentFileError(f"{where}: a tournament needs at least two agents, found {len(agents)}")
     return agents
+
+
+def _include(item: dict[str, Any], label: str, base: Path, depth: int) -> list[AgentEntry]:
+    """The agents of the roster file ``item["include"]`` (its ``[[agents]]``; anything else in it is ignored)."""
+    if set(item) != {"include"}:
+        raise TournamentFileError(
+            f"{label}: an include takes no other key (found {', '.join(sorted(set(item) - {'include'}))}); "
+            "set those in the roster file"
+        )
+    target = item["include"]
+    if not isinstance(target, str) or not target:
+        raise TournamentFileError(f"{label}: include must be the path of a roster file, not {target!r}")
+    if depth >= MAX_INCLUDE_DEPTH:
+        raise TournamentFileError(f"{label}: include {target!r}: rosters include each other more than "
+                                  f"{MAX_INCLUDE_DEPTH} deep (a loop?)")
+    path = (base / target).resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TournamentFileError(f"{label}: include {target!r}: no such roster file (looked for {path})") from None
+    except OSError as exc:
+        raise TournamentFileError(f"{label}: include {target!r}: cannot read {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
+    if "agents" not in data:
+        raise TournamentFileError(f"{path} (included by {label}): no agents; a roster holds [[agents]] tables")
+    return _parse_agents(data["agents"], str(path), path.parent, depth + 1)
 
 
 def check_agent_name(name: str, label: str) -> None:
@@ -504,7 +579,9 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
             f"{label}: unknown key(s) {', '.join(sorted(unknown))}; known keys are {', '.join(sorted(AGENT_KEYS))}"
         )
     for key in table:
-        if not isinstance(table[key], str):
+        if key == "withdraw":
+            _check_value(table[key], bool, f"{label}: withdraw")
+        elif not isinstance(table[key], str):
             raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
     name = table.get("name")
     if not name:
@@ -527,7 +604,18 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     build = table.get("build") or None
     if build and not command:
         raise TournamentFileError(f"{label}: build is only for agents with a command")
-    return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin)
+    files = table.get("files") or None
+    if files is not None:
+        try:
+            check_file_name(files)
+        except ValueError as exc:
+            raise TournamentFileError(f"{label}: files {files!r}: {exc}") from None
+    withdraw = bool(table.get("withdraw", False))
+    reason = table.get("withdraw_reason", "")
+    if reason and not withdraw:
+        raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
+    return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin, files=files,
+                      withdraw=withdraw, withdraw_reason=reason)
 
 
 def check_builtins(tournament: Tournament, known: list[str]) -> None:

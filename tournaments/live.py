@@ -1,16 +1,19 @@
 """What the terminal shows while games play.
 
-On a terminal: a progress bar and the running standings, redrawn in place
-(rich).  Elsewhere (a log file, a CI job): one line per game, cutechess style::
+On a terminal: a progress bar, the games in progress (who plays whom, the
+move, each side's clock) and the running standings, redrawn in place (rich).
+Elsewhere (a log file, a CI job): one line per game, the result's reason
+before the discs::
 
     Started game 3 of 20 (alice vs bob)
-    Finished game 3 (alice vs bob): 1-0 {White wins 40-24 (normal)}
+    Finished game 3 (alice vs bob): 1-0 White wins 40-24
+    Finished game 4 (bob vs carol): 0-1 White loses on time (13-36 on the board)
 """
 
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -18,22 +21,39 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .runner import GameEvent, Runner
-from .standings import Standings
-
-SCORES = {"W": "1-0", "B": "0-1", None: "1/2-1/2"}
-
+from .standings import Standings, result_words
 
 def result_text(event: GameEvent) -> str:
+    """``1-0 White wins 40-24``, ``0-1 White loses on time (13-36 on the board)``."""
     outcome = event.outcome
     assert outcome is not None
-    summary = f"{outcome.white_discs}-{outcome.black_discs} ({outcome.reason})"
-    if outcome.winner is None:
-        words = f"Draw {summary}"
-    else:
-        words = f"{'White' if outcome.winner == 'W' else 'Black'} wins {summary}"
+    words = result_words(outcome.winner, outcome.reason, outcome.white_discs, outcome.black_discs)
     if outcome.load_flag:
         words += f" [timeout under load? {outcome.load_flag}]"
-    return f"{SCORES[outcome.winner]} {{{words}}}"
+    return words
+
+
+def in_progress_table(runner: Runner, now: Optional[float] = None) -> Optional[Table]:
+    """The games being played: number, White, Black, move, both clocks (the side to move's still running)."""
+    games = sorted(list(runner.in_progress.values()), key=lambda g: g["number"])
+    if not games:
+        return None
+    now = time.monotonic() if now is None else now
+    table = Table(title="In progress", title_justify="left", expand=False)
+    for name, justify in (("game", "right"), ("White", "left"), ("Black", "left"), ("move", "right"),
+                          ("White's clock", "right"), ("Black's clock", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for game in games:
+        if not game["live"]:  # on a Dask worker: only who, and since when
+            table.add_row(str(game["number"]), game["white"], game["black"], "-",
+                          f"{now - game['started']:.0f} s in play", "")
+            continue
+        clocks = dict(game["clocks"])
+        clocks[game["to_move"]] = clocks.get(game["to_move"], 0.0) + max(0.0, now - game["since"])
+        marks = {colour: " <" if colour == game["to_move"] else "" for colour in ("W", "B")}
+        table.add_row(str(game["number"]), game["white"], game["black"], str(game["ply"] + 1),
+                      f"{clocks.get('W', 0.0):.1f} s{marks['W']}", f"{clocks.get('B', 0.0):.1f} s{marks['B']}")
+    return table
 
 
 class LineDisplay:
@@ -93,13 +113,22 @@ class LiveDisplay:
         self.running = 0
         self.table: Optional[Table] = None
         self.last_table = 0.0
-        self.live = Live(self._render(), console=console, refresh_per_second=4, transient=False)
+        self.runner: Optional[Runner] = None
+        # get_renderable: redrawn at every refresh, so the clocks of the games in progress tick.
+        self.live = Live(console=console, refresh_per_second=4, transient=False, get_renderable=self._render)
 
     def _render(self) -> Group:
-        return Group(self.progress, self.table) if self.table is not None else Group(self.progress)
+        parts: list[Any] = [self.progress]
+        playing = in_progress_table(self.runner) if self.runner is not None else None
+        if playing is not None:
+            parts.append(playing)
+        if self.table is not None:
+            parts.append(self.table)
+        return Group(*parts)
 
     def __call__(self, event: GameEvent, runner: Runner) -> None:
         game = event.game
+        self.runner = runner
         if event.kind == "started":
             self.running += 1
         elif event.kind == "failed":
@@ -117,7 +146,7 @@ class LiveDisplay:
                 self.table = standings_table(runner.standings(), title="Running standings")
                 self.last_table = now
         self.progress.update(self.task, running=self.running)
-        self.live.update(self._render())
+        self.live.refresh()
 
     def __enter__(self) -> "LiveDisplay":
         self.live.__enter__()

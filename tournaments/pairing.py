@@ -6,10 +6,19 @@ every format alike: how many games a pairing plays, the colours (both colours
 for each pairing, or drawn at random from the seed), each game's key and seed.
 The same tournament file therefore always gives the same schedule, and a Swiss
 round depends only on the results of the rounds before it.
+
+A game's seed and colours come from the tournament seed and the *names* of its
+two agents (with the leg of a double round robin, the game's index in the
+pairing, and a Swiss round's number), never from its place in a list.  So when
+the class changes (a late student is added, a cheater withdrawn) the games of
+everyone else keep their seeds and colours: :func:`additions` schedules only
+the new pairings, after the rounds already stored.  (Databases made before
+this rule keep the seeds they stored; only new games use it.)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass
@@ -82,16 +91,25 @@ def gauntlet(players: Sequence[str], challengers: Sequence[str]) -> list[list[tu
     return [pairs]
 
 
-def fixed_rounds(tournament: Tournament) -> Optional[list[list[tuple[str, str]]]]:
-    """All rounds of a fixed format, or ``None`` for Swiss (paired round by round)."""
-    names = tournament.agent_names
+def active_names(tournament: Tournament, withdrawn: Iterable[str] = ()) -> list[str]:
+    """The agents still in the tournament: the file's order, less those withdrawn (in the file or by command)."""
+    out = set(withdrawn) | set(tournament.withdrawn)
+    return [name for name in tournament.agent_names if name not in out]
+
+
+def fixed_rounds(tournament: Tournament, withdrawn: Iterable[str] = ()) -> Optional[list[list[tuple[str, str]]]]:
+    """All rounds of a fixed format, or ``None`` for Swiss (paired round by round).
+
+    A double round robin's second half is its second leg (see :func:`expand`).
+    """
+    names = active_names(tournament, withdrawn)
     if tournament.format == "round-robin":
         return round_robin(names)
     if tournament.format == "double-round-robin":
         first = round_robin(names)
         return first + [[(b, a) for a, b in pairs] for pairs in first]
     if tournament.format == "gauntlet":
-        return gauntlet(names, tournament.gauntlet)
+        return gauntlet(names, [name for name in tournament.gauntlet if name in names])
     return None
 
 
@@ -184,34 +202,95 @@ def _match(field: list[str], met: set[frozenset[str]]) -> Optional[list[tuple[st
 
 
 def derive_seed(seed: int, key: str) -> int:
-    """A game's own seed, from the tournament seed and the game key (stable across runs and machines)."""
+    """A game's own seed, from the tournament seed and a text naming the game (stable across runs and machines)."""
     digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def expand(tournament: Tournament, round_number: int, pairs: Sequence[tuple[str, str]]) -> list[ScheduledGame]:
-    """The games of one round: ``games_per_pairing`` per pair, colours balanced or drawn."""
+def pair_name(a: str, b: str) -> str:
+    """The two agents of a pairing, in an order that does not depend on who is listed first."""
+    return "|".join(sorted((a, b)))
+
+
+def expand(tournament: Tournament, round_number: int, pairs: Sequence[tuple[str, str]], *,
+           leg: int = 1, first_number: int = 1) -> list[ScheduledGame]:
+    """The games of one round: ``games_per_pairing`` per pair, colours balanced or drawn.
+
+    Who takes White first, each game's seed and a drawn colour all come from
+    the tournament seed and the pair's names (plus the Swiss round, the leg
+    and the game's index), so they do not move when other agents come or go.
+    Only the key (``r02-p03-g1``: where the game sits in the schedule) comes
+    from the position.
+    """
     games: list[ScheduledGame] = []
-    for number, (first, second) in enumerate(pairs, 1):
+    swiss = tournament.format == "swiss"
+    for number, (a, b) in enumerate(pairs, first_number):
+        pair = pair_name(a, b)
+        identity = f"swiss:r{round_number}:{pair}" if swiss else f"{pair}:leg{leg}"
+        low, high = sorted((a, b))
+        first, second = (low, high) if derive_seed(tournament.seed, "first:" + identity) % 2 == 0 else (high, low)
+        if leg == 2:
+            first, second = second, first  # the return leg: the other colours
         for index in range(1, tournament.games_per_pairing + 1):
             key = f"r{round_number:02d}-p{number:03d}-g{index}"
+            name = f"{identity}:g{index}"
             if tournament.colours == "random":
-                draw = random.Random(derive_seed(tournament.seed, "colours:" + key))
+                draw = random.Random(derive_seed(tournament.seed, "colours:" + name))
                 white, black = (first, second) if draw.random() < 0.5 else (second, first)
             else:
                 white, black = (first, second) if index % 2 else (second, first)
-            games.append(
-                ScheduledGame(key, round_number, number, index, white, black, derive_seed(tournament.seed, key))
-            )
+            games.append(ScheduledGame(key, round_number, number, index, white, black,
+                                       derive_seed(tournament.seed, name)))
     return games
 
 
-def fixed_schedule(tournament: Tournament) -> Optional[list[ScheduledGame]]:
+def fixed_schedule(tournament: Tournament, withdrawn: Iterable[str] = ()) -> Optional[list[ScheduledGame]]:
     """Every game of a fixed-format tournament in playing order, or ``None`` for Swiss."""
-    rounds = fixed_rounds(tournament)
+    rounds = fixed_rounds(tournament, withdrawn)
     if rounds is None:
         return None
+    half = len(rounds) // 2
     games: list[ScheduledGame] = []
     for number, pairs in enumerate(rounds, 1):
-        games.extend(expand(tournament, number, pairs))
+        leg = 2 if tournament.format == "double-round-robin" and number > half else 1
+        games.extend(expand(tournament, number, pairs, leg=leg))
     return games
+
+
+def _by_pair(games: Iterable[ScheduledGame]) -> dict[frozenset[str], list[ScheduledGame]]:
+    """The games of each pair of agents, in playing order (the n-th game of a pair is the same game in any schedule)."""
+    found: dict[frozenset[str], list[ScheduledGame]] = {}
+    for game in sorted(games, key=lambda g: (g.round, g.pairing, g.index)):
+        found.setdefault(frozenset((game.white, game.black)), []).append(game)
+    return found
+
+
+def additions(tournament: Tournament, stored: Sequence[ScheduledGame],
+              withdrawn: Iterable[str] = ()) -> list[ScheduledGame]:
+    """The games the file's schedule has that the database lacks: the pairings of agents added since.
+
+    A stored game is matched to the file's schedule by its pair of agents and
+    its place among that pair's games, never by key, so adding an agent moves
+    nobody else's games.  The new games go into one new round after the last
+    stored one, keyed from there; their seeds and colours come from the names
+    (:func:`expand`).  Empty for Swiss: a Swiss pairs each round from the
+    agents of the moment.
+    """
+    wanted = fixed_schedule(tournament, withdrawn)
+    if wanted is None:
+        return []
+    have = _by_pair(stored)
+    missing: list[ScheduledGame] = []
+    for pair, games in _by_pair(wanted).items():
+        missing.extend(games[len(have.get(pair, [])):])
+    if not missing:
+        return []
+    round_number = max((g.round for g in stored), default=0) + 1
+    # Renumber into the new round: pairings in the file's order, games as before.
+    numbers: dict[tuple[int, int], int] = {}
+    out: list[ScheduledGame] = []
+    for game in missing:
+        number = numbers.setdefault((game.round, game.pairing), len(numbers) + 1)
+        out.append(dataclasses.replace(game, key=f"r{round_number:02d}-p{number:03d}-g{game.index}",
+                                       round=round_number, pairing=number))
+    return out

@@ -7,7 +7,9 @@ move are computed here by the rules core, so the page only draws them: the
 rules of Othello stay in one place.
 
 Next to ``index.html`` the report writes ``games.ggf`` (every game in GGF, for
-NBoard or Edax) and ``status.json`` (as ``status --json``).
+NBoard or Edax), ``status.json`` (as ``status --json``) and a page per agent
+(``agents/NAME.html``: its games, its build, its forfeits with the end of its
+stderr).  ``run``, ``resume``, ``rerun`` and ``withdraw`` refresh it.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 
 from ..protocol import GameRecord, ParseError
 from .config import Tournament
-from .runner import status
-from .standings import compute
+from .pairing import active_names
+from .runner import status, withdrawn_agents
+from .standings import compute, result_words
 from .store import Store
 
 
@@ -43,6 +46,8 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
         "reason": row["reason"],
         "detail": row["detail"] or "",
         "discs": [row["white_discs"], row["black_discs"]],
+        "result": result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"]),
+        "counts": True,
         "flag": row["load_flag"] or "",
         "moves": [],
         "positions": [],
@@ -72,9 +77,23 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
 def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
     """Everything the page shows, as plain data."""
     with Store(tournament.database, create=False) as store:
-        table = compute(tournament.agent_names, store.finished_games(), store.byes())
-        games = [game_data(row, report_dir) for row in store.game_rows() if row["status"] == "finished"]
+        withdrawn = withdrawn_agents(tournament, store)
+        finished = store.finished_games(exclude=withdrawn)
+        table = compute(active_names(tournament, withdrawn), finished, store.byes())
+        games = []
+        for row in store.game_rows():
+            if row["status"] == "finished":
+                game = game_data(row, report_dir)
+                game["counts"] = row["white"] not in withdrawn and row["black"] not in withdrawn
+                games.append(game)
+        rounds = _swiss_rounds(store) if tournament.format == "swiss" else []
+        builds = store.builds()
     state = status(tournament)
+    tally: dict[str, dict[str, list[int]]] = {}
+    for game in finished:  # wins, draws, losses of each agent against each: a cell that cannot be misread
+        for agent, opponent in ((game.white, game.black), (game.black, game.white)):
+            counts = tally.setdefault(agent, {}).setdefault(opponent, [0, 0, 0])
+            counts[{1.0: 0, 0.5: 1, 0.0: 2}[game.points(agent)]] += 1
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -85,7 +104,17 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
             "seed": tournament.seed,
             "rounds": state["rounds"]["total"],
         },
-        "agents": [{"name": a.name, "how": a.describe()} for a in tournament.agents],
+        "agents": [{"name": a.name, "how": a.describe(), "page": f"agents/{a.name}.html",
+                    "files": a.files or ""} for a in tournament.agents],
+        "gauntlet": list(tournament.gauntlet),
+        "withdrawn": [{"agent": item["agent"], "reason": item["reason"], "games": item["games"]}
+                      for item in state["withdrawn"]],
+        "builds": [{"agent": name, "status": b.status, "detail": b.detail,
+                    "log": os.path.relpath(b.log, report_dir) if b.log else ""}
+                   for name, b in sorted(builds.items()) if not b.ok],
+        "rounds": rounds,
+        "replaced": len(state["replaced"]),
+        "wdl": tally,
         "scheduled": state["scheduled"],
         "finished": state["finished"],
         "voided_attempts": state["voided_attempts"],
@@ -102,6 +131,17 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
             for item in state["voided"]
         ],
     }
+
+
+def _swiss_rounds(store: Store) -> list[dict[str, Any]]:
+    """Each Swiss round's pairings (the first game's colours) and its bye."""
+    byes = {row["round"]: row["bye"] for row in store.rounds()}
+    rounds: dict[int, dict[str, Any]] = {}
+    for row in store.game_rows():
+        entry = rounds.setdefault(row["round"], {"round": row["round"], "bye": byes.get(row["round"]), "pairs": []})
+        if row["game_index"] == 1:
+            entry["pairs"].append({"white": row["white"], "black": row["black"], "key": row["key"]})
+    return [rounds[number] for number in sorted(rounds)]
 
 
 def render(data: dict[str, Any]) -> str:
@@ -122,11 +162,78 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
     with Store(tournament.database, create=False) as store:
         ggf = []
         for row in store.game_rows():
-            if row["status"] == "finished" and row["record"]:
+            # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
+            if row["status"] == "finished" and row["record"] and row["reason"] != "build":
                 try:
                     ggf.append(GameRecord.from_dict(json.loads(row["record"])).to_ggf())
                 except (ParseError, ValueError):
                     continue
     (directory / "games.ggf").write_text("\n".join(ggf) + ("\n" if ggf else ""), encoding="utf-8")
     (directory / "status.json").write_text(json.dumps(status(tournament), indent=2) + "\n", encoding="utf-8")
+    write_agent_pages(tournament, directory, data)
     return index
+
+
+STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
+
+
+def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, Any]) -> None:
+    """``agents/NAME.html`` for each agent: its games, its build, its forfeits with the end of its stderr."""
+    pages = directory / "agents"
+    pages.mkdir(parents=True, exist_ok=True)
+    lines = {line["agent"]: line for line in data["standings"]}
+    builds = {b["agent"]: b for b in data["builds"]}
+    withdrawn = {w["agent"]: w["reason"] for w in data["withdrawn"]}
+    with Store(tournament.database, create=False) as store:
+        rows = [row for row in store.game_rows() if row["status"] == "finished"]
+    for agent in data["agents"]:
+        name = agent["name"]
+        e = html.escape
+        parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{e(name)}: "
+                 f"{e(str(data['name']))}</title><style>{AGENT_PAGE_STYLE}</style></head><body>",
+                 f"<p><a href=\"../index.html\">&larr; {e(str(data['name']))}</a></p>",
+                 f"<h1>{e(name)}</h1><p class=\"muted\">{e(agent['how'])}"
+                 + (f" &middot; reads and writes {e(agent['files'])}.in / {e(agent['files'])}.out" if agent["files"] else "")
+                 + "</p>"]
+        if name in withdrawn:
+            parts.append(f"<p class=\"flag\" id=\"withdrawn\">Withdrawn: {e(withdrawn[name])}. "
+                         "Its games are kept below but do not count.</p>")
+        line = lines.get(name)
+        if line:
+            parts.append(f"<p id=\"summary\">Rank {line['rank']} &middot; {line['points']:g} points from "
+                         f"{line['games']} games &middot; {line['wins']} won, {line['draws']} drawn, "
+                         f"{line['losses']} lost</p>")
+        if name in builds:
+            build = builds[name]
+            parts.append(f"<p class=\"flag\" id=\"build\">The build {e(build['status'])} ({e(build['detail'])}): every "
+                         f"game is lost by forfeit. <a href=\"../{e(build['log'])}\">Build log</a></p>")
+        parts.append("<h2>Games</h2><table id=\"games\"><tr><th>game</th><th>White</th><th>Black</th><th>result</th></tr>")
+        forfeits = []
+        for row in rows:
+            if name not in (row["white"], row["black"]):
+                continue
+            words = result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
+            parts.append(f"<tr><td><a href=\"../index.html#game={e(row['key'])}\">{e(row['key'])}</a></td>"
+                         f"<td>{e(row['white'])}</td><td>{e(row['black'])}</td><td>{e(words)}</td></tr>")
+            colour = "W" if row["white"] == name else "B"
+            if row["reason"] not in ("normal", None) and row["winner"] not in (colour, None):
+                forfeits.append((row, colour, words))
+        parts.append("</table>")
+        if forfeits:
+            parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
+            for row, colour, words in forfeits:
+                stderr = (row["white_stderr"] if colour == "W" else row["black_stderr"]) or ""
+                tail = stderr[-STDERR_TAIL:]
+                parts.append(f"<h3>{e(row['key'])}: {e(words)}</h3><p>{e(row['detail'] or '')}</p>"
+                             f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"
+                             f"<pre class=\"stderr\">{e(tail) or '(nothing)'}</pre>")
+        parts.append("</body></html>")
+        (pages / f"{name}.html").write_text("\n".join(parts) + "\n", encoding="utf-8")
+
+
+AGENT_PAGE_STYLE = (
+    "body{font:15px/1.45 system-ui,sans-serif;margin:1rem 2rem;color:#222}"
+    "table{border-collapse:collapse}td,th{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:left}"
+    ".muted{color:#666}.flag{color:#b35c00;font-weight:600}"
+    "pre.stderr{background:#f4f4f0;padding:.5rem;max-height:20rem;overflow:auto;white-space:pre-wrap}"
+)

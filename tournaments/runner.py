@@ -67,13 +67,68 @@ def default_concurrency(cores: Optional[int] = None) -> int:
     return max(1, cores - 1) if cores > 2 else 1
 
 
-def planned_games(tournament: Tournament) -> int:
-    """How many games the whole tournament has (Swiss included: every round pairs the same number)."""
-    schedule = pairing.fixed_schedule(tournament)
+def planned_games(tournament: Tournament, withdrawn: Any = ()) -> int:
+    """How many games the file's tournament has, before any is stored (Swiss: every round pairs the same number)."""
+    schedule = pairing.fixed_schedule(tournament, withdrawn)
     if schedule is not None:
         return len(schedule)
-    per_round = len(tournament.agents) // 2 * tournament.games_per_pairing
+    per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
     return per_round * int(tournament.rounds or 0)
+
+
+def withdrawn_agents(tournament: Tournament, store: Optional[Store]) -> dict[str, str]:
+    """Every withdrawn agent and why: ``withdraw = true`` in the file, or ``othello tournament withdraw``."""
+    found = dict(store.withdrawals()) if store is not None else {}
+    for name, reason in tournament.withdrawn.items():
+        found.setdefault(name, reason)
+    return {name: found[name] for name in tournament.agent_names if name in found}
+
+
+def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
+    """Counts that add up, from the database and the file (no database: the file's plan).
+
+    ``scheduled`` counts every game that will count: those stored (less the
+    withdrawn agents' games, counted apart in ``excluded``), the new pairings
+    the file adds and ``run`` will store (``to_add``), and a Swiss's rounds
+    not paired yet.  ``rounds`` says how many rounds the tournament has, how
+    many are paired (stored) and how many are complete (every counted game
+    finished).
+    """
+    withdrawn = withdrawn_agents(tournament, store)
+    if store is None:
+        total = planned_games(tournament, withdrawn)
+        rounds = pairing.total_rounds(tournament)
+        return {"scheduled": total, "finished": 0, "running": 0, "excluded": 0, "to_add": 0,
+                "withdrawn": withdrawn, "rounds": {"total": rounds, "paired": 0, "complete": 0}}
+    counts = store.counts(exclude=withdrawn)
+    stored = store.scheduled_games()
+    active = store.scheduled_games(exclude=withdrawn)
+    unfinished = {game.key for game in store.unfinished_games(exclude=withdrawn)}
+    paired = sorted({game.round for game in stored} | {row["round"] for row in store.rounds()})
+    complete = sum(1 for number in paired
+                   if not any(game.round == number and game.key in unfinished for game in active))
+    if tournament.format == "swiss":
+        to_add = 0
+        per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
+        future = max(0, int(tournament.rounds or 0) - len(paired)) * per_round
+        total_rounds = max(int(tournament.rounds or 0), len(paired))
+    elif not stored:
+        to_add = planned_games(tournament, withdrawn)
+        future = 0
+        total_rounds = pairing.total_rounds(tournament)
+    else:
+        to_add = len(pairing.additions(tournament, stored, withdrawn))
+        future = 0
+        total_rounds = len(paired) + (1 if to_add else 0)
+    return {
+        "scheduled": counts["scheduled"] + to_add + future,
+        "finished": counts["finished"],
+        "running": counts["running"],
+        "excluded": counts["excluded"],
+        "to_add": to_add,
+        "withdrawn": withdrawn,
+        "rounds": {"total": total_rounds, "paired": len(paired), "complete": complete},
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -93,19 +148,23 @@ def agent_spec(entry: dict[str, Any]) -> Any:
     """The referee's AgentSpec for a tournament agent (given as ``dataclasses.asdict(AgentEntry)``)."""
     from ..referee import AgentSpec
 
+    # The record, the standings and the agent's directory use its name (the
+    # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
+    files = entry.get("files") or entry["name"]
     if entry.get("command") is None:
-        return AgentSpec.builtin(entry.get("builtin") or entry["name"], file_name=entry["name"])
+        return AgentSpec.builtin(entry.get("builtin") or entry["name"], file_name=files).relabelled(entry["name"])
     # The program runs in its own directory inside the game directory
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
-    return AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
+    spec = AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
+    return dataclasses.replace(spec, file_name=files) if files != spec.file_name else spec
 
 
 class GameFileError(RuntimeError):
     """The game's record could not be kept as the referee wrote it (not a regular file, changed, too big)."""
 
 
-def play_job(job: dict[str, Any]) -> dict[str, Any]:
+def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> dict[str, Any]:
     """Play one game described by plain data; return the record and the agents' stderr as plain data.
 
     ``job["out_dir"]`` is the game directory, or ``None`` to play in a
@@ -114,7 +173,9 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
     raises :class:`GameFileError` when ``game.json`` is not, byte for byte,
     the record the referee produced (a directory or a link planted in its
     place, or a file rewritten after the referee wrote it): that game has no
-    result anybody could trust, and the runner says so.
+    result anybody could trust, and the runner says so.  ``on_event``
+    hears the referee's events (the live display's moves and clocks; only
+    where the game runs in this process).
     """
     from ..referee import GameConfig, play_game
 
@@ -128,7 +189,7 @@ def play_job(job: dict[str, Any]) -> dict[str, Any]:
         out_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         try:
-            record = play_game(white, black, config, out_dir, seed=job["seed"])
+            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
@@ -266,7 +327,7 @@ class Pool(Protocol):
     @property
     def slots(self) -> int: ...
 
-    def submit(self, job: dict[str, Any]) -> Any: ...
+    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]: ...
 
@@ -283,8 +344,9 @@ class LocalPool:
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
         self.children_before = _child_pids()
 
-    def submit(self, job: dict[str, Any]) -> concurrent.futures.Future[dict[str, Any]]:
-        return self.executor.submit(play_job, job)
+    def submit(self, job: dict[str, Any],
+               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[dict[str, Any]]:
+        return self.executor.submit(play_job, job, on_event)
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
         done, _ = concurrent.futures.wait(futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -324,7 +386,8 @@ class DaskPool:
             self.checked = time.monotonic()
         return self.total_threads
 
-    def submit(self, job: dict[str, Any]) -> Any:
+    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any:
+        # The game runs on another machine: no live moves (the display shows who plays whom and since when).
         # pure=False: a game replayed after a crash is a new task, not a cached result.
         return self.client.submit(play_job, job, pure=False, key=f"othello-{job['key']}-{time.time_ns()}")
 
@@ -461,6 +524,10 @@ class Runner:
         self.failed: list[tuple[str, str]] = []
         self.orphans_killed = 0
         self.voided_at_start: list[str] = []
+        self.added: list[ScheduledGame] = []  # games of agents added to the file since the last run
+        # The games being played now, for the live display: who plays whom, the move, the clocks.
+        self.in_progress: dict[str, dict[str, Any]] = {}
+        self.withdrawn: dict[str, str] = {}
 
     # -- setup ------------------------------------------------------------------
 
@@ -482,20 +549,28 @@ class Runner:
                 agent_spec(dataclasses.asdict(agent))
             except ValueError as exc:
                 raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
-        self.store.bind(self.tournament.schedule_key(), self.tournament.to_dict())
+        self.store.bind(self.tournament.schedule_basis(), self.tournament.to_dict(),
+                        legacy_key=self.tournament.legacy_schedule_key)
+        self._check_no_agent_removed()
+        self.withdrawn = withdrawn_agents(self.tournament, self.store)
         # We hold the lock, so nothing running under the games directory is a
         # live game: it is what a killed runner left.
         self.orphans_killed = kill_orphans(self.tournament.results_dir / "games")
         self.voided_at_start = self.store.void_running(
             "in flight when its runner stopped (killed, crashed or interrupted); replayed with the same seed and colours"
         )
-        rounds = pairing.fixed_rounds(self.tournament)
-        if rounds is not None:
-            for number, pairs in enumerate(rounds, 1):
-                if not self.store.has_round(number):
-                    self.store.add_round(number, pairing.expand(self.tournament, number, pairs))
-        else:
+        stored = self.store.scheduled_games()
+        if self.tournament.format == "swiss":
             self._pair_next_swiss_round()
+        elif not stored:
+            schedule = pairing.fixed_schedule(self.tournament, self.withdrawn) or []
+            for number in sorted({game.round for game in schedule}):
+                self.store.add_round(number, [game for game in schedule if game.round == number])
+        else:
+            # Agents added to the file since: only their pairings, in a new round; nobody else's games move.
+            self.added = pairing.additions(self.tournament, stored, self.withdrawn)
+            if self.added:
+                self.store.add_round(self.added[0].round, self.added)
         self._renumber()
 
     def prepare_builtins(self, log: Callable[[str], None]) -> bool:
@@ -504,12 +579,61 @@ class Runner:
 
         return registry.prepare([agent.builtin or agent.name for agent in self.tournament.agents if agent.is_builtin], log)
 
-    def build_agents(self, log: Callable[[str], None], only_missing: bool = False) -> dict[str, BuildResult]:
+    def _check_no_agent_removed(self) -> None:
+        """Refuse a file that dropped an agent with stored games: withdraw it instead, so nothing is lost silently."""
+        names = set(self.tournament.agent_names)
+        gone = sorted({name for game in self.store.scheduled_games() for name in (game.white, game.black)} - names)
+        if gone:
+            raise TournamentFileError(
+                f"{self.tournament.path}: agent(s) {', '.join(gone)} have games in {self.tournament.database} but "
+                "are no longer in the file; put them back with withdraw = true (their games then leave the "
+                "standings, and stay in the database), or start a new results directory"
+            )
+
+    def withdraw(self, agent: str, reason: str) -> None:
+        """Withdraw ``agent``: its games leave the standings and its unplayed games are never played."""
+        if agent not in self.tournament.agent_names:
+            raise TournamentFileError(f"{self.tournament.path}: no agent named {agent!r} "
+                                      f"(agents: {', '.join(self.tournament.agent_names)})")
+        self.store.withdraw(agent, reason)
+        self.withdrawn = withdrawn_agents(self.tournament, self.store)
+
+    def rerun(self, agent: str, why: str) -> list[str]:
+        """Queue every finished game of ``agent`` again (after a resubmission); return their keys.
+
+        Each result is copied into the ``replaced`` table and its files moved
+        to ``games/replaced/`` before the game goes back in the queue, with
+        its seed and colours: the history keeps it, the standings do not.
+        """
+        if agent not in self.tournament.agent_names:
+            raise TournamentFileError(f"{self.tournament.path}: no agent named {agent!r} "
+                                      f"(agents: {', '.join(self.tournament.agent_names)})")
+        if agent in self.withdrawn:
+            raise TournamentFileError(f"{self.tournament.path}: {agent} is withdrawn ({self.withdrawn[agent]}); "
+                                      "a withdrawn agent's games are not played")
+        rows = self.store.replace_results(agent, why, exclude=self.withdrawn)
+        target = self.tournament.results_dir / "games" / "replaced"
+        for row in rows:
+            directory = Path(row["game_dir"] or "")
+            if row["game_dir"] and (directory.exists() or directory.is_symlink()):
+                target.mkdir(parents=True, exist_ok=True)
+                kept = target / f"{directory.name}.attempt{row['attempts']}"
+                suffix = 1
+                while kept.exists() or kept.is_symlink():
+                    suffix += 1
+                    kept = target / f"{directory.name}.attempt{row['attempts']}-{suffix}"
+                os.rename(directory, kept)
+                self.store.set_replaced_files(row["key"], row["attempts"], str(kept))
+        return [row["key"] for row in rows]
+
+    def build_agents(self, log: Callable[[str], None], only_missing: bool = False,
+                     also: tuple[str, ...] = ()) -> dict[str, BuildResult]:
         """Run each agent's build command once, in its directory, with the file's time limit; return the failures.
 
         The outcome of every build is stored, so a resumed run keeps the
         forfeits of an agent that did not build; ``only_missing`` (resume)
-        builds only agents with no stored outcome (the runner died while building).
+        builds only agents with no stored outcome (the runner died while building),
+        and those named in ``also`` (a rerun rebuilds its agent); withdrawn agents are never built.
         """
         from ..referee import GameConfig
         from .build import run_build
@@ -518,7 +642,9 @@ class Runner:
         logs = self.tournament.results_dir / "build"
         stored = self.store.builds()
         for agent in self.tournament.agents:
-            if not agent.build or (only_missing and agent.name in stored):
+            if not agent.build or agent.name in self.withdrawn:
+                continue
+            if only_missing and agent.name in stored and agent.name not in also:
                 continue
             log(f"Building {agent.name}: {agent.build}")
             outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
@@ -547,15 +673,18 @@ class Runner:
         number = len(stored) + 1
         if number > int(self.tournament.rounds or 0):
             return False
-        if self.store.unfinished_games():
+        if self.store.unfinished_games(exclude=self.withdrawn):
             return False
-        finished = self.store.finished_games()
-        table = compute(self.tournament.agent_names, finished, self.store.byes())
+        finished = self.store.finished_games(exclude=self.withdrawn)
+        # An agent added since the start is paired from this round on (with no points yet);
+        # a withdrawn one is paired no more.
+        active = pairing.active_names(self.tournament, self.withdrawn)
+        table = compute(active, finished, self.store.byes())
         scores = {line.agent: line.points for line in table.lines}
         met = {frozenset((g.white, g.black)) for g in finished}
         # Pairings stored but whose games are not all finished yet count as met too.
         met |= {frozenset((g.white, g.black)) for g in self.store.scheduled_games()}
-        swiss = pairing.swiss_round(self.tournament.agent_names, scores, met, self.store.byes())
+        swiss = pairing.swiss_round(active, scores, met, self.store.byes())
         self.store.add_round(number, pairing.expand(self.tournament, number, swiss.pairs), swiss.bye, swiss.repeats)
         self._renumber()
         return True
@@ -588,7 +717,7 @@ class Runner:
         games or when :meth:`request_stop` is called.
         """
         pool = self.make_pool()
-        queue = deque(self.store.unfinished_games())
+        queue = deque(self.store.unfinished_games(exclude=self.withdrawn))
         pending: dict[Any, ScheduledGame] = {}
         played = 0
         abandoned = True
@@ -608,14 +737,19 @@ class Runner:
                             played += 1
                         self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
                         continue
-                    pending[pool.submit(self.job(game, pool.remote))] = game
+                    self.in_progress[game.key] = {"number": self.numbers.get(game.key, 0), "white": game.white,
+                                                  "black": game.black, "started": time.monotonic(), "ply": 0,
+                                                  "clocks": {"W": 0.0, "B": 0.0}, "to_move": "W",
+                                                  "since": time.monotonic(), "live": not pool.remote}
+                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game.key))] = game
                 if not pending:
                     if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
                         break
-                    queue.extend(self.store.unfinished_games())
+                    queue.extend(self.store.unfinished_games(exclude=self.withdrawn))
                     continue
                 for future in pool.wait(list(pending), timeout=0.5):
                     game = pending.pop(future)
+                    self.in_progress.pop(game.key, None)
                     try:
                         result = future.result()
                         outcome = outcome_from(result)
@@ -636,10 +770,27 @@ class Runner:
             # Every game still marked running (in the pool, or just being
             # started when the signal came) is voided, with why, before its
             # agents are ended: whatever those games return now is not a result.
+            self.in_progress.clear()
             self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
                                     "before the game ended")
             pool.close(abandon=abandoned)
         return self.standings()
+
+    def _watcher(self, key: str) -> Callable[[Any], None]:
+        """The referee's events of game ``key`` kept as the move number and the clocks (read by the display)."""
+
+        def watch(event: Any) -> None:
+            state = self.in_progress.get(key)
+            if state is None:
+                return
+            if event.kind in ("move", "lost-turn"):
+                state["ply"] += 1
+            if event.kind in ("move", "lost-turn", "waiting"):
+                state["clocks"] = {colour.value: seconds for colour, seconds in event.clocks.items()}
+            if event.kind == "waiting" and event.colour is not None:
+                state["to_move"], state["since"] = event.colour.value, event.at
+
+        return watch
 
     def request_stop(self) -> None:
         """Start no new game; the runner returns when the games in flight are done."""
@@ -715,7 +866,12 @@ class Runner:
     # -- results ----------------------------------------------------------------
 
     def standings(self) -> Standings:
-        return compute(self.tournament.agent_names, self.store.finished_games(), self.store.byes())
+        active = pairing.active_names(self.tournament, self.withdrawn)
+        return compute(active, self.store.finished_games(exclude=self.withdrawn), self.store.byes())
+
+    def progress(self) -> dict[str, Any]:
+        """The counts of :func:`progress` for this runner's tournament."""
+        return progress(self.tournament, self.store)
 
     def close(self) -> None:
         self.store.close()
@@ -731,9 +887,16 @@ def status(tournament: Tournament) -> dict[str, Any]:
     """
     holder = locking.holder(tournament.database)
     with Store(tournament.database, create=False) as store:
-        counts = store.counts()
-        table = compute(tournament.agent_names, store.finished_games(), store.byes())
+        counts = progress(tournament, store)
+        withdrawn = counts["withdrawn"]
+        active = pairing.active_names(tournament, withdrawn)
+        table = compute(active, store.finished_games(exclude=withdrawn), store.byes())
         rows = {row["key"]: row for row in store.game_rows()}
+        replaced = [{"game": row["key"], "white": row["white"], "black": row["black"], "attempt": row["attempt"],
+                     "winner": row["winner"], "reason": row["reason"],
+                     "discs": [row["white_discs"], row["black_discs"]], "replaced": row["replaced"],
+                     "why": row["why"], "files": row["game_dir"] or ""}
+                    for row in store.replaced_rows()]
         flagged = [
             {"game": row["key"], "white": row["white"], "black": row["black"], "note": row["load_flag"]}
             for row in rows.values()
@@ -755,13 +918,19 @@ def status(tournament: Tournament) -> dict[str, Any]:
         return {
             "name": tournament.name,
             "format": tournament.format,
-            "scheduled": planned_games(tournament),
+            "scheduled": counts["scheduled"],
             "finished": counts["finished"],
             "running": counts["running"] if holder else 0,
             "interrupted": 0 if holder else counts["running"],
             "runner": holder,
-            "rounds": {"paired": len(store.rounds()), "total": pairing.total_rounds(tournament)},
-            "complete": counts["finished"] == planned_games(tournament),
+            "rounds": counts["rounds"],
+            "complete": counts["finished"] == counts["scheduled"],
+            "to_add": counts["to_add"],
+            "withdrawn": [{"agent": name, "reason": reason, "games": sum(
+                1 for row in rows.values() if name in (row["white"], row["black"]))}
+                for name, reason in withdrawn.items()],
+            "withdrawn_games": counts["excluded"],
+            "replaced": replaced,
             "standings": table.to_list(),
             "crosstable": table.crosstable_dict(),
             "load_flagged": flagged,

@@ -145,6 +145,42 @@ def compute(
     return Standings(ranked, cross, ratings)
 
 
+# How each way of losing reads, said before the discs: with a fault the winner
+# may well have fewer discs on the board ("White wins 13-36 (timeout)" puzzled people).
+LOSSES = {
+    "timeout": "loses on time",
+    "illegal": "loses by an illegal move",
+    "malformed": "loses by a malformed move",
+    "crash": "loses: its program crashed",
+    "build": "loses: its build failed",
+}
+
+
+def result_words(winner: Optional[str], reason: str, white_discs: Optional[int], black_discs: Optional[int]) -> str:
+    """A game's result in words, the reason before the discs.
+
+    >>> result_words("W", "normal", 40, 24)
+    '1-0 White wins 40-24'
+    >>> result_words("B", "timeout", 13, 36)
+    '0-1 White loses on time (13-36 on the board)'
+    >>> result_words(None, "build", 2, 2)
+    '1/2-1/2 Draw: neither build succeeded'
+    """
+    discs = f"{white_discs}-{black_discs}"
+    score = {"W": "1-0", "B": "0-1"}.get(winner or "", "1/2-1/2")
+    if winner is None:
+        if reason == "build":
+            return f"{score} Draw: neither build succeeded"
+        return f"{score} Draw {discs}" + ("" if reason == "normal" else f" ({reason})")
+    if reason == "normal":
+        return f"{score} {'White' if winner == 'W' else 'Black'} wins {discs}"
+    loser = "Black" if winner == "W" else "White"
+    words = LOSSES.get(reason, f"loses ({reason})")
+    if reason == "build":
+        return f"{score} {loser} {words}"
+    return f"{score} {loser} {words} ({discs} on the board)"
+
+
 def format_table(standings: Standings, *, width: Optional[int] = None) -> str:
     """The standings as a plain-text table (for terminals and logs)."""
     header = f"{'#':>3} {'agent':<16} {'games':>5} {'points':>6} {'W-D-L':>9} {'white':>9} {'black':>9} {'discs':>6} {'SB':>6} {'Elo':>11} {'forfeits':<12}"

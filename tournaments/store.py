@@ -13,6 +13,12 @@ A game that was in flight when the runner stopped is not a free re-roll: each
 attempt at a game is a row of ``attempts`` (when, by which runner, and why it
 was voided), kept for ever, so ``status`` and the report show every game that
 had to be replayed and how often.
+
+Nor is a result replaced by a rerun lost: ``rerun`` copies it whole into
+``replaced`` (with when and why) before the game is played again, and a
+withdrawn agent's games stay in ``games``; standings and counts leave them out
+(:data:`withdrawals`).  The tables and columns are documented in README.md
+(Tournaments, "The database").
 """
 
 from __future__ import annotations
@@ -22,11 +28,11 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .pairing import ScheduledGame
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STDERR_LIMIT = 64 * 1024  # characters of each agent's stderr kept in the database
 
 SCHEMA = """
@@ -80,6 +86,33 @@ CREATE TABLE IF NOT EXISTS attempts (
     why TEXT,
     runner TEXT,
     files TEXT,
+    PRIMARY KEY (key, attempt)
+);
+CREATE TABLE IF NOT EXISTS withdrawals (
+    agent TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    withdrawn REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS replaced (
+    key TEXT NOT NULL REFERENCES games(key),
+    attempt INTEGER NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    winner TEXT,
+    reason TEXT,
+    detail TEXT,
+    white_discs INTEGER,
+    black_discs INTEGER,
+    plies INTEGER,
+    record TEXT,
+    record_sha256 TEXT,
+    white_stderr TEXT,
+    black_stderr TEXT,
+    game_dir TEXT,
+    finished REAL,
+    replaced REAL NOT NULL,
+    why TEXT NOT NULL,
     PRIMARY KEY (key, attempt)
 );
 CREATE TABLE IF NOT EXISTS builds (
@@ -214,8 +247,15 @@ class Store:
             self.db = db
 
         def __enter__(self) -> sqlite3.Connection:
-            self.db.execute("BEGIN IMMEDIATE")
-            return self.db
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return self.db
+            except BaseException:
+                # Ctrl-C (SIGTERM) landing just after BEGIN: __exit__ will not run, so end the
+                # transaction here, or the runner's last act (voiding the games in flight) fails.
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
         def __exit__(self, kind: object, value: object, tb: object) -> None:
             if kind is None:
@@ -236,20 +276,90 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
-    def bind(self, schedule_key: str, settings: dict[str, Any]) -> None:
-        """Tie the database to a tournament's schedule; refuse a different one."""
-        existing = self.get_meta("schedule_key")
-        if existing is not None and existing != schedule_key:
+    def bind(self, basis: str, settings: dict[str, Any],
+             legacy_key: Optional[Callable[[list[str]], str]] = None) -> None:
+        """Tie the database to a tournament's schedule rules (``basis``); refuse different ones.
+
+        The agents may change (see :meth:`Tournament.schedule_basis`).  A
+        schema 2 database kept a key that included the agents; it is checked
+        with the agents it was started with (``legacy_key(names)``) and then
+        upgraded, so a tournament started before keeps going.
+        """
+        existing = self.get_meta("schedule_basis")
+        old_key = self.get_meta("schedule_key")
+        if existing is None and old_key is not None:
+            names = [agent["name"] for agent in self.settings().get("agents", []) if isinstance(agent, dict)]
+            existing = basis if legacy_key is not None and legacy_key(names) == old_key else "(changed)"
+        if existing is not None and existing != basis:
             raise StoreError(
-                f"{self.path} holds a tournament with a different schedule (format, agents, games, colours, "
-                "seed or rounds changed since it started); use another results directory, or delete the "
-                "database to start over"
+                f"{self.path} holds a tournament with a different schedule (format, games per pairing, colours, "
+                "seed, rounds or gauntlet changed since it started; agents may be added or withdrawn); use another "
+                "results directory, or delete the database to start over"
             )
         with self.transaction():
-            if existing is None:
-                self.set_meta("schedule_key", schedule_key)
+            if self.get_meta("created") is None:
                 self.set_meta("created", repr(time.time()))
+            self.set_meta("schedule_basis", basis)
             self.set_meta("settings", json.dumps(settings))
+
+    # -- withdrawals --------------------------------------------------------------
+
+    def withdrawals(self) -> dict[str, str]:
+        """Agents withdrawn by ``othello tournament withdraw``, with the reason given."""
+        if not self._has_table("withdrawals"):
+            return {}
+        return {row["agent"]: row["reason"] for row in self.db.execute("SELECT * FROM withdrawals ORDER BY withdrawn")}
+
+    def withdraw(self, agent: str, reason: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO withdrawals (agent, reason, withdrawn) VALUES (?, ?, ?)",
+                       (agent, reason, time.time()))
+
+    # -- reruns -----------------------------------------------------------------
+
+    def replace_results(self, agent: str, why: str, exclude: Iterable[str] = ()) -> list[sqlite3.Row]:
+        """Put every finished game of ``agent`` back in the queue, its result copied into ``replaced`` first.
+
+        Games against an agent in ``exclude`` (withdrawn) are left alone.
+        Returns the rows as they were (their ``game_dir`` is moved aside by
+        the runner).  One transaction: either every result is kept in
+        ``replaced`` and queued again, or nothing changed.
+        """
+        out = set(exclude)
+        with self.transaction() as db:
+            rows = [row for row in db.execute(
+                "SELECT * FROM games WHERE status = 'finished' AND (white = ? OR black = ?) "
+                "ORDER BY round, pairing, game_index", (agent, agent))
+                if row["white"] not in out and row["black"] not in out]
+            now = time.time()
+            for row in rows:
+                db.execute(
+                    "INSERT INTO replaced (key, attempt, white, black, seed, winner, reason, detail, white_discs, "
+                    "black_discs, plies, record, record_sha256, white_stderr, black_stderr, game_dir, finished, "
+                    "replaced, why) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (row["key"], row["attempts"], row["white"], row["black"], row["seed"], row["winner"],
+                     row["reason"], row["detail"], row["white_discs"], row["black_discs"], row["plies"],
+                     row["record"], row["record_sha256"], row["white_stderr"], row["black_stderr"],
+                     row["game_dir"], row["finished"], now, why),
+                )
+                db.execute(
+                    "UPDATE games SET status = 'scheduled', winner = NULL, reason = NULL, detail = NULL, "
+                    "white_discs = NULL, black_discs = NULL, plies = NULL, white_seconds = NULL, "
+                    "black_seconds = NULL, white_cpu = NULL, black_cpu = NULL, load_flag = NULL, record = NULL, "
+                    "white_stderr = NULL, black_stderr = NULL, game_dir = NULL, worker = NULL, finished = NULL, "
+                    "record_sha256 = NULL WHERE key = ?", (row["key"],))
+            return rows
+
+    def set_replaced_files(self, key: str, attempt: int, files: str) -> None:
+        """Where the files of a replaced result were moved (``games/replaced/``)."""
+        with self.transaction() as db:
+            db.execute("UPDATE replaced SET game_dir = ? WHERE key = ? AND attempt = ?", (files, key, attempt))
+
+    def replaced_rows(self) -> list[sqlite3.Row]:
+        """Every result a rerun replaced, oldest first."""
+        if not self._has_table("replaced"):
+            return []
+        return list(self.db.execute("SELECT * FROM replaced ORDER BY replaced, key"))
 
     def settings(self) -> dict[str, Any]:
         text = self.get_meta("settings")
@@ -277,13 +387,17 @@ class Store:
                 [(g.key, g.round, g.pairing, g.index, g.white, g.black, g.seed) for g in games],
             )
 
-    def scheduled_games(self) -> list[ScheduledGame]:
-        """Every game of the stored schedule, in playing order."""
-        return [_scheduled(row) for row in self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index")]
+    def scheduled_games(self, exclude: Iterable[str] = ()) -> list[ScheduledGame]:
+        """Every game of the stored schedule, in playing order (less the games of agents in ``exclude``)."""
+        out = set(exclude)
+        return [game for game in map(_scheduled, self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index"))
+                if game.white not in out and game.black not in out]
 
-    def unfinished_games(self) -> list[ScheduledGame]:
+    def unfinished_games(self, exclude: Iterable[str] = ()) -> list[ScheduledGame]:
+        """The games still to play, less those of agents in ``exclude`` (withdrawn: never played)."""
+        out = set(exclude)
         rows = self.db.execute("SELECT * FROM games WHERE status != 'finished' ORDER BY round, pairing, game_index")
-        return [_scheduled(row) for row in rows]
+        return [game for game in map(_scheduled, rows) if game.white not in out and game.black not in out]
 
     def mark_running(self, key: str, worker: str = "", runner: str = "") -> int:
         """Start a new attempt at a game; return its number (1 for the first)."""
@@ -396,7 +510,9 @@ class Store:
             )
             return True
 
-    def finished_games(self) -> list[FinishedGame]:
+    def finished_games(self, exclude: Iterable[str] = ()) -> list[FinishedGame]:
+        """The finished games that count: less those of agents in ``exclude`` (withdrawn)."""
+        out = set(exclude)
         rows = self.db.execute(
             "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"
         )
@@ -406,19 +522,29 @@ class Store:
                 row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
             )
             for row in rows
+            if row["white"] not in out and row["black"] not in out
         ]
 
     def game_rows(self) -> Iterator[sqlite3.Row]:
         """Every game row with all its columns (for reports and exports)."""
         return iter(self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index"))
 
-    def counts(self) -> dict[str, int]:
-        """``{"scheduled": all games so far, "finished": ..., "running": ...}``."""
-        row = self.db.execute(
-            "SELECT COUNT(*) AS total, SUM(status = 'finished') AS finished, SUM(status = 'running') AS running "
-            "FROM games"
-        ).fetchone()
-        return {"scheduled": row["total"] or 0, "finished": row["finished"] or 0, "running": row["running"] or 0}
+    def counts(self, exclude: Iterable[str] = ()) -> dict[str, int]:
+        """``{"scheduled": all games so far, "finished": ..., "running": ..., "excluded": ...}``.
+
+        The games of agents in ``exclude`` (withdrawn) are counted apart
+        (``excluded``), never in the others: the counts then add up.
+        """
+        out = set(exclude)
+        counts = {"scheduled": 0, "finished": 0, "running": 0, "excluded": 0}
+        for row in self.db.execute("SELECT white, black, status FROM games"):
+            if row["white"] in out or row["black"] in out:
+                counts["excluded"] += 1
+                continue
+            counts["scheduled"] += 1
+            if row["status"] in ("finished", "running"):
+                counts[row["status"]] += 1
+        return counts
 
     def byes(self) -> dict[str, int]:
         """How many byes each agent has had (Swiss with an odd field)."""
