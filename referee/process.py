@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
 import os
 import resource
 import shutil
@@ -118,8 +119,20 @@ def _user_process_count() -> int:
     return count
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
 def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str]) -> Callable[[], None]:
+    parent = os.getpid()
+
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
+        # Die with the referee from the first instruction on: bwrap's own
+        # --die-with-parent only starts once bwrap runs, and a referee killed
+        # in between would leave an orphan sandbox playing on for ever.
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the referee died before the line above
+            os._exit(1)
         for procs in cgroup_procs:  # join the agent's cgroup before anything else runs
             with open(procs, "w") as handle:
                 handle.write("0")
