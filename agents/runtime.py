@@ -20,6 +20,9 @@ It waits for ``NAME.in`` (file events through watchdog, with polling as a
 fallback), reads and deletes it, checks every opponent move with the rules
 core (seed 003: an illegal one is printed and the agent claims the win),
 notices the end of the game itself, and writes ``NAME.out`` atomically.
+It understands openings (PROTOCOL.md section 8): the moves after the colour
+in the first ``NAME.in`` are the moves already played, of either colour, and
+play goes on from there.
 """
 
 from __future__ import annotations
@@ -205,7 +208,13 @@ class AgentSession:
                         return EXIT_OK
 
     def handle(self, text: str) -> Optional[int]:
-        """Take in one ``NAME.in``; return an exit code if the agent must stop."""
+        """Take in one ``NAME.in``; return an exit code if the agent must stop.
+
+        In the first file, the moves after the colour line are the moves
+        already played (an opening, or a person's colour with White's first
+        move): moves of either colour, each checked by the rules.
+        """
+        first_file = self.colour is None
         for raw in text.splitlines():
             if not raw.strip():
                 continue
@@ -224,6 +233,13 @@ class AgentSession:
                 self.log.write(f"{self.name}: cannot read {self.inbox.name}: {exc}\n")
                 return EXIT_PROTOCOL_ERROR
             if isinstance(parsed, Comment):
+                continue
+            if first_file:
+                try:
+                    self.board = self.board.play(parsed)
+                except IllegalMoveError as exc:
+                    self.log.write(f"{self.name}: the opening in {self.inbox.name} has an {exc}\n")
+                    return EXIT_PROTOCOL_ERROR
                 continue
             if parsed.colour is self.colour:
                 self.log.write(f"{self.name}: {self.inbox.name} holds my own colour's move {parsed.line()}\n")
