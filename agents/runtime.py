@@ -22,7 +22,9 @@ core (seed 003: an illegal one is printed and the agent claims the win),
 notices the end of the game itself, and writes ``NAME.out`` atomically.
 It understands openings (PROTOCOL.md section 8): the moves after the colour
 in the first ``NAME.in`` are the moves already played, of either colour, and
-play goes on from there.
+play goes on from there.  A strategy needs nothing for that (it gets the
+board); one that keeps a position of its own (the GTP bridge) may have a
+method ``opening(moves)``, called with those moves before its first turn.
 """
 
 from __future__ import annotations
@@ -191,6 +193,7 @@ class AgentSession:
         self.log = log
         self.board = Board()
         self.colour: Optional[Colour] = None
+        self._history: list[Move] = []  # the moves of the first file (an opening)
 
     def run(self) -> int:
         with InboxWatcher(self.inbox) as watcher:
@@ -237,6 +240,7 @@ class AgentSession:
             if first_file:
                 try:
                     self.board = self.board.play(parsed)
+                    self._history.append(parsed)
                 except IllegalMoveError as exc:
                     self.log.write(f"{self.name}: the opening in {self.inbox.name} has an {exc}\n")
                     return EXIT_PROTOCOL_ERROR
@@ -257,9 +261,17 @@ class AgentSession:
                 self.log.write(message)
                 print(message, end="", flush=True)
                 return EXIT_OK
+        if first_file and self.board != Board():
+            tell = getattr(self.strategy, "opening", None)
+            if callable(tell):
+                tell(self.history())
         if self.colour is not None and self.board.is_game_over():
             return EXIT_OK  # the opponent's move ended the game: no end line needed
         return None
+
+    def history(self) -> list[Move]:
+        """The moves played so far (kept while the first file is read)."""
+        return list(self._history)
 
     def move(self, started: float) -> bool:
         """Play our move; return whether it ended the game."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -102,6 +103,7 @@ def test_an_opening_game_with_an_agent_that_does_not_declare_it_is_refused(tmp_p
 
 # An agent on the Python runtime that keeps a copy of its first NAME.in (first.txt).
 SPY = r'''
+import shutil
 import sys
 from othello_arena.agents.runtime import AgentSession, default_time
 
@@ -135,3 +137,17 @@ def test_two_runtime_agents_play_on_from_the_opening(tmp_path: Path, opening: st
     assert GameRecord.load(str(tmp_path / "g" / "game.json")).opening == moves
     assert left_running(tmp_path / "g") == []
 
+
+
+RHINO = shutil.which("gtp-rhino") or ("/usr/games/gtp-rhino" if Path("/usr/games/gtp-rhino").exists() else None)
+
+
+@pytest.mark.skipif(RHINO is None, reason="gtp-rhino not installed (apt-get install grhino)")
+def test_the_gtp_bridge_sets_up_the_opening_on_its_engine(tmp_path: Path) -> None:
+    rhino = AgentSpec.parse(f"openings:rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
+    moves = parse_opening("f5 d6 c3 d3 c4")  # 5 plies: Black to move, rhino plays Black
+    record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "g", opening=moves)
+    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.moves[0].move.colour is BLACK and record.moves[0].comments[0].startswith("engine move")
+    log = (tmp_path / "g" / "rhino.stderr.log").read_text()
+    assert "illegal" not in log and "cannot follow" not in log, log
