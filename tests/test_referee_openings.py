@@ -151,3 +151,40 @@ def test_the_gtp_bridge_sets_up_the_opening_on_its_engine(tmp_path: Path) -> Non
     assert record.moves[0].move.colour is BLACK and record.moves[0].comments[0].startswith("engine move")
     log = (tmp_path / "g" / "rhino.stderr.log").read_text()
     assert "illegal" not in log and "cannot follow" not in log, log
+
+
+# -- game pairs and othello play --openings ------------------------------------------------
+
+
+def test_openings_are_drawn_without_repeats_from_the_seed() -> None:
+    from othello_arena.referee import draw_openings
+
+    suite = parse_openings("d3\nc4\nf5\ne6\nd3 c3\n")
+    drawn = draw_openings(suite, 5, seed=9)
+    assert sorted(map(format_opening, drawn)) == sorted(map(format_opening, suite))  # each once
+    assert draw_openings(suite, 12, seed=9)[:5] == drawn  # the same seed, the same draw
+    assert draw_openings(suite, 5, seed=10) != drawn
+    with pytest.raises(ValueError, match="no openings"):
+        draw_openings([], 1, seed=1)
+
+
+def test_cli_plays_a_game_pair_from_an_opening_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from othello_arena.cli import cli
+
+    book = tmp_path / "book.txt"
+    book.write_text("# one opening\nd3 c5 f6\n")
+    result = CliRunner().invoke(cli, ["play", "random", "greedy", "--openings", str(book), "--seed", "4",
+                                      "--time", "3", "--out", str(tmp_path / "p"), "-q"])
+    assert result.exit_code == 0, result.output
+    one = GameRecord.load(str(tmp_path / "p" / "1" / "game.json"))
+    two = GameRecord.load(str(tmp_path / "p" / "2" / "game.json"))
+    assert (one.white, one.black, two.white, two.black) == ("random", "greedy", "greedy", "random")
+    assert one.opening == two.opening == D3_C5_F6 and one.seed == two.seed == 4
+    assert result.output.splitlines()[-1].startswith("pair: random ")
+    refused = CliRunner().invoke(cli, ["play", "random", f"bob={sys.executable} -c pass", "--opening", "d3 c5"])
+    assert refused.exit_code == 2 and "bob does not declare" in refused.output
+    book.write_text("d3\nd3 d3\n")
+    bad = CliRunner().invoke(cli, ["play", "random", "greedy", "--openings", str(book)])
+    assert bad.exit_code == 2 and "line 2" in bad.output and "occupied" in bad.output
