@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "analyze": "agents.champion.cli:analyze",
     "train": "agents.champion.cli:train",
     "tournament": "tournaments.cli:tournament",
+    "match": "tournaments.match_cli:match",
 }
 
 
