@@ -27,7 +27,8 @@ EXIT_NO_SANDBOX = 4
 
 def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """Agents and SPRT parameters (``elo0=0`` ...) from the positional words, in any order."""
-    agents, params = [], []
+    agents: list[str] = []
+    params: list[str] = []
     for word in words:
         key = word.split("=", 1)[0].strip().lower()
         (params if "=" in word and key in SPRT_KEYS else agents).append(word)
