@@ -89,3 +89,22 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     assert (state.decision, state.stopped, len(played)) == ("H1", "sprt", 10)
     assert state.counts.counts == [0, 0, 0, 0, 10] and state.counts.wins == 20
     assert json.loads((tmp_path / "m" / "match.json").read_text())["sprt"]["decision"] == "H1"
+
+
+def test_repeated_pairs_are_said_and_the_interval_uses_the_distinct_ones(tmp_path: Path) -> None:
+    # Deterministic agents from the start position: every pair is the same two games.
+    from othello_arena.protocol import Move, MoveRecord
+
+    def same(a, b, opening, config, out_dir, seed=None):
+        game = [MoveRecord(Move.parse("(W D 3)")), MoveRecord(Move.parse("(B C 3)"))]
+        one = GameRecord(a.label, b.label, moves=list(game), result=Result(WHITE, "normal", 40, 24))
+        two = GameRecord(b.label, a.label, moves=list(game), result=Result(None, "normal", 32, 32))
+        return one, two
+
+    state = run_match(AgentSpec.parse("greedy"), AgentSpec.parse("random"), GameConfig(), tmp_path / "m",
+                      games=8, pair_player=same)
+    assert (state.counts.pairs, state.distinct.pairs) == (4, 1)
+    text = " | ".join(state.lines())
+    assert "3 of 4 pairs repeat an earlier pair move for move; over the 1 distinct pairs: Elo" in text
+    data = json.loads((tmp_path / "m" / "match.json").read_text())
+    assert data["distinct_pairs"] == 1 and data["distinct_pentanomial"] == [0, 0, 0, 1, 0]

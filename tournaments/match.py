@@ -32,6 +32,11 @@ class PairResult:
     points: tuple[float, float]
     records: tuple[GameRecord, GameRecord]
 
+    @property
+    def moves_key(self) -> tuple[str, str]:
+        """The two games' whole move lists (opening included): equal keys are the same pair played again."""
+        return (self.records[0].transcript(), self.records[1].transcript())
+
 
 @dataclass
 class MatchState:
@@ -40,7 +45,9 @@ class MatchState:
     a: str
     b: str
     counts: Pentanomial = field(default_factory=Pentanomial)
+    distinct: Pentanomial = field(default_factory=Pentanomial)  # the pairs not seen before, move for move
     pairs: list[PairResult] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)
     sprt: Optional[SPRT] = None
     decision: Optional[str] = None  # "H0" / "H1" once the SPRT decides
     stopped: str = ""  # "games", "sprt", "max-games", "not-started"
@@ -52,6 +59,12 @@ class MatchState:
     def lines(self) -> list[str]:
         """The figures for people: W-D-L and pentanomial counts, Elo, and the LLR with its bounds."""
         lines = [f"{self.games} games, {self.counts.line()}", self.counts.elo().line()]
+        repeats = self.counts.pairs - self.distinct.pairs
+        if repeats:
+            # Deterministic agents replay the same games: a repeat adds no information, and counting it
+            # would narrow the interval for nothing.  The honest interval is over the distinct pairs.
+            lines.append(f"{repeats} of {self.counts.pairs} pairs repeat an earlier pair move for move; "
+                         f"over the {self.distinct.pairs} distinct pairs: {self.distinct.elo().line()}")
         if self.sprt is not None:
             lines.append(self.sprt.line(self.counts))
         return lines
@@ -73,6 +86,8 @@ class MatchState:
             "nelo": _finite(estimate.nelo),
             "nelo_error": _finite(estimate.nelo_error),
             "stopped": self.stopped,
+            "distinct_pairs": self.distinct.pairs,
+            "distinct_pentanomial": self.distinct.counts,
             "pairs": [
                 {"pair": p.number, "opening": format_opening(p.opening), "points": list(p.points),
                  "games": [f"pair-{p.number:04d}/1", f"pair-{p.number:04d}/2"]}
@@ -139,6 +154,9 @@ def run_match(
         pair = PairResult(number, opening, (points_of(one, a.label), points_of(two, a.label)), (one, two))
         state.pairs.append(pair)
         state.counts.add(*pair.points)
+        if pair.moves_key not in state.seen:
+            state.seen.add(pair.moves_key)
+            state.distinct.add(*pair.points)
         if sprt is not None:
             state.decision = sprt.decision(state.counts)
         if on_pair is not None:
