@@ -126,6 +126,7 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         "unsandboxed": len(state["unsandboxed"]),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "standings": table.to_list(),
+        "repeats_note": table.repeats_note(),
         "crosstable": table.crosstable_dict(),
         "rating_model": state["rating_model"],
         "games": games,

@@ -934,6 +934,8 @@ def status(tournament: Tournament) -> dict[str, Any]:
             "withdrawn_games": counts["excluded"],
             "replaced": replaced,
             "standings": table.to_list(),
+            "repeated_games": table.repeats,
+            "repeats_note": table.repeats_note(),
             "crosstable": table.crosstable_dict(),
             "load_flagged": flagged,
             "voided": voided,
