@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "train": "agents.champion.cli:train",
     "tournament": "tournaments.cli:tournament",
     "match": "tournaments.match_cli:match",
+    "openings": "tournaments.suite:openings",
 }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, Sequence, Union
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from .errors import IllegalMoveError, ParseError
 from .notation import parse_move, parse_transcript
@@ -88,6 +88,17 @@ def parse_openings(text: str, source: str = "openings") -> list[list[Move]]:
     return openings
 
 
+BALANCED = "balanced"  # the name of the suite shipped with the package
+
+
+def suite_path(value: str, base: Optional[Path] = None) -> Path:
+    """The opening file ``value`` names: ``"balanced"`` is the shipped suite, else a path (relative to ``base``)."""
+    if value.strip().lower() == BALANCED:
+        return Path(__file__).resolve().parent / "data" / "balanced.txt"
+    path = Path(value).expanduser()
+    return path if path.is_absolute() or base is None else base / path
+
+
 def read_openings(path: Union[str, Path]) -> list[list[Move]]:
     """Read an opening file (:func:`parse_openings`)."""
     path = Path(path)
@@ -99,4 +110,33 @@ def format_openings(openings: Iterable[Sequence[Move]]) -> str:
     return "".join(format_opening(moves) + "\n" for moves in openings)
 
 
-__all__ = ["format_opening", "format_openings", "opening_board", "parse_opening", "parse_openings", "read_openings"]
+# The eight symmetries of the square board, as (column, row) -> (column, row) with 0-7 each.
+_SYMMETRIES: tuple[Callable[[int, int], tuple[int, int]], ...] = (
+    lambda c, r: (c, r), lambda c, r: (7 - c, r), lambda c, r: (c, 7 - r), lambda c, r: (7 - c, 7 - r),
+    lambda c, r: (r, c), lambda c, r: (7 - r, c), lambda c, r: (r, 7 - c), lambda c, r: (7 - r, 7 - c),
+)
+_PERMUTATIONS = tuple(
+    tuple(to[0] + 8 * to[1] for to in (f(sq % 8, sq // 8) for sq in range(64))) for f in _SYMMETRIES
+)
+
+
+def _mapped(bitboard: int, permutation: tuple[int, ...]) -> int:
+    out = 0
+    while bitboard:
+        low = bitboard & -bitboard
+        out |= 1 << permutation[low.bit_length() - 1]
+        bitboard ^= low
+    return out
+
+
+def symmetric_boards(board: Board) -> list[Board]:
+    """The board under each of the eight symmetries of the square (rotations and reflections)."""
+    return [Board(_mapped(board.white, p), _mapped(board.black, p), board.to_move) for p in _PERMUTATIONS]
+
+
+def canonical_key(board: Board) -> tuple[int, int, str]:
+    """The same key for a position and its mirror images: two openings with one key are the same opening."""
+    return min((b.white, b.black, b.to_move.value) for b in symmetric_boards(board))
+
+
+__all__ = ["BALANCED", "suite_path", "canonical_key", "symmetric_boards", "format_opening", "format_openings", "opening_board", "parse_opening", "parse_openings", "read_openings"]

@@ -14,7 +14,7 @@ import click
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, summary
 from ..protocol import IllegalMoveError, Move, ParseError
-from ..protocol.openings import format_opening, parse_opening, read_openings
+from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
 from .pair import draw_openings, play_pair
 from .process import sigterm_as_interrupt
@@ -64,9 +64,10 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
               help="Run each agent in its own bubblewrap sandbox, or (none) as yourself with rlimits only.")
 @click.option("--polling", is_flag=True, help="Poll the files instead of using file events (e.g. on NFS).")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Play a game pair (each agent White once) from an opening drawn by --seed from this file: "
-                   "one opening a line, 'd3 c5 f6' or '(W D 3) (B C 5) (W F 6)' (PROTOCOL.md section 8).")
+@click.option("--openings", "openings_file", default=None, metavar="FILE|balanced",
+              help="Play a game pair (each agent White once) from an opening drawn by --seed from this file "
+                   "(one opening a line, 'd3 c5 f6' or '(W D 3) (B C 5) (W F 6)', PROTOCOL.md section 8), "
+                   "or from the balanced suite shipped with the package.")
 @click.option("--opening", "opening_text", default=None, metavar="MOVES",
               help="Play a game pair from this one opening, e.g. 'd3 c5 f6'.")
 def play(
@@ -87,7 +88,7 @@ def play(
     polling: bool,
     disk_mb: int,
     sandbox: str,
-    openings_file: Optional[Path],
+    openings_file: Optional[str],
     opening_text: Optional[str],
 ) -> None:
     """Play one game between A and B; colours are drawn at random.
@@ -159,7 +160,7 @@ def play(
         sys.exit(EXIT_NOT_STARTED)
 
 
-def _opening(openings_file: Optional[Path], opening_text: Optional[str],
+def _opening(openings_file: Optional[str], opening_text: Optional[str],
              seed: Optional[int]) -> Optional[tuple[list[Move], int]]:
     """The opening of ``--openings FILE`` (drawn by ``seed``) or ``--opening MOVES``, with the seed; ``None`` without."""
     if openings_file is not None and opening_text is not None:
@@ -170,7 +171,7 @@ def _opening(openings_file: Optional[Path], opening_text: Optional[str],
         if opening_text is not None:
             return parse_opening(opening_text), seed
         if openings_file is not None:
-            suite = read_openings(openings_file)
+            suite = read_openings(suite_path(openings_file))
             if not suite:
                 raise click.UsageError(f"{openings_file} holds no opening")
             return draw_openings(suite, 1, seed)[0], seed

@@ -76,3 +76,11 @@ def test_a_program_declares_openings_in_its_table(tmp_path: Path) -> None:
     assert loaded.agent("first").openings
     with pytest.raises(config.TournamentFileError, match="openings"):
         config.load(write_tournament(tmp_path, [GREEDY, agent("first", "first") + 'openings = "yes"\n']))
+
+
+def test_balanced_names_the_shipped_suite(tmp_path: Path) -> None:
+    from othello_arena.protocol.openings import suite_path
+
+    loaded = config.load(write_tournament(tmp_path, [GREEDY, RANDOM], openings="balanced"))
+    assert loaded.openings == suite_path("balanced").resolve()
+    assert len(game_opening(loaded, 1)) == 8

@@ -17,7 +17,7 @@ demo runs from any current directory)::
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
     # build_timeout = 600        # seconds per agent's build command
-    # openings = "book.txt"      # game pairs from an opening suite (one opening a line; needs colours = "both")
+    # openings = "balanced"      # game pairs from an opening suite: "balanced" (shipped) or a file; colours = "both"
 
     [referee]                    # optional: more fields of the referee's GameConfig
     # illegal = "lose-turn"      # (time_per_move belongs in [tournament], never here)
@@ -405,7 +405,9 @@ def _parse_openings(section: dict[str, Any], where: str, base: Path, colours: st
     value = _get(section, "openings", str, "", where)
     if not value.strip():
         raise TournamentFileError(f"{where}: [tournament] openings must name an opening file, e.g. \"book.txt\"")
-    path = (base / value).resolve()
+    from ..protocol.openings import suite_path
+
+    path = suite_path(value, base).resolve()
     if not path.is_file():
         raise TournamentFileError(f"{where}: [tournament] openings {value!r}: no such file (looked for {path})")
     if colours != "both":

@@ -11,7 +11,7 @@ from typing import Optional
 import click
 
 from ..protocol import IllegalMoveError, ParseError
-from ..protocol.openings import format_opening, read_openings
+from ..protocol.openings import format_opening, read_openings, suite_path
 from ..referee import AgentSpec, GameConfig
 from ..referee.config import SANDBOXES
 from ..referee.process import sigterm_as_interrupt
@@ -44,9 +44,10 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
                    "[model=normalized|logistic] (these are the defaults).")
 @click.option("--max-games", type=click.IntRange(min=2), default=1000, show_default=True,
               help="With --sprt: stop undecided after this many games.")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Opening suite: one opening a line (PROTOCOL.md section 8); each pair plays one, drawn by "
-                   "--seed without repeats.  Without it every game starts from the start position.")
+@click.option("--openings", "openings_file", default=None, metavar="FILE|balanced",
+              help="Opening suite: a file of one opening a line (PROTOCOL.md section 8), or the balanced suite "
+                   "shipped with the package; each pair plays one, drawn by --seed without repeats.  Without it "
+                   "every game starts from the start position.")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds of wall-clock time per move.")
 @click.option("--seed", type=int, default=None, help="Seed of the opening draw (default: a random one, printed).")
@@ -56,7 +57,7 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
               help="Run each agent in its own bubblewrap sandbox, or (none) as yourself.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
-          openings_file: Optional[Path], time_per_move: float, seed: Optional[int], out_dir: Optional[Path],
+          openings_file: Optional[str], time_per_move: float, seed: Optional[int], out_dir: Optional[Path],
           sandbox: str, quiet: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
@@ -83,9 +84,11 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     openings = None
     if openings_file is not None:
         try:
-            openings = read_openings(openings_file)
+            openings = read_openings(suite_path(openings_file))
         except (ParseError, IllegalMoveError) as exc:
             raise click.UsageError(str(exc)) from None
+        except OSError as exc:
+            raise click.UsageError(f"cannot read the openings {openings_file}: {exc}") from None
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     if out_dir is None:
