@@ -84,3 +84,19 @@ def test_balanced_names_the_shipped_suite(tmp_path: Path) -> None:
     loaded = config.load(write_tournament(tmp_path, [GREEDY, RANDOM], openings="balanced"))
     assert loaded.openings == suite_path("balanced").resolve()
     assert len(game_opening(loaded, 1)) == 8
+
+
+def test_the_report_replays_a_game_from_its_opening_in_chromium(tmp_path: Path) -> None:
+    from test_tournament_report import drawn, open_in_chromium
+
+    (tmp_path / "book.txt").write_text(BOOK)
+    path = write_tournament(tmp_path, [GREEDY, RANDOM], games_per_pairing=2, seed=5, openings="book.txt")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
+    assert runner.invoke(cli, ["tournament", "report", str(path), "-o", str(tmp_path / "out")]).exit_code == 0
+    row = query(tmp_path / "results" / "tournament.sqlite", "SELECT key, record FROM games ORDER BY key")[0]
+    record = GameRecord.from_dict(json.loads(row["record"]))
+    result = open_in_chromium(tmp_path / "out" / "index.html", f"selftest={row['key']}:0", tmp_path / "profile")
+    assert result["errors"] == []
+    assert result["board"] == drawn(record.opening_board())  # the board starts after the opening
+    assert result["info"].startswith(f"After the opening {format_opening(record.opening)}")
