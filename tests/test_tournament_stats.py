@@ -58,6 +58,8 @@ def test_pairing_widens_the_interval_when_the_games_of_a_pair_agree() -> None:
     split = Pentanomial([0, 0, 10, 0, 0]).elo()
     assert together.elo == split.elo == 0
     assert together.high > 150 and split.high == 0  # ten identical split pairs say "exactly equal"
+    assert "(no interval: every pair scored alike so far)" in Pentanomial([0, 0, 10, 0, 0]).elo().line()
+    assert "(95%)" in Pentanomial([5, 0, 0, 0, 5]).elo().line()
     assert Pentanomial().elo().low == -math.inf
 
 

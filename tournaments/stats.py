@@ -162,8 +162,14 @@ class EloEstimate:
     score_error: float
 
     def line(self) -> str:
-        """``Elo +35.2 [+10.1, +61.0] (95%), nElo +48.3 +- 30.9, score 55.0%``."""
-        return (f"Elo {_signed(self.elo)} [{_signed(self.low)}, {_signed(self.high)}] (95%), "
+        """``Elo +35.2 [+10.1, +61.0] (95%), nElo +48.3 +- 30.9, score 55.0%``.
+
+        When every pair so far scored alike (no spread) the interval says
+        nothing, and the line says so instead of showing a zero width.
+        """
+        interval = (f"[{_signed(self.low)}, {_signed(self.high)}] (95%)" if self.score_error > 0
+                    else "(no interval: every pair scored alike so far)")
+        return (f"Elo {_signed(self.elo)} {interval}, "
                 f"nElo {_signed(self.nelo)} +- {self.nelo_error:.1f}, score {100 * self.score:.1f}%")
 
 
