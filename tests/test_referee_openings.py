@@ -188,3 +188,20 @@ def test_cli_plays_a_game_pair_from_an_opening_file(tmp_path: Path) -> None:
     book.write_text("d3\nd3 d3\n")
     bad = CliRunner().invoke(cli, ["play", "random", "greedy", "--openings", str(book)])
     assert bad.exit_code == 2 and "line 2" in bad.output and "occupied" in bad.output
+
+
+def test_replay_says_the_opening_and_starts_after_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from othello_arena.cli import cli
+
+    board = opening_board(D3_C5_F6)
+    reply = board.legal_moves()[0]
+    record = GameRecord("alice", "bob", moves=[MoveRecord(reply, 0.5)], opening=list(D3_C5_F6))
+    (tmp_path / "game.json").write_text(record.to_json())
+    result = CliRunner().invoke(cli, ["replay", str(tmp_path / "game.json")])
+    assert result.exit_code == 0, result.output
+    assert "Opening: d3 c5 f6 (3 moves; the board below is after it)" in result.output
+    assert f"1. {reply.line()}" in result.output and "B to move" in result.output
+    ggf = CliRunner().invoke(cli, ["replay", str(tmp_path / "game.json"), "--format", "transcript"])
+    assert ggf.output.strip().startswith("d3c5f6")
