@@ -23,6 +23,8 @@ SUBCOMMANDS = {
     "analyze": "agents.champion.cli:analyze",
     "train": "agents.champion.cli:train",
     "tournament": "tournaments.cli:tournament",
+    "match": "tournaments.match_cli:match",
+    "openings": "tournaments.suite:openings",
 }
 
 

@@ -162,6 +162,18 @@ class GTPBridge:
         else:
             self.engine.try_send(command)
 
+    def opening(self, moves: Sequence[Move]) -> None:
+        """Set up an opening's position (PROTOCOL.md section 8) on the engine: ``play`` each move from the start.
+
+        GTP sets a position by ``clear_board`` then the moves that lead to
+        it; the runtime calls this before the bridge's first turn.
+        """
+        board = Board()
+        for move in moves:
+            self.tell(move)
+            board = board.play(move)
+        self.known = board
+
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         played = moves_between(self.known, board)
         if played is None:

@@ -11,7 +11,9 @@ scenario, plays its side through the files, and grades what the agent does:
 - it plays a game to the end and exits;
 - it copes with a move line in lower case with CRLF (advisory: the referee
   writes upper case only);
-- it notices an illegal opponent move (advisory: the referee never relays one).
+- it notices an illegal opponent move (advisory: the referee never relays one);
+- if it declares openings (``openings:NAME=COMMAND``, PROTOCOL.md section 8),
+  it plays on from an opening, as the side to move and as the side that waits.
 
 Under each failure the card shows where it happened (the game, the move
 number, the position drawn) and the last lines of the agent's output, and
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move
+from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
 from ..referee.config import GameConfig
@@ -68,6 +71,10 @@ ITEMS = [
 
 OUTPUT_LINES = 8  # lines of the agent's output shown under a failure
 
+OPENINGS_ITEM = ("openings", "plays on from an opening (PROTOCOL.md section 8)")
+# Three plies: Black to move.  The agent plays it as Black (it moves at once) and as White (it waits).
+CHECK_OPENING = "d3 c5 f6"
+
 
 @dataclass
 class Item:
@@ -98,6 +105,7 @@ class ReportCard:
     games: int = 0
     moves_timed: int = 0  # the agent's moves read: no move, no verdict on speed
     kept: Optional[Path] = None  # the game folders, kept because something failed
+    notes: list[str] = field(default_factory=list)  # shown after the items
 
     def __getitem__(self, key: str) -> Item:
         return self.items[key]
@@ -119,6 +127,7 @@ class ReportCard:
                 out += ["           (where, and its output: as above)"] if item.evidence in shown else [
                     f"           {line}" for line in item.evidence]
                 shown.append(item.evidence)
+        out += [f"  {note}" for note in self.notes]
         if self.passed:
             verdict = "all checks passed"
         elif any(item.status == FAIL for item in self.items.values()):
@@ -416,11 +425,13 @@ def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int =
 # ---------------------------------------------------------------------------
 
 
-def _start(game: ScriptedGame, colour: Colour, card: ReportCard) -> float:
-    """Send the colour; for Black check the file goes and nothing is written out of turn."""
-    started = game.send(format_colour(colour))
+def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[Move, ...] = ()) -> float:
+    """Send the colour (and the opening's moves); for the side that waits check the file goes and nothing is written out of turn."""
+    started = game.send(format_colour(colour) + "".join(format_move(move) for move in opening))
     game.colour = colour
-    if colour is BLACK:
+    if opening:
+        game._board, game.plies = opening_board(list(opening)), len(opening)
+    if game.board.to_move is not colour:
         if not game.wait_deleted(game.time + game.startup):
             if game.process.exited:
                 raise AgentGone(f"the agent exited (code {game.process.returncode}) without taking {game.in_name}")
@@ -428,17 +439,17 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard) -> float:
                             + game.untaken_hint())
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
-            raise AgentGone("it wrote a move as Black before White had moved")
+            raise AgentGone(f"it wrote a move as {colour.full_name} before {colour.opponent.full_name} had moved")
     return started
 
 
 def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: Colour, rng: random.Random,
-                  stop_at_pass: bool, lower_case: bool = False) -> str:
-    """Play the checker's side until the end (or until ``victim`` has passed).
+                  stop_at_pass: bool, lower_case: bool = False, opening: tuple[Move, ...] = ()) -> str:
+    """Play the checker's side until the end (or until ``victim`` has passed), from ``opening`` if given.
 
     Returns the last move still to send with the end line ("" if none).
     """
-    started = _start(game, colour, card)
+    started = _start(game, colour, card, opening)
     checker = colour.opponent
     while not game.board.is_game_over():
         if game.board.to_move is colour:
@@ -485,6 +496,11 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     config = GameConfig(time_per_move=time_per_move, sandbox=sandbox)
     isolation_for(config)
     card = ReportCard(str(spec), time_per_move)
+    if spec.openings:
+        card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
+    elif not spec.is_manual:
+        card.notes.append("openings are not checked: not declared (a program that reads them is given as "
+                          "openings:NAME=COMMAND, PROTOCOL.md section 8)")
     missing = missing_program(spec)
     if missing is not None:
         for key in ("white", "black"):
@@ -577,7 +593,22 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
     except (AgentGone, AgentSilent) as exc:
         card["liberal"].grade(False, str(exc), advisory=True)
 
-    # 5. an illegal opponent move (advisory)
+    # 5. openings, when declared: as the side to move after the opening, and as the side that waits
+    if spec.openings:
+        opening = tuple(parse_opening(CHECK_OPENING))
+        for colour in (opening_board(list(opening)).to_move, opening_board(list(opening)).to_move.opponent):
+            log(f"a game from the opening {CHECK_OPENING} as {colour.full_name}")
+            g = game()
+            try:
+                with g:
+                    last = play_scenario(g, colour, card, colour, rng, stop_at_pass=False, opening=opening)
+                    g.end(last)
+                    card["openings"].grade(True, f"played on from {format_opening(opening)} as both colours")
+            except (AgentGone, AgentSilent) as exc:
+                card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
+                                       evidence=g.evidence())
+
+    # 6. an illegal opponent move (advisory)
     log("an illegal opponent move")
     g = game()
     try:

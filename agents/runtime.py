@@ -20,6 +20,11 @@ It waits for ``NAME.in`` (file events through watchdog, with polling as a
 fallback), reads and deletes it, checks every opponent move with the rules
 core (seed 003: an illegal one is printed and the agent claims the win),
 notices the end of the game itself, and writes ``NAME.out`` atomically.
+It understands openings (PROTOCOL.md section 8): the moves after the colour
+in the first ``NAME.in`` are the moves already played, of either colour, and
+play goes on from there.  A strategy needs nothing for that (it gets the
+board); one that keeps a position of its own (the GTP bridge) may have a
+method ``opening(moves)``, called with those moves before its first turn.
 """
 
 from __future__ import annotations
@@ -188,6 +193,7 @@ class AgentSession:
         self.log = log
         self.board = Board()
         self.colour: Optional[Colour] = None
+        self._history: list[Move] = []  # the moves of the first file (an opening)
 
     def run(self) -> int:
         with InboxWatcher(self.inbox) as watcher:
@@ -205,7 +211,13 @@ class AgentSession:
                         return EXIT_OK
 
     def handle(self, text: str) -> Optional[int]:
-        """Take in one ``NAME.in``; return an exit code if the agent must stop."""
+        """Take in one ``NAME.in``; return an exit code if the agent must stop.
+
+        In the first file, the moves after the colour line are the moves
+        already played (an opening, or a person's colour with White's first
+        move): moves of either colour, each checked by the rules.
+        """
+        first_file = self.colour is None
         for raw in text.splitlines():
             if not raw.strip():
                 continue
@@ -225,6 +237,14 @@ class AgentSession:
                 return EXIT_PROTOCOL_ERROR
             if isinstance(parsed, Comment):
                 continue
+            if first_file:
+                try:
+                    self.board = self.board.play(parsed)
+                    self._history.append(parsed)
+                except IllegalMoveError as exc:
+                    self.log.write(f"{self.name}: the opening in {self.inbox.name} has an {exc}\n")
+                    return EXIT_PROTOCOL_ERROR
+                continue
             if parsed.colour is self.colour:
                 self.log.write(f"{self.name}: {self.inbox.name} holds my own colour's move {parsed.line()}\n")
                 return EXIT_PROTOCOL_ERROR
@@ -241,9 +261,17 @@ class AgentSession:
                 self.log.write(message)
                 print(message, end="", flush=True)
                 return EXIT_OK
+        if first_file and self.board != Board():
+            tell = getattr(self.strategy, "opening", None)
+            if callable(tell):
+                tell(self.history())
         if self.colour is not None and self.board.is_game_over():
             return EXIT_OK  # the opponent's move ended the game: no end line needed
         return None
+
+    def history(self) -> list[Move]:
+        """The moves played so far (kept while the first file is read)."""
+        return list(self._history)
 
     def move(self, started: float) -> bool:
         """Play our move; return whether it ended the game."""

@@ -118,6 +118,10 @@ def replay(game: str, step: bool, fmt: str) -> None:
         click.echo(record.to_json(), nl=False)
         return
     click.echo(f"White: {record.white}   Black: {record.black}   seed: {record.seed}")
+    if record.opening:
+        from .openings import format_opening
+
+        click.echo(f"Opening: {format_opening(record.opening)} ({len(record.opening)} moves; the board below is after it)")
     try:
         for number, (board, entry) in enumerate(record.positions()):
             if entry is not None:

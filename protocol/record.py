@@ -119,12 +119,27 @@ class GameRecord:
     time_per_move: Optional[float] = None
     start: Board = field(default_factory=Board)
     extra: dict[str, Any] = field(default_factory=dict)
+    opening: list[Move] = field(default_factory=list)
 
     # -- positions -----------------------------------------------------------
 
-    def positions(self) -> Iterator[tuple[Board, Optional[MoveRecord]]]:
-        """The start position, then the position after each move with that move."""
+    def opening_board(self) -> Board:
+        """The position the agents played from: ``start`` after the opening moves.
+
+        Raises :class:`IllegalMoveError` if an opening move is illegal.
+        """
         board = self.start
+        for move in self.opening:
+            board = board.play(move)
+        return board
+
+    def all_moves(self) -> list[Move]:
+        """The whole game: the opening moves, then the moves the agents played."""
+        return [*self.opening, *(entry.move for entry in self.moves)]
+
+    def positions(self) -> Iterator[tuple[Board, Optional[MoveRecord]]]:
+        """The position after the opening (the start position if none), then the position after each move with that move."""
+        board = self.opening_board()
         yield board, None
         for entry in self.moves:
             if entry.forfeit and entry.move.colour is board.to_move:
@@ -158,6 +173,8 @@ class GameRecord:
             from .notation import format_obf
 
             data["start"] = format_obf(self.start)
+        if self.opening:
+            data["opening"] = [move.line() for move in self.opening]
         data.update(self.extra)
         return data
 
@@ -166,7 +183,7 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
-        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start"}
+        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening"}
         try:
             start = Board()
             if data.get("start"):
@@ -182,6 +199,7 @@ class GameRecord:
                 time_per_move=data.get("time_per_move"),
                 start=start,
                 extra={k: v for k, v in data.items() if k not in known},
+                opening=[_opening_move(str(line)) for line in data.get("opening", [])],
             )
         except KeyError as exc:
             raise ParseError(f"game record is missing the field {exc.args[0]!r}") from None
@@ -210,8 +228,8 @@ class GameRecord:
     # -- transcript and GGF ------------------------------------------------------
 
     def transcript(self) -> str:
-        """Compact transcript (``d3c3...``), identical in the standard orientation."""
-        return format_transcript(m.move for m in self.moves)
+        """Compact transcript (``d3c3...``) of the whole game, opening included; identical in the standard orientation."""
+        return format_transcript(self.all_moves())
 
     def to_ggf(self) -> str:
         """The game in GGF, standard orientation (our White is GGF's Black)."""
@@ -235,7 +253,8 @@ class GameRecord:
                 diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0
             parts.append(f"RE[{diff:+d}.000{suffix}]")
         parts.append(f"BO[8 {_ggf_board(self.start)}]")
-        for entry in self.moves:
+        # GGF has no opening of its own: the opening moves are the game's first moves, with no time.
+        for entry in [*(MoveRecord(move) for move in self.opening), *self.moves]:
             tag = "B" if entry.move.colour is WHITE else "W"
             where = "PA" if entry.move.square is None else square_name(entry.move.square).lower()
             parts.append(f"{tag}[{where}//{entry.seconds:.2f}]")
@@ -283,6 +302,13 @@ class GameRecord:
         if outcome is not None:
             record.result = Result.from_outcome(outcome)
         return record
+
+
+def _opening_move(line: str) -> Move:
+    parsed = parse_line(line)
+    if isinstance(parsed, Comment):
+        raise ParseError(f"record opening move {line!r} is a comment, not a move")
+    return parsed
 
 
 def _ggf_text(text: str) -> str:

@@ -10,7 +10,8 @@ See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 """
 
 from .config import GRACE_SECONDS, GameConfig
-from .game import GameEvent, play_game
+from .game import GameEvent, check_opening, play_game
+from .pair import draw_openings, play_pair
 from .spec import AgentSpec, check_file_name, distinct_labels, draw_colours
 
 __all__ = [
@@ -19,7 +20,10 @@ __all__ = [
     "GameConfig",
     "GameEvent",
     "check_file_name",
+    "check_opening",
     "distinct_labels",
     "draw_colours",
+    "draw_openings",
     "play_game",
+    "play_pair",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -12,10 +13,13 @@ import click
 
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, summary
-from .game import play_game
+from ..protocol import IllegalMoveError, Move, ParseError
+from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
+from .game import check_opening, play_game
+from .pair import draw_openings, play_pair
 from .process import sigterm_as_interrupt
 from .sandbox import SandboxUnavailable
-from .spec import AgentSpec, draw_colours, prepare_builtins
+from .spec import AgentSpec, distinct_labels, draw_colours, prepare_builtins
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
 EXIT_NO_SANDBOX = 4  # the sandbox was asked for and cannot run on this machine
@@ -60,6 +64,12 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
               help="Run each agent in its own bubblewrap sandbox, or (none) as yourself with rlimits only.")
 @click.option("--polling", is_flag=True, help="Poll the files instead of using file events (e.g. on NFS).")
+@click.option("--openings", "openings_file", default=None, metavar="FILE|balanced",
+              help="Play a game pair (each agent White once) from an opening drawn by --seed from this file "
+                   "(one opening a line, 'd3 c5 f6' or '(W D 3) (B C 5) (W F 6)', PROTOCOL.md section 8), "
+                   "or from the balanced suite shipped with the package.")
+@click.option("--opening", "opening_text", default=None, metavar="MOVES",
+              help="Play a game pair from this one opening, e.g. 'd3 c5 f6'.")
 def play(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
@@ -78,6 +88,8 @@ def play(
     polling: bool,
     disk_mb: int,
     sandbox: str,
+    openings_file: Optional[str],
+    opening_text: Optional[str],
 ) -> None:
     """Play one game between A and B; colours are drawn at random.
 
@@ -87,9 +99,23 @@ def play(
     {home} Carol {name}"), or manual:NAME for a person who plays by writing
     NAME.out in a text editor.  Exits 0 when the game is played, whatever its
     result; 3 if an agent could not be started.
+
+    With --openings FILE (or --opening MOVES) it plays a game pair instead:
+    the same opening twice, A as White in OUT/1 then as Black in OUT/2.  Both
+    agents must understand openings (built-in agents do; a program is given
+    as openings:NAME=COMMAND).
     """
+    opening = _opening(openings_file, opening_text, seed)
+    if opening is not None:
+        seed = opening[1]
+        try:
+            check_opening(*distinct_labels(agent_a, agent_b), opening[0])
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     prepare_builtins([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
     white, black, seed = draw_colours(agent_a, agent_b, seed)
+    if opening is not None:
+        white, black = distinct_labels(agent_a, agent_b)  # a pair: A is White first, then Black
     if out_dir is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         out_dir = Path("games") / f"{stamp}-{agent_a.file_name}-{agent_b.file_name}"
@@ -107,6 +133,9 @@ def play(
         polling=polling,
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
+    if opening is not None:
+        _play_pair(white, black, opening[0], config, out_dir, seed, display, quiet, as_json)
+        return
     if not (quiet or as_json):
         click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
     try:
@@ -129,6 +158,65 @@ def play(
         for label in not_started:
             click.echo(f"error: {record.extra['agents'][label]['start_error']}", err=True)
         sys.exit(EXIT_NOT_STARTED)
+
+
+def _opening(openings_file: Optional[str], opening_text: Optional[str],
+             seed: Optional[int]) -> Optional[tuple[list[Move], int]]:
+    """The opening of ``--openings FILE`` (drawn by ``seed``) or ``--opening MOVES``, with the seed; ``None`` without."""
+    if openings_file is not None and opening_text is not None:
+        raise click.UsageError("give --openings FILE or --opening MOVES, not both")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    try:
+        if opening_text is not None:
+            return parse_opening(opening_text), seed
+        if openings_file is not None:
+            suite = read_openings(suite_path(openings_file))
+            if not suite:
+                raise click.UsageError(f"{openings_file} holds no opening")
+            return draw_openings(suite, 1, seed)[0], seed
+    except (ParseError, IllegalMoveError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {openings_file}: {exc}") from None
+    return None
+
+
+def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config: GameConfig, out_dir: Path,
+               seed: int, display: Display, quiet: bool, as_json: bool) -> None:
+    """``othello play --openings``: the game pair, each game's result, then the pair's score."""
+    if not (quiet or as_json):
+        click.echo(f"game pair from the opening {format_opening(opening)} (seed {seed}): {first.label} is White, "
+                   f"then Black; {config.time_per_move:g} s per move; files in {out_dir}/1 and {out_dir}/2")
+    try:
+        with sigterm_as_interrupt():
+            records = play_pair(first, second, opening, config, out_dir, seed=seed, on_event=display)
+    except SandboxUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_NO_SANDBOX)
+    except OSError as exc:
+        raise click.ClickException(f"cannot play in {out_dir}: {exc}") from None
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: the pair was not finished; its agents were stopped (files in {out_dir})", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps([record.to_dict() for record in records], indent=2))
+    else:
+        points = {first.label: 0.0, second.label: 0.0}
+        for record in records:
+            click.echo(summary(record))
+            result = record.result
+            if result is not None and result.winner is None:
+                points[record.white] += 0.5
+                points[record.black] += 0.5
+            elif result is not None:
+                points[record.name(result.winner)] += 1
+        click.echo(f"pair: {first.label} {points[first.label]:g} - {points[second.label]:g} {second.label}")
+    for record in records:
+        for info in record.extra.get("agents", {}).values():
+            if info.get("start_error"):
+                click.echo(f"error: {info['start_error']}", err=True)
+                sys.exit(EXIT_NOT_STARTED)
 
 
 # The self-test ``othello doctor`` runs inside a sandbox: each line is

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ..protocol import (
     BLACK,
@@ -39,6 +39,7 @@ from ..protocol import (
     format_move,
 )
 from ..protocol.notation import legal_names
+from ..protocol.openings import format_opening, opening_board
 from . import files
 from .config import GameConfig
 from .launch import isolation_for, start_agent
@@ -232,8 +233,10 @@ class _Game:
         out_dir: Path,
         seed: Optional[int],
         on_event: Optional[EventCallback],
+        opening: Sequence[Move] = (),
     ) -> None:
         white, black = distinct_labels(white, black)
+        board = check_opening(white, black, opening)
         self.config = config
         self.out_dir = Path(out_dir).resolve()
         self.on_event = on_event
@@ -242,8 +245,11 @@ class _Game:
             WHITE: _Player(white, WHITE, self.out_dir / white_dir, config),
             BLACK: _Player(black, BLACK, self.out_dir / black_dir, config),
         }
-        self.board = Board()
-        self.record = GameRecord(white.label, black.label, seed=seed, time_per_move=config.time_per_move)
+        self.board = board
+        # The side to move after the opening moves first; the other is "second".
+        self.first_colour = board.to_move
+        self.record = GameRecord(white.label, black.label, seed=seed, time_per_move=config.time_per_move,
+                                 opening=list(opening))
         self.waker: Waker = Waker()
         self.warnings: list[str] = []
         self.started = time.monotonic()
@@ -251,7 +257,7 @@ class _Game:
         self._monitor: Optional[threading.Thread] = None
         self.timeout_seen = False
         self.temp_fd = -1
-        self.black_colour_deadline: Optional[float] = None
+        self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -291,7 +297,8 @@ class _Game:
         self.emit("start", message="; ".join(
             f"{p.label} ({p.colour.value}) plays in {p.directory} with {p.in_name} and {p.out_name}"
             for p in self.players.values()
-        ))
+        ) + (f"; opening {format_opening(self.record.opening)}, {self.first_colour.full_name} to move"
+             if self.record.opening else ""))
         failed = []
         for player in self.players.values():
             if player.spec.is_manual:
@@ -474,33 +481,39 @@ class _Game:
 
     # -- the game ---------------------------------------------------------------------
 
-    def start_colours(self) -> Optional[_Fault]:
-        """Write both colour files.  With suspension Black must take its file first.
+    def first_text(self, player: _Player) -> str:
+        """A side's first ``NAME.in``: its colour, then the opening's moves (PROTOCOL.md section 8)."""
+        return format_colour(player.colour) + "".join(format_move(move) for move in self.record.opening)
 
-        A person playing Black gets no colour file yet: their first
-        ``NAME.in`` holds the colour and White's first move together.  A
-        colour file alone would be replaced by White's move at once, and a
-        person who reads ``B``, then deletes the file as the protocol says,
-        would delete White's move unseen and wait for ever.
+    def start_colours(self) -> Optional[_Fault]:
+        """Write both first files (the colour, and the opening if any).  With suspension the second side must take its file first.
+
+        The side to move (White, or after an opening the side whose turn it
+        is) is the first; the other, the second, gets its file first.  A
+        person playing second gets no file yet: their first ``NAME.in``
+        holds it together with the first side's move.  A file alone would be
+        replaced by that move at once, and a person who reads it, then
+        deletes it as the protocol says, would delete the move unseen and
+        wait for ever.
         """
-        white, black = self.players[WHITE], self.players[BLACK]
-        if black.spec.is_manual:
-            black.pending_colour = format_colour(BLACK)
-            return self.relay(white, format_colour(WHITE), None)
-        fault = self.relay(black, format_colour(BLACK), None)
+        first, second = self.players[self.first_colour], self.players[self.first_colour.opponent]
+        if second.spec.is_manual:
+            second.pending_colour = self.first_text(second)
+            return self.relay(first, self.first_text(first), None)
+        fault = self.relay(second, self.first_text(second), None)
         if fault:
             return fault
-        black_deadline = self.deadline(black, time.monotonic())
-        if self.config.suspend_waiting and black.process:
-            fault = self.wait_gone(black, black_deadline)
+        second_deadline = self.deadline(second, time.monotonic())
+        if self.config.suspend_waiting and second.process:
+            fault = self.wait_gone(second, second_deadline)
             if fault:
                 return fault
-            self.suspend(black)
-        fault = self.relay(white, format_colour(WHITE), None)
+            self.suspend(second)
+        fault = self.relay(first, self.first_text(first), None)
         if fault:
             return fault
-        self.confirm_suspended(black)
-        self.black_colour_deadline = black_deadline
+        self.confirm_suspended(second)
+        self.second_colour_deadline = second_deadline
         return None
 
     def wait_gone(self, player: _Player, deadline: Optional[float]) -> Optional[_Fault]:
@@ -542,27 +555,31 @@ class _Game:
             now = time.monotonic()
             if deadline is not None and now > deadline:
                 return None, _Fault(player.colour, "timeout", f"{player.label} did not move within {player.limit:g} s")
-            # Black's colour file: it must be deleted within the time limit.
+            # The second side's first file: it must be deleted within the time limit.
             if (
-                other.colour is BLACK and not self.record.moves and self.black_colour_deadline is not None
-                and now > self.black_colour_deadline and files.exists(other.dir_fd, other.in_name)
+                other.colour is not self.first_colour and not self.record.moves
+                and self.second_colour_deadline is not None
+                and now > self.second_colour_deadline and files.exists(other.dir_fd, other.in_name)
             ):
-                return None, _Fault(BLACK, "timeout", f"{other.label} did not delete {other.in_name} in time")
-            self.sleep(deadline if player.colour is not WHITE or self.record.moves
-                       else _earliest(deadline, self.black_colour_deadline))
+                return None, _Fault(other.colour, "timeout", f"{other.label} did not delete {other.in_name} in time")
+            self.sleep(deadline if player.colour is not self.first_colour or self.record.moves
+                       else _earliest(deadline, self.second_colour_deadline))
 
     def play(self) -> Result:
         fault = self.setup() or self.start_colours()
         if fault:
             return self.fault_result(fault)
         turn_start = time.monotonic()
-        mover = self.players[WHITE]
+        mover = self.players[self.first_colour]
         while True:
-            first_black = mover.colour is BLACK and len(self.record.moves) == 1
+            first_of_second = mover.colour is not self.first_colour and len(self.record.moves) == 1
+            first_name = self.first_colour.full_name
             self.emit(
                 "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
                 time_limit=mover.limit, manual=mover.spec.is_manual,
-                message="your colour and White's first move" if first_black else "the opponent's last move",
+                message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
+                         else f"your colour and {first_name}'s first move") if first_of_second
+                else "the opponent's last move",
             )
             message, fault = self.read_move(mover, turn_start)
             read_at = time.monotonic()
@@ -610,10 +627,10 @@ class _Game:
                 self.collect(mover)
                 return Result.from_outcome(outcome)
             self.suspend(mover)
-            if other.colour is BLACK and len(self.record.moves) == 1 and not other.spec.is_manual:
-                # Black's colour file must be read before the first move replaces it.
+            if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
+                # The second side's first file must be read before the first move replaces it.
                 self.collect(mover)
-                fault = self.wait_gone(other, self.black_colour_deadline)
+                fault = self.wait_gone(other, self.second_colour_deadline)
                 if fault:
                     return self.fault_result(fault)
             fault = self.relay(other, format_move(move), mover)
@@ -735,6 +752,29 @@ class _Game:
         return record
 
 
+def check_opening(white: AgentSpec, black: AgentSpec, opening: Sequence[Move]) -> Board:
+    """The position after ``opening``, if both agents understand openings; else raise ValueError.
+
+    An opening game with an agent that does not declare it would start that
+    agent from the wrong position (it would think it plays from the start),
+    so it is refused before anything starts.  An illegal opening, or one
+    that ends the game, raises :class:`~othello_arena.protocol.IllegalMoveError`
+    (a ValueError).
+    """
+    if not opening:
+        return Board()
+    unaware = [spec for spec in (white, black) if not spec.openings]
+    if unaware:
+        names = " and ".join(spec.label for spec in unaware)
+        raise ValueError(
+            f"cannot play the opening {format_opening(opening)!r}: {names} "
+            f"{'does' if len(unaware) == 1 else 'do'} not declare that it understands openings "
+            "(an agent that does is given as openings:NAME=COMMAND, PROTOCOL.md section 8; "
+            "without it, play from the start position)"
+        )
+    return opening_board(list(opening))
+
+
 def _earliest(*times: Optional[float]) -> Optional[float]:
     present = [t for t in times if t is not None]
     return min(present) if present else None
@@ -747,6 +787,7 @@ def play_game(
     out_dir: Path | str = "game",
     seed: Optional[int] = None,
     on_event: Optional[EventCallback] = None,
+    opening: Sequence[Move] = (),
 ) -> GameRecord:
     """Play one game, White (moves first) against Black; return its record.
 
@@ -758,12 +799,19 @@ def play_game(
     :class:`GameEvent` at the start, before each turn, after each move and
     at the end.
 
+    ``opening`` is a list of moves from the start position: each agent's
+    first ``NAME.in`` then holds its colour and these moves, and the side to
+    move after them moves first (PROTOCOL.md section 8).  Raises
+    :class:`ValueError` before anything starts if the opening is illegal or
+    ends the game, or if an agent does not understand openings
+    (:attr:`AgentSpec.openings`).
+
     A fault of an agent never raises: it is the result's reason.  The call
     installs no signal handler and keeps no global state, so several games
     may run at once in threads.  Every process an agent started is gone
     when it returns.
     """
-    game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event)
+    game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event, opening)
     result: Optional[Result] = None
     try:
         result = game.play()
@@ -776,4 +824,4 @@ def play_game(
     return record
 
 
-__all__ = ["GameEvent", "play_game"]
+__all__ = ["GameEvent", "check_opening", "play_game"]

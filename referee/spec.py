@@ -7,6 +7,10 @@ An agent is one of three kinds:
   command split like a shell would (``shlex``), with ``{name}``, ``{dir}``,
   ``{time}`` and ``{home}`` replaced when the game starts;
 - ``manual:me`` -- a person, who plays by editing ``me.out`` in a text editor.
+
+A program that understands openings (PROTOCOL.md section 8) says so with the
+prefix ``openings:``, as in ``openings:alice=python3 alice.py``; built-in
+agents all do.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
+OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understands openings
 
 # A file name an agent can use on any system: it becomes NAME.in / NAME.out.
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$")
@@ -46,7 +51,9 @@ class AgentSpec:
     default the agent's own directory inside the game directory); ``home``
     is the agent's submission folder, the value of ``{home}`` (where the
     command was given: the current directory of ``othello play``, a
-    tournament agent's ``cwd``).
+    tournament agent's ``cwd``).  ``openings`` says whether it understands
+    openings: a first ``NAME.in`` with the moves already played after the
+    colour (PROTOCOL.md section 8).
     """
 
     label: str
@@ -55,6 +62,7 @@ class AgentSpec:
     command: Optional[tuple[str, ...]] = None
     cwd: Optional[Path] = None
     home: Optional[Path] = None
+    openings: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (BUILTIN, PROGRAM, MANUAL):
@@ -73,7 +81,7 @@ class AgentSpec:
 
     @classmethod
     def parse(cls, text: str, base: Optional[Path] = None) -> "AgentSpec":
-        """Parse ``random``, ``NAME=COMMAND`` or ``manual:NAME``.
+        """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND`` or ``manual:NAME``.
 
         An agent runs in its own directory, so in ``NAME=COMMAND`` every
         argument that names an existing file or directory relative to
@@ -85,6 +93,14 @@ class AgentSpec:
         text = text.strip()
         if not text:
             raise ValueError("empty agent: expected a built-in name, NAME=COMMAND or manual:NAME")
+        if text.lower().startswith(OPENINGS_PREFIX):
+            rest = text[len(OPENINGS_PREFIX):].strip()
+            if "=" not in rest:
+                raise ValueError(
+                    f"{text!r}: the openings: prefix is for a program, openings:NAME=COMMAND "
+                    "(built-in agents understand openings already)"
+                )
+            return replace(cls.parse(rest, base), openings=True)
         if text.lower().startswith("manual:"):
             name = text.split(":", 1)[1].strip()
             if not name:
@@ -116,7 +132,8 @@ class AgentSpec:
         check_builtin(name)
         file_name = file_name or name
         command = (sys.executable, "-m", "othello_arena", "agent", name, "--name", file_name)
-        return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command)
+        # Every built-in agent runs on agents.runtime, which reads openings.
+        return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command, openings=True)
 
     @classmethod
     def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None,
@@ -126,8 +143,8 @@ class AgentSpec:
 
     @classmethod
     def manual(cls, name: str) -> "AgentSpec":
-        """A person editing the files by hand."""
-        return cls(label=name, file_name=name, kind=MANUAL)
+        """A person editing the files by hand (who can read an opening's moves too)."""
+        return cls(label=name, file_name=name, kind=MANUAL, openings=True)
 
     def relabelled(self, label: str) -> "AgentSpec":
         """The same agent under another label in the record (its files keep their name)."""
@@ -156,7 +173,8 @@ class AgentSpec:
             return f"manual:{self.file_name}"
         if self.kind == BUILTIN:
             return self.label
-        return f"{self.label}={shlex.join(self.command or ())}"
+        prefix = OPENINGS_PREFIX if self.openings else ""
+        return f"{prefix}{self.label}={shlex.join(self.command or ())}"
 
 
 def _checked(text: str, name: str) -> str:

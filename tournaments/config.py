@@ -17,6 +17,7 @@ demo runs from any current directory)::
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
     # build_timeout = 600        # seconds per agent's build command
+    # openings = "balanced"      # game pairs from an opening suite: "balanced" (shipped) or a file; colours = "both"
 
     [referee]                    # optional: more fields of the referee's GameConfig
     # illegal = "lose-turn"      # (time_per_move belongs in [tournament], never here)
@@ -41,6 +42,13 @@ game directory (PROTOCOL.md section 2).
 beside other agents.  An agent whose program hard-codes its file names gets
 ``files = "player"``; ``withdraw = true`` (with ``withdraw_reason``) takes an
 agent out of the standings, its games kept.
+
+With ``openings = "book.txt"`` (relative to the file) every pairing plays
+game pairs: its games 1 and 2 play the first opening drawn, with the colours
+swapped, games 3 and 4 the second, and so on; the openings are drawn from the
+suite by the tournament seed without repeats, the same for every pairing
+(PROTOCOL.md section 8).  Every program must then declare that it reads
+openings (``openings = true`` in its table); built-in agents do.
 
 The file is strict: every key has a type and a range, and a wrong one is an
 error naming the key, the value and what is expected (a string ``"false"``
@@ -72,9 +80,10 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 TOURNAMENT_KEYS = {
     "name", "format", "games_per_pairing", "colours", "time_per_move", "concurrency", "seed",
-    "results", "database", "rounds", "gauntlet", "build_timeout",
+    "results", "database", "rounds", "gauntlet", "build_timeout", "openings",
 }
-AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include"}
+AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include",
+              "openings"}
 # Includes may nest (a roster including a roster), but not endlessly.
 MAX_INCLUDE_DEPTH = 8
 
@@ -120,6 +129,7 @@ class AgentEntry:
     files: Optional[str] = None
     withdraw: bool = False
     withdraw_reason: str = ""
+    openings: bool = False  # its program reads openings (PROTOCOL.md section 8); built-in agents all do
 
     @property
     def is_builtin(self) -> bool:
@@ -156,6 +166,8 @@ class Tournament:
     gauntlet: tuple[str, ...] = ()
     referee: dict[str, Any] = field(default_factory=dict)
     build_timeout: float = DEFAULT_BUILD_TIMEOUT
+    openings: Optional[Path] = None  # the opening suite: game pairs from its openings
+    openings_sha256: str = ""  # of the suite's text: resume refuses a changed suite
 
     @property
     def agent_names(self) -> list[str]:
@@ -196,6 +208,8 @@ class Tournament:
             "rounds": self.rounds,
             "gauntlet": list(self.gauntlet),
         }
+        if self.openings is not None:  # (absent without: the fingerprints of older files stay the same)
+            data["openings"] = self.openings_sha256
         if agents is not None:
             data["agents"] = agents
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
@@ -216,6 +230,7 @@ class Tournament:
             "gauntlet": list(self.gauntlet),
             "referee": dict(self.referee),
             "build_timeout": self.build_timeout,
+            "openings": str(self.openings) if self.openings is not None else None,
         }
 
 
@@ -359,6 +374,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         )
 
     referee = parse_referee(data.get("referee", {}), where, time_per_move)
+    openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
 
     return Tournament(
         path=path,
@@ -376,7 +392,48 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         gauntlet=gauntlet,
         referee=referee,
         build_timeout=build_timeout,
+        openings=openings,
+        openings_sha256=openings_sha256,
     )
+
+
+def _parse_openings(section: dict[str, Any], where: str, base: Path, colours: str,
+                    agents: list[AgentEntry]) -> tuple[Optional[Path], str]:
+    """The opening suite of ``openings = "FILE"``, checked, with the hash of its text; ``(None, "")`` without."""
+    if "openings" not in section:
+        return None, ""
+    value = _get(section, "openings", str, "", where)
+    if not value.strip():
+        raise TournamentFileError(f"{where}: [tournament] openings must name an opening file, e.g. \"book.txt\"")
+    from ..protocol.openings import suite_path
+
+    path = suite_path(value, base).resolve()
+    if not path.is_file():
+        raise TournamentFileError(f"{where}: [tournament] openings {value!r}: no such file (looked for {path})")
+    if colours != "both":
+        raise TournamentFileError(
+            f"{where}: [tournament] openings play each opening twice with the colours swapped: "
+            "they need colours = \"both\""
+        )
+    from ..protocol import IllegalMoveError, ParseError
+    from ..protocol.openings import parse_openings
+
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        suite = parse_openings(text, str(path))
+    except (ParseError, IllegalMoveError) as exc:
+        raise TournamentFileError(f"{where}: [tournament] openings: {exc}") from None
+    if not suite:
+        raise TournamentFileError(f"{where}: [tournament] openings: {path} holds no opening")
+    unaware = [agent.name for agent in agents if not agent.is_builtin and not agent.openings]
+    if unaware:
+        raise TournamentFileError(
+            f"{where}: [tournament] openings: {', '.join(unaware)} "
+            f"{'does' if len(unaware) == 1 else 'do'} not declare that {'it reads' if len(unaware) == 1 else 'they read'} "
+            "openings, so they cannot play from one (give openings = true in the agent's table once its program "
+            "reads the moves after its colour, PROTOCOL.md section 8; or remove openings)"
+        )
+    return path, hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _count_games(fmt: str, players: int, challengers: int, per_pairing: int, rounds: Optional[int]) -> int:
@@ -579,8 +636,8 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
             f"{label}: unknown key(s) {', '.join(sorted(unknown))}; known keys are {', '.join(sorted(AGENT_KEYS))}"
         )
     for key in table:
-        if key == "withdraw":
-            _check_value(table[key], bool, f"{label}: withdraw")
+        if key in ("withdraw", "openings"):
+            _check_value(table[key], bool, f"{label}: {key}")
         elif not isinstance(table[key], str):
             raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
     name = table.get("name")
@@ -615,7 +672,7 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     if reason and not withdraw:
         raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
     return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin, files=files,
-                      withdraw=withdraw, withdraw_reason=reason)
+                      withdraw=withdraw, withdraw_reason=reason, openings=bool(table.get("openings", False)))
 
 
 def check_builtins(tournament: Tournament, known: list[str]) -> None:

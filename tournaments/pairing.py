@@ -19,11 +19,15 @@ this rule keep the seeds they stored; only new games use it.)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import random
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
+from ..protocol import Move
+from ..protocol.openings import read_openings
+from ..referee.pair import draw_openings
 from .config import Tournament
 
 
@@ -242,6 +246,28 @@ def expand(tournament: Tournament, round_number: int, pairs: Sequence[tuple[str,
             games.append(ScheduledGame(key, round_number, number, index, white, black,
                                        derive_seed(tournament.seed, name)))
     return games
+
+
+def game_opening(tournament: Tournament, index: int) -> list[Move]:
+    """The opening of a pairing's game ``index`` (1-based), or ``[]`` without an opening suite.
+
+    Games 2k-1 and 2k of every pairing make game pair k (colours swapped by
+    :func:`expand`) and play the k-th opening drawn from the suite by the
+    tournament seed, without repeats until the suite is used up.  The draw
+    depends on the seed and the suite alone, so every pairing plays the same
+    openings, and adding or withdrawing an agent changes nobody's.
+    """
+    if tournament.openings is None:
+        return []
+    suite = _suite(str(tournament.openings), tournament.openings_sha256)
+    pair = (index - 1) // 2
+    return draw_openings(suite, pair + 1, derive_seed(tournament.seed, "openings"))[pair]
+
+
+@functools.lru_cache(maxsize=8)
+def _suite(path: str, sha256: str) -> list[list[Move]]:
+    # (the hash is part of the key: a file changed since it was read is read again)
+    return read_openings(path)
 
 
 def fixed_schedule(tournament: Tournament, withdrawn: Iterable[str] = ()) -> Optional[list[ScheduledGame]]:

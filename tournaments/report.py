@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import GameRecord, ParseError
+from ..protocol.openings import format_opening
 from .config import Tournament
 from .pairing import active_names
 from .runner import status, withdrawn_agents
@@ -57,6 +58,8 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
         record = GameRecord.from_dict(json.loads(row["record"]))
     except (ParseError, TypeError, ValueError):
         return data
+    if record.opening:
+        data["opening"] = format_opening(record.opening)  # the board starts after it
     for board, entry in record.positions():
         data["positions"].append(position_code(board.white, board.black))
         if entry is not None:
@@ -103,6 +106,8 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
             "time per move": f"{tournament.time_per_move:g} s",
             "seed": tournament.seed,
             "rounds": state["rounds"]["total"],
+            **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
+               if tournament.openings is not None else {}),
         },
         "agents": [{"name": a.name, "how": a.describe(), "page": f"agents/{a.name}.html",
                     "files": a.files or ""} for a in tournament.agents],
@@ -121,6 +126,7 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         "unsandboxed": len(state["unsandboxed"]),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "standings": table.to_list(),
+        "repeats_note": table.repeats_note(),
         "crosstable": table.crosstable_dict(),
         "rating_model": state["rating_model"],
         "games": games,

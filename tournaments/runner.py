@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Protocol
 
-from ..protocol import WHITE, GameRecord
+from ..protocol import WHITE, GameRecord, parse_move
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
-from .pairing import ScheduledGame
+from .pairing import ScheduledGame, game_opening
 from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .standings import Standings, compute
 from .store import BuildResult, GameOutcome, Store
@@ -157,7 +157,7 @@ def agent_spec(entry: dict[str, Any]) -> Any:
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
     spec = AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
-    return dataclasses.replace(spec, file_name=files) if files != spec.file_name else spec
+    return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)))
 
 
 class GameFileError(RuntimeError):
@@ -189,7 +189,8 @@ def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = No
         out_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         try:
-            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event)
+            opening = [parse_move(line) for line in job.get("opening", [])]
+            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event, opening=opening)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
@@ -699,6 +700,7 @@ class Runner:
             "black": dataclasses.asdict(t.agent(game.black)),
             "config": self.config_fields,
             "seed": game.seed,
+            "opening": [move.line() for move in game_opening(t, game.index)],
             "out_dir": None if remote else str(self.game_dir(game)),
         }
 
@@ -932,6 +934,8 @@ def status(tournament: Tournament) -> dict[str, Any]:
             "withdrawn_games": counts["excluded"],
             "replaced": replaced,
             "standings": table.to_list(),
+            "repeated_games": table.repeats,
+            "repeats_note": table.repeats_note(),
             "crosstable": table.crosstable_dict(),
             "load_flagged": flagged,
             "voided": voided,

@@ -9,6 +9,12 @@ rating, then by name.
 A forfeit is a game lost on a fault: ``timeout``, ``illegal``, ``malformed``,
 ``crash``, or ``build`` (the agent's build command failed or timed out, so it
 never played), counted against the agent at fault (the loser).
+
+Deterministic agents that start from the same position play the same game
+every time.  A game whose agents and moves (opening included) repeat an
+earlier game's is a *repeat*: it still scores (it was played), but it adds
+no information about who is stronger, so the rating intervals are computed
+from the distinct games only, and the table says how many games repeat.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ class Line:
     load_flagged: int = 0
     elo: float = 0.0
     elo_error: float = 0.0
+    repeats: int = 0  # its games that repeat an earlier game move for move
 
     @property
     def score_percent(self) -> float:
@@ -67,6 +74,16 @@ class Standings:
     lines: list[Line]
     crosstable: dict[str, dict[str, tuple[float, int]]]  # a -> b -> (points of a against b, games)
     ratings: dict[str, Rating]
+    games: int = 0  # the games counted
+    repeats: int = 0  # of which repeat an earlier game move for move
+
+    def repeats_note(self) -> str:
+        """A sentence for under the table when games repeat, else ``""``."""
+        if not self.repeats:
+            return ""
+        return (f"{self.repeats} of {self.games} games repeat an earlier game move for move (deterministic agents "
+                f"from the same start; an opening suite avoids it); the rating intervals use the "
+                f"{self.games - self.repeats} distinct games")
 
     def line(self, agent: str) -> Line:
         for line in self.lines:
@@ -93,9 +110,20 @@ def compute(
     games = list(games)
     lines = {name: Line(name) for name in players}
     cross: dict[str, dict[str, tuple[float, int]]] = {a: {} for a in players}
+    seen: set[str] = set()
+    distinct: list[FinishedGame] = []
+    counted = repeats = 0
     for game in games:
         if game.white not in lines or game.black not in lines:
             continue
+        counted += 1
+        if game.moves_key and game.moves_key in seen:
+            repeats += 1
+            lines[game.white].repeats += 1
+            lines[game.black].repeats += 1
+        else:
+            seen.add(game.moves_key)
+            distinct.append(game)
         for agent, opponent, colour in ((game.white, game.black, "W"), (game.black, game.white, "B")):
             line = lines[agent]
             points = game.points(agent)
@@ -128,6 +156,10 @@ def compute(
         )
 
     ratings = fit(players, games)
+    if repeats:
+        # The estimate uses every game; its interval only the distinct ones (a repeat is no new evidence).
+        spread = fit(players, distinct)
+        ratings = {name: Rating(name, rating.elo, spread[name].error) for name, rating in ratings.items()}
     for name, rating in ratings.items():
         lines[name].elo = rating.elo
         lines[name].elo_error = rating.error
@@ -142,7 +174,7 @@ def compute(
         key = (line.points, round(line.sonneborn_berger, 9), line.wins, line.disc_difference, round(line.elo, 6))
         line.rank = ranked[position - 2].rank if previous == key else position
         previous = key
-    return Standings(ranked, cross, ratings)
+    return Standings(ranked, cross, ratings, counted, repeats)
 
 
 # How each way of losing reads, said before the discs: with a fault the winner
@@ -195,6 +227,8 @@ def format_table(standings: Standings, *, width: Optional[int] = None) -> str:
             f"{line.disc_difference:>+6d} {line.sonneborn_berger:>6.2f} "
             f"{line.elo:>5.0f}±{line.elo_error:<4.0f} {forfeits:<12}"
         )
+    if standings.repeats:
+        rows.append(standings.repeats_note())
     return "\n".join(rows)
 
 

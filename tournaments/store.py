@@ -23,6 +23,7 @@ withdrawn agent's games stay in ``games``; standings and counts leave them out
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -130,6 +131,32 @@ CREATE TABLE IF NOT EXISTS builds (
 MIGRATIONS = {"games": {"record_sha256": "TEXT"}}
 
 
+_MOVES_KEYS: dict[str, str] = {}  # record_sha256 -> moves key: a record is parsed once per process
+
+
+def moves_key(record_json: Optional[str], record_sha256: Optional[str] = None) -> str:
+    """A hash of a record's agents and whole move list (opening included); ``""`` for no usable record.
+
+    Two games with the same key are the same game played again (deterministic
+    agents from the same start): the standings count them once for the
+    rating intervals.  The clock times and comments are left out.
+    """
+    if not record_json:
+        return ""
+    if record_sha256 and record_sha256 in _MOVES_KEYS:
+        return _MOVES_KEYS[record_sha256]
+    try:
+        data = json.loads(record_json)
+        moves = [str(line) for line in data.get("opening", [])] + [str(m["move"]) for m in data.get("moves", [])]
+        text = "\n".join([str(data["white"]), str(data["black"]), str(data.get("start", "")), *moves])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    if record_sha256:
+        _MOVES_KEYS[record_sha256] = key
+    return key
+
+
 class StoreError(RuntimeError):
     """The database does not belong to this tournament file (or is damaged)."""
 
@@ -148,6 +175,8 @@ class FinishedGame:
     black_discs: int
     plies: int = 0
     load_flag: Optional[str] = None
+    # The agents and every move (opening included), hashed: equal keys are the same game played again.
+    moves_key: str = ""
 
     def points(self, agent: str) -> float:
         """Points ``agent`` scored in this game: 1, 1/2 or 0."""
@@ -520,6 +549,7 @@ class Store:
             FinishedGame(
                 row["key"], row["round"], row["white"], row["black"], row["winner"], row["reason"],
                 row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
+                moves_key(row["record"], row["record_sha256"]),
             )
             for row in rows
             if row["white"] not in out and row["black"] not in out

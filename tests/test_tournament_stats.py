@@ -1,0 +1,115 @@
+"""Match statistics on game pairs: pentanomial counts, Elo with a pair-aware interval, SPRT."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, logistic_score, pair_index
+
+
+def test_a_pair_is_counted_by_its_score() -> None:
+    assert [pair_index(*p) for p in [(0, 0), (0.5, 0), (1, 0), (0.5, 0.5), (1, 0.5), (1, 1)]] == [0, 1, 2, 2, 3, 4]
+    counts = Pentanomial.from_pairs([(1, 1), (1, 0), (0.5, 0.5), (0, 0.5)])
+    assert counts.counts == [0, 1, 2, 0, 1] and counts.pairs == 4
+    assert (counts.wins, counts.draws, counts.losses) == (3, 3, 2)
+    assert counts.line() == "W-D-L 3-3-2, pairs [LL LD DD/WL WD WW] 0 1 2 0 1"
+    with pytest.raises(ValueError, match="0, 0.5 or 1"):
+        pair_index(2, 0)
+
+
+# Counts [LL LD DD WD WW] = [1 1 2 4 2], N = 10, worked by hand:
+#   mu  = (0*1 + .25*1 + .5*2 + .75*4 + 1*2) / 10 = 6.25 / 10 = 0.625
+#   var = (1*.625^2 + 1*.375^2 + 2*.125^2 + 4*.125^2 + 2*.375^2) / 10
+#       = (.390625 + .140625 + .03125 + .0625 + .28125) / 10 = 0.090625
+#   Elo = -400 log10(1/.625 - 1) = -400 log10(0.6) = 88.7395
+#   95%: mu +- 1.959964 * sqrt(.090625/10) = .625 +- .186583 -> scores .438417 .. .811583
+#        -> Elo -400 log10(1.280935) = -43.01 .. -400 log10(0.232161) = +253.69
+#   nElo = (.625 - .5) / sqrt(2 * .090625) * 347.4356 = .125 / .425735 * 347.4356 = 102.011
+#   logistic SPRT elo0=0 elo1=10: s0 = .5, s1 = 1/(1+10^(-10/400)) = .5143872
+#        LLR = .5 * 10 * .0143872 * (1.25 - 1.0143872) / .090625 = .187024
+#   normalized SPRT: s1 = .5 + 10 * sqrt(2*.090625) / 347.4356 = .5 + .0122536
+#        LLR = .5 * 10 * .0122536 * (1.25 - 1.0122536) / .090625 = .160731
+HAND = Pentanomial([1, 1, 2, 4, 2])
+
+
+def test_figures_of_fixed_counts_match_the_hand_computation() -> None:
+    n, mu, var = HAND.moments()
+    assert (n, mu) == (10, 0.625) and var == pytest.approx(0.090625)
+    estimate = HAND.elo()
+    assert estimate.elo == pytest.approx(88.7395, abs=1e-3)
+    assert estimate.low == pytest.approx(-43.01, abs=0.01) and estimate.high == pytest.approx(253.69, abs=0.01)
+    assert estimate.nelo == pytest.approx(102.011, abs=1e-3)
+    assert estimate.nelo_error == pytest.approx(1.959964 * 347.4356 / math.sqrt(20), abs=1e-3)
+    assert SPRT(0, 10, model="logistic").llr(HAND) == pytest.approx(0.187024, abs=1e-5)
+    assert SPRT(0, 10).llr(HAND) == pytest.approx(0.160731, abs=1e-5)
+    sprt = SPRT.parse("elo0=0 elo1=10 alpha=0.05 beta=0.05")
+    assert sprt.lower == pytest.approx(math.log(0.05 / 0.95)) == pytest.approx(-2.944439, abs=1e-6)
+    assert sprt.upper == pytest.approx(2.944439, abs=1e-6)
+    assert sprt.decision(HAND) is None
+    assert sprt.line(HAND) == "LLR 0.16 [-2.94, 2.94] (elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized)"
+
+
+def test_pairing_widens_the_interval_when_the_games_of_a_pair_agree() -> None:
+    # The same 10 wins and 10 losses: as 5 WW + 5 LL pairs (each pair's games agree) or as 10 WL pairs.
+    together = Pentanomial([5, 0, 0, 0, 5]).elo()
+    split = Pentanomial([0, 0, 10, 0, 0]).elo()
+    assert together.elo == split.elo == 0
+    assert together.high > 150 and split.high == 0  # ten identical split pairs say "exactly equal"
+    assert "(no interval: every pair scored alike so far)" in Pentanomial([0, 0, 10, 0, 0]).elo().line()
+    assert "(95%)" in Pentanomial([5, 0, 0, 0, 5]).elo().line()
+    assert Pentanomial().elo().low == -math.inf
+
+
+def test_empty_counts_are_regularized_and_early_pairs_decide_nothing() -> None:
+    sprt = SPRT(0, 10)
+    assert sprt.llr(Pentanomial()) == 0.0
+    # One lost pair: counts [1 .001 .001 .001 .001], total 1.004; mu = .0025/1.004 = .00249,
+    # var = .0018613; logistic LLR = .5 * 1.004 * .0143872 * (.00498 - 1.0143872) / .0018613 = -3.92
+    one_loss = Pentanomial([1, 0, 0, 0, 0])
+    assert SPRT(0, 10, model="logistic").llr(one_loss) == pytest.approx(-3.92, abs=0.01)
+    assert SPRT(0, 10, model="logistic").decision(one_loss) is None  # fewer than min_pairs=10 pairs
+    sweep = Pentanomial([0, 0, 0, 0, 10])
+    assert sprt.llr(sweep) > sprt.upper and sprt.decision(sweep) == "H1"  # a sweep ends: the variance is not 0
+    assert sprt.decision(Pentanomial([10, 0, 0, 0, 0])) == "H0"
+    assert SPRT(0, 10, min_pairs=11).decision(sweep) is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("elo0=10 elo1=0", "elo1 must be above elo0"),
+    ("alpha=1.5", "between 0 and 1"),
+    ("elo2=3", "expected elo0="),
+    ("elo0=x", "not a number"),
+    ("model=bayes", "unknown model"),
+])
+def test_bad_sprt_parameters_say_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SPRT.parse(text)
+
+
+def _simulate(elo: float, sprt: SPRT, rng: random.Random, draw_rate: float = 0.2, most: int = 20000) -> str:
+    """Pairs of independent games of A at ``elo`` over B until the SPRT decides."""
+    win = logistic_score(elo) - draw_rate / 2  # so that win + draw/2 is the expected score
+    counts = Pentanomial()
+    for _ in range(most):
+        points = []
+        for _game in range(2):
+            roll = rng.random()
+            points.append(1.0 if roll < win else 0.5 if roll < win + draw_rate else 0.0)
+        counts.add(*points)
+        decision = sprt.decision(counts)
+        if decision:
+            return decision
+    return "none"
+
+
+@pytest.mark.parametrize("model", ["normalized", "logistic"])
+def test_simulated_matches_of_known_elo_are_decided_right(model: str) -> None:
+    sprt = SPRT(0, 10, 0.05, 0.05, model)
+    rng = random.Random(7)
+    better = [_simulate(30, sprt, rng) for _ in range(30)]
+    worse = [_simulate(-10, sprt, rng) for _ in range(30)]
+    assert better.count("H1") >= 27, better  # the test's power at +30 is far above 1 - beta
+    assert worse.count("H0") >= 27, worse
