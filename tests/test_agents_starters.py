@@ -87,6 +87,8 @@ def starters_tournament(tmp_path_factory):
     return config.load(root / "tournaments" / "starters.toml")
 
 
+# pytest may set a parametrized session fixture up again for the same language
+# (when tests interleave its parameters): each starter is still built only once.
 _BUILDS: dict[str, Built] = {}
 
 
