@@ -87,6 +87,26 @@ def starters_tournament(tmp_path_factory):
     return config.load(root / "tournaments" / "starters.toml")
 
 
+def missing_toolchain(language: Language, path: Optional[str] = None) -> Optional[str]:
+    """Why ``language``'s starter cannot be built here (naming the Debian package), or ``None``."""
+    missing = [tool for tool in language.tools if shutil.which(tool, path=path) is None]
+    if not missing:
+        return None
+    return f"the {language.agent} starter needs {' and '.join(missing)}: apt-get install {language.package} (.ci/run does)"
+
+
+def test_a_missing_toolchain_is_named_with_its_debian_package(tmp_path):
+    java = next(language for language in LANGUAGES if language.agent == "java")
+    assert missing_toolchain(java, path=str(tmp_path)) == (
+        "the java starter needs javac and java: apt-get install default-jdk-headless (.ci/run does)")
+
+
+def test_ci_installs_every_toolchain():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = ci.split("packages=(", 1)[1].split(")", 1)[0].split()
+    assert {language.package for language in LANGUAGES if language.agent != "python"} <= set(packages)
+
+
 # pytest may set a parametrized session fixture up again for the same language
 # (when tests interleave its parameters): each starter is still built only once.
 _BUILDS: dict[str, Built] = {}
@@ -98,10 +118,9 @@ def starter(request, starters_tournament, tmp_path_factory) -> Built:
     from othello_arena.tournaments.build import run_build
 
     language: Language = request.param
-    missing = [tool for tool in language.tools if shutil.which(tool) is None]
+    missing = missing_toolchain(language)
     if missing:
-        pytest.skip(f"the {language.agent} starter needs {' and '.join(missing)}: "
-                    f"apt-get install {language.package} (.ci/run does)")
+        pytest.skip(missing)
     if language.agent not in _BUILDS:
         entry = next(e for e in starters_tournament.agents if e.name == language.agent)
         if entry.build:
