@@ -1,0 +1,478 @@
+// starter.go: a starter Othello Arena agent in Go (the file protocol, see PROTOCOL.md).
+//
+// Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
+// under its own clock.  The same program exists in Python, C, C++, Java,
+// JavaScript and Rust (starter.*, Starter.java): same search, same evaluation,
+// same move for the same position at the same depth.  Standard library only.
+//
+// Build:  go build -o starter_go starter.go
+//
+//	(a tournament's build line adds GOCACHE=/tmp/go-cache: Go keeps its compile
+//	cache under $HOME, which for a build is the submission folder; /tmp is private)
+//
+// Run:    othello play "starter=./starter_go {name}" random
+//
+// Usage:  starter_go [NAME] [--depth N] [--analyze]
+//
+//	NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
+//	--depth N   search exactly N plies, no clock (to debug, or to compare versions)
+//	--analyze   no game: read positions from standard input, one a line,
+//	            64 characters A1 B1 .. H1 A2 .. H8 ('W', 'B', '.') then a space and
+//	            the side to move ('W' or 'B'); print the chosen move line for each
+//
+// The time per move is $OTHELLO_TIME seconds (default 60); see startFraction.
+//
+// Where to improve it: evaluate (the evaluation), ordered (move ordering),
+// startFraction / abortFraction (the time budget).
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	white = 1 // a colour's opponent is -colour (negamax)
+	black = -1
+	empty = 0
+	inf   = 1000000 // above any score: a won game is at most 64 * 1000
+	pass  = -1
+)
+
+// Board is 64 squares: index = (row - 1) * 8 + column, A1 = 0, H1 = 7, H8 = 63.
+type Board [64]int
+
+var directions = [8][2]int{{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}} // (column, row) steps
+
+// The evaluation: a value per square (corners good, the squares next to them bad).
+// The table is symmetric, so it reads the same whichever way the rows are numbered.
+var weights = [64]int{
+	100, -20, 10, 5, 5, 10, -20, 100,
+	-20, -50, -2, -2, -2, -2, -50, -20,
+	10, -2, 1, 1, 1, 1, -2, 10,
+	5, -2, 1, 0, 0, 1, -2, 5,
+	5, -2, 1, 0, 0, 1, -2, 5,
+	10, -2, 1, 1, 1, 1, -2, 10,
+	-20, -50, -2, -2, -2, -2, -50, -20,
+	100, -20, 10, 5, 5, 10, -20, 100,
+}
+
+// The time budget (TUNE HERE): of the OTHELLO_TIME seconds per move, start a new
+// depth only before startFraction of them, and abandon a depth still running at
+// abortFraction (then the best move of the last finished depth is played).
+// PROTOCOL.md section 4: answer by 0.9 * time, the referee allows time + 0.25 s.
+const (
+	startFraction = 0.40
+	abortFraction = 0.80
+)
+
+// -- the rules ------------------------------------------------------------------------
+
+func startBoard() Board {
+	var b Board
+	b[27], b[28], b[35], b[36] = black, white, white, black // D4 E4 D5 E5
+	return b
+}
+
+func onBoard(col, row int) bool { return col >= 0 && col < 8 && row >= 0 && row < 8 }
+
+// flipped returns the squares a disc of colour on sq would flip (empty: not a legal move).
+func flipped(b *Board, sq, colour int) []int {
+	var result []int
+	if b[sq] != empty {
+		return result
+	}
+	for _, d := range directions {
+		col, row := sq%8+d[0], sq/8+d[1]
+		var run []int
+		for onBoard(col, row) && b[row*8+col] == -colour {
+			run = append(run, row*8+col)
+			col, row = col+d[0], row+d[1]
+		}
+		if len(run) > 0 && onBoard(col, row) && b[row*8+col] == colour {
+			result = append(result, run...)
+		}
+	}
+	return result
+}
+
+// legalMoves returns the legal squares of colour, in A1..H8 order.
+func legalMoves(b *Board, colour int) []int {
+	var moves []int
+	for sq := 0; sq < 64; sq++ {
+		if b[sq] == empty && len(flipped(b, sq, colour)) > 0 {
+			moves = append(moves, sq)
+		}
+	}
+	return moves
+}
+
+// play returns a new board: colour plays on sq (a legal move).
+func play(b *Board, sq, colour int) Board {
+	after := *b
+	for _, square := range flipped(b, sq, colour) {
+		after[square] = colour
+	}
+	after[sq] = colour
+	return after
+}
+
+func gameOver(b *Board) bool {
+	return len(legalMoves(b, white)) == 0 && len(legalMoves(b, black)) == 0
+}
+
+// -- the search -----------------------------------------------------------------------
+
+// evaluate scores the position seen by colour (IMPROVE HERE: mobility, stable discs, parity...).
+func evaluate(b *Board, colour int) int {
+	sum := 0
+	for sq := 0; sq < 64; sq++ {
+		sum += weights[sq] * b[sq]
+	}
+	return sum * colour
+}
+
+// finalScore scores a finished game: the disc difference, scaled above any evaluation.
+func finalScore(b *Board, colour int) int {
+	sum := 0
+	for _, v := range b {
+		sum += v
+	}
+	return sum * colour * 1000
+}
+
+// ordered puts likely best moves first, so that alpha-beta cuts more (IMPROVE HERE): by square weight.
+// sort.SliceStable keeps ties in A1..H8 order: every translation orders the same way.
+func ordered(moves []int) []int {
+	result := append([]int(nil), moves...)
+	sort.SliceStable(result, func(i, j int) bool { return weights[result[i]] > weights[result[j]] })
+	return result
+}
+
+// Clock holds the deadlines of one move; timed false: no clock (fixed depth).
+type Clock struct {
+	timed            bool
+	startBy, abortAt time.Time
+	timeUp           bool // the clock ran out in the middle of a depth: every result is then void
+}
+
+func newClock(seconds float64, timed bool) *Clock {
+	now := time.Now() // Go's time.Now carries a monotonic reading: Sub and Before use it
+	after := func(fraction float64) time.Time {
+		return now.Add(time.Duration(fraction * seconds * float64(time.Second)))
+	}
+	return &Clock{timed: timed, startBy: after(startFraction), abortAt: after(abortFraction)}
+}
+
+func (c *Clock) mayStartDepth() bool { return !c.timed || time.Now().Before(c.startBy) }
+
+func (c *Clock) expired() bool {
+	if c.timed && !time.Now().Before(c.abortAt) {
+		c.timeUp = true
+	}
+	return c.timeUp
+}
+
+// negamax values b for colour to move, searched depth plies (a pass is a ply).
+func negamax(b *Board, colour, depth, alpha, beta int, clock *Clock) int {
+	if clock.expired() {
+		return 0
+	}
+	if depth == 0 {
+		return evaluate(b, colour)
+	}
+	moves := legalMoves(b, colour)
+	if len(moves) == 0 {
+		if len(legalMoves(b, -colour)) == 0 {
+			return finalScore(b, colour)
+		}
+		return -negamax(b, -colour, depth-1, -beta, -alpha, clock)
+	}
+	best := -inf
+	for _, sq := range ordered(moves) {
+		after := play(b, sq, colour)
+		score := -negamax(&after, -colour, depth-1, -beta, -alpha, clock)
+		if clock.timeUp {
+			return 0
+		}
+		if score > best {
+			best = score
+			if best > alpha {
+				alpha = best
+				if alpha >= beta {
+					break // the opponent will not allow this line
+				}
+			}
+		}
+	}
+	return best
+}
+
+// searchRoot returns the best move at depth and its score; the first of equal moves wins.
+func searchRoot(b *Board, colour int, moves []int, depth int, clock *Clock) (int, int) {
+	bestMove, alpha := moves[0], -inf
+	for _, sq := range moves {
+		after := play(b, sq, colour)
+		score := -negamax(&after, -colour, depth-1, -inf, -alpha, clock)
+		if clock.timeUp {
+			return pass, 0
+		}
+		if score > alpha {
+			bestMove, alpha = sq, score
+		}
+	}
+	return bestMove, alpha
+}
+
+// think deepens iteratively: the move (pass to pass), the last finished depth, its score.
+func think(b *Board, colour int, clock *Clock, maxDepth int) (int, int, int) {
+	moves := ordered(legalMoves(b, colour))
+	if len(moves) == 0 {
+		return pass, 0, 0
+	}
+	if len(moves) == 1 {
+		return moves[0], 0, 0
+	}
+	best, done, score := moves[0], 0, 0
+	empties := 0
+	for _, v := range b {
+		if v == empty {
+			empties++
+		}
+	}
+	limit := maxDepth // deeper than the empty squares is no deeper
+	if empties < limit {
+		limit = empties
+	}
+	for depth := 1; depth <= limit && clock.mayStartDepth(); depth++ {
+		// the previous depth's best move first: it is the likeliest best again
+		tried := []int{best}
+		for _, sq := range moves {
+			if sq != best {
+				tried = append(tried, sq)
+			}
+		}
+		move, value := searchRoot(b, colour, tried, depth, clock)
+		if clock.timeUp {
+			break // keep the best move of the last finished depth
+		}
+		best, done, score = move, depth, value
+	}
+	return best, done, score
+}
+
+// -- the file protocol ----------------------------------------------------------------
+
+func moveLine(colour, sq int) string {
+	c := "B"
+	if colour == white {
+		c = "W"
+	}
+	if sq == pass {
+		return "(" + c + " P)"
+	}
+	return fmt.Sprintf("(%s %c %d)", c, 'A'+sq%8, sq/8+1)
+}
+
+type kind int
+
+const (
+	lineSkip kind = iota
+	lineEnd
+	lineMove
+	lineBad
+)
+
+// parseLine reads a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"): its kind, colour and square.
+func parseLine(line string) (kind, int, int) {
+	text := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == '(' || r == ')' {
+			return -1
+		}
+		return r
+	}, strings.ToUpper(line))
+	if text == "" || text[0] == 'C' {
+		return lineSkip, 0, pass
+	}
+	if strings.HasPrefix(text, "END") {
+		return lineEnd, 0, pass
+	}
+	if text[0] != 'W' && text[0] != 'B' {
+		return lineBad, 0, pass
+	}
+	colour := black
+	if text[0] == 'W' {
+		colour = white
+	}
+	if len(text) == 1 || text[1] == 'P' {
+		return lineMove, colour, pass
+	}
+	if len(text) >= 3 && text[1] >= 'A' && text[1] <= 'H' && text[2] >= '1' && text[2] <= '8' {
+		return lineMove, colour, int(text[2]-'1')*8 + int(text[1]-'A')
+	}
+	return lineBad, 0, pass
+}
+
+func pauseBriefly() { time.Sleep(10 * time.Millisecond) }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// takeFile waits for path (the referee writes it atomically), reads its lines, deletes it.
+func takeFile(path string) []string {
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			os.Remove(path)
+			return strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintln(os.Stderr, "cannot read", path, err)
+			os.Exit(1)
+		}
+		pauseBriefly()
+	}
+}
+
+// putMove writes NAME.out atomically: a temporary file, then a rename.
+func putMove(name, text string) {
+	if err := os.WriteFile(name+".out.tmp", []byte(text), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := os.Rename(name+".out.tmp", name+".out"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// waitCollected: after our last move, let the referee take NAME.out (or send the end line), at most 2 s.
+func waitCollected(name string) {
+	for i := 0; i < 200 && exists(name+".out") && !exists(name+".in"); i++ {
+		pauseBriefly()
+	}
+}
+
+func playGame(name string, seconds float64, timed bool, maxDepth int) {
+	inbox := name + ".in"
+	board := startBoard()
+	toMove := white
+	lines := takeFile(inbox)
+	clock := newClock(seconds, timed) // our clock starts when NAME.in is there
+	me := black
+	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(lines[0])), "W") {
+		me = white
+	}
+	for {
+		if toMove == me {
+			sq, depth, score := think(&board, me, clock, maxDepth)
+			putMove(name, fmt.Sprintf("(C depth %d score %d)\n%s\n", depth, score, moveLine(me, sq)))
+			if sq != pass {
+				board = play(&board, sq, me)
+			}
+			toMove = -me
+			if gameOver(&board) {
+				waitCollected(name)
+				return
+			}
+		}
+		lines = takeFile(inbox)
+		clock = newClock(seconds, timed)
+		for _, line := range lines {
+			k, colour, sq := parseLine(line)
+			if k == lineSkip {
+				continue
+			}
+			if k == lineEnd {
+				return
+			}
+			// A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
+			legal := k == lineMove && colour == -me && (sq == pass || len(flipped(&board, sq, colour)) > 0)
+			if !legal {
+				winner := "Black"
+				if me == white {
+					winner = "White"
+				}
+				fmt.Fprintf(os.Stderr, "illegal move by the opponent: %s; %s wins\n", strings.TrimSpace(line), winner)
+				os.Exit(1)
+			}
+			if sq != pass {
+				board = play(&board, sq, colour)
+			}
+			toMove = me
+		}
+		if gameOver(&board) {
+			return
+		}
+	}
+}
+
+// analyze (--analyze): one position a line on standard input, the chosen move line on standard output.
+func analyze(seconds float64, timed bool, maxDepth int) {
+	scanner := bufio.NewScanner(os.Stdin)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		var board Board
+		for sq := 0; sq < 64 && sq < len(fields[0]); sq++ {
+			switch fields[0][sq] {
+			case 'W':
+				board[sq] = white
+			case 'B':
+				board[sq] = black
+			}
+		}
+		colour := black
+		if fields[1] == "W" {
+			colour = white
+		}
+		sq, _, _ := think(&board, colour, newClock(seconds, timed), maxDepth)
+		fmt.Println(moveLine(colour, sq))
+	}
+}
+
+func main() {
+	name := os.Getenv("OTHELLO_NAME")
+	depth, analyzing := 0, false
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--depth" && i+1 < len(args):
+			i++
+			depth, _ = strconv.Atoi(args[i])
+		case args[i] == "--analyze":
+			analyzing = true
+		default:
+			name = args[i]
+		}
+	}
+	if name == "" {
+		name = "starter"
+	}
+	seconds, err := strconv.ParseFloat(os.Getenv("OTHELLO_TIME"), 64)
+	if err != nil || seconds <= 0 {
+		seconds = 60
+	}
+	timed, maxDepth := depth <= 0, depth
+	if !timed {
+		seconds = 0
+	} else {
+		maxDepth = 64
+	}
+	if analyzing {
+		analyze(seconds, timed, maxDepth)
+	} else {
+		playGame(name, seconds, timed, maxDepth)
+	}
+}

@@ -1,0 +1,313 @@
+"""The starter agents (agents/examples/starter.*, Starter.java): built, checked and played for real.
+
+Each language's starter is built with the very ``build`` line of
+tournaments/starters.toml, in the tournament's sandbox, from a copy of
+agents/examples (the repository is never written); then it must pass
+``othello check``, play through the referee against ``random`` and
+``greedy``, and, searched to a fixed depth, choose the same move as every
+other language on the same positions: they are translations of one program.
+A language whose toolchain is missing is skipped, saying which Debian
+package to install (``.ci/run`` installs them all).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shlex
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from othello_arena.protocol import BLACK, WHITE, Board, Colour, Move
+from othello_arena.referee import AgentSpec, GameConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "agents" / "examples"
+TOURNAMENT = ROOT / "tournaments" / "starters.toml"
+
+
+@dataclass(frozen=True)
+class Language:
+    agent: str  # its name in tournaments/starters.toml
+    tools: tuple[str, ...]  # programs its build and its command need
+    package: str  # the Debian package(s) that provide them
+
+
+LANGUAGES = [
+    Language("python", ("python3",), "python3"),
+    Language("c", ("gcc",), "gcc"),
+    Language("cpp", ("g++",), "g++"),
+    Language("java", ("javac", "java"), "default-jdk-headless"),
+    Language("javascript", ("node",), "nodejs"),
+    Language("rust", ("rustc",), "rustc"),
+    Language("go", ("go",), "golang-go"),
+]
+IDS = [language.agent for language in LANGUAGES]
+
+
+@dataclass(frozen=True)
+class Built:
+    """A starter built in its (copied) submission folder, with its tournament command."""
+
+    name: str
+    command: str  # as in the tournament file: "./starter_c {name}", "java -cp {home} Starter {name}"
+    home: Path
+
+    def spec(self, *options: str) -> AgentSpec:
+        """The referee's agent, as the tournament makes it, with ``options`` before its name."""
+        from othello_arena.tournaments.runner import agent_spec
+
+        command = self.command.replace("{name}", " ".join([*options, "{name}"]))
+        return agent_spec({"name": self.name, "command": command, "cwd": str(self.home)})
+
+    def analyze(self, positions: list[str], depth: int) -> list[str]:
+        """The move lines it chooses for ``positions`` at a fixed ``depth`` (its --analyze mode)."""
+        argv = shlex.split(self.command.replace("{name}", f"--depth {depth} --analyze").replace("{home}", str(self.home)))
+        done = subprocess.run(argv, cwd=self.home, input="".join(p + "\n" for p in positions),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="session")
+def starters_tournament(tmp_path_factory):
+    """tournaments/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
+    from othello_arena.tournaments import config
+
+    root = tmp_path_factory.mktemp("starters")
+    shutil.copytree(EXAMPLES, root / "agents" / "examples",
+                    ignore=shutil.ignore_patterns("starter_*", "*.class", "greedy"))
+    (root / "tournaments").mkdir()
+    shutil.copy(TOURNAMENT, root / "tournaments" / "starters.toml")
+    return config.load(root / "tournaments" / "starters.toml")
+
+
+def missing_toolchain(language: Language, path: Optional[str] = None) -> Optional[str]:
+    """Why ``language``'s starter cannot be built here (naming the Debian package), or ``None``."""
+    missing = [tool for tool in language.tools if shutil.which(tool, path=path) is None]
+    if not missing:
+        return None
+    return f"the {language.agent} starter needs {' and '.join(missing)}: apt-get install {language.package} (.ci/run does)"
+
+
+def test_a_missing_toolchain_is_named_with_its_debian_package(tmp_path):
+    java = next(language for language in LANGUAGES if language.agent == "java")
+    assert missing_toolchain(java, path=str(tmp_path)) == (
+        "the java starter needs javac and java: apt-get install default-jdk-headless (.ci/run does)")
+
+
+def test_ci_installs_every_toolchain():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = ci.split("packages=(", 1)[1].split(")", 1)[0].split()
+    assert {language.package for language in LANGUAGES if language.agent != "python"} <= set(packages)
+
+
+# pytest may set a parametrized session fixture up again for the same language
+# (when tests interleave its parameters): each starter is still built only once.
+_BUILDS: dict[str, Built] = {}
+
+
+@pytest.fixture(scope="session", params=LANGUAGES, ids=IDS)
+def starter(request, starters_tournament, tmp_path_factory) -> Built:
+    """One language's starter, built once per session with its tournament build line, sandboxed."""
+    from othello_arena.tournaments.build import run_build
+
+    language: Language = request.param
+    missing = missing_toolchain(language)
+    if missing:
+        pytest.skip(missing)
+    if language.agent not in _BUILDS:
+        entry = next(e for e in starters_tournament.agents if e.name == language.agent)
+        if entry.build:
+            log = tmp_path_factory.mktemp("build") / f"{entry.name}.log"
+            result = run_build(entry.name, entry.build, entry.cwd, log, timeout=600, config=GameConfig())
+            assert result.ok, f"{entry.build!r} failed ({result.detail}):\n{log.read_text(errors='replace')}"
+        assert entry.command and entry.cwd
+        _BUILDS[language.agent] = Built(entry.name, entry.command, Path(entry.cwd))
+    return _BUILDS[language.agent]
+
+
+def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
+    from othello_arena.tournaments import config
+
+    tournament = config.load(TOURNAMENT)
+    names = {entry.name for entry in tournament.agents}
+    assert set(IDS) | {"random", "greedy"} <= names
+    for entry in tournament.agents:
+        if entry.name in IDS:
+            assert Path(entry.cwd or "") == EXAMPLES and "{name}" in (entry.command or "")
+
+
+def test_readme_gives_each_build_and_run_line():
+    """The README's "Starter agents" part and the tournament file say the same thing."""
+    from othello_arena.tournaments import config
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for entry in config.load(TOURNAMENT).agents:
+        if entry.name in IDS:
+            assert entry.command in readme, entry.command
+            if entry.build:
+                assert entry.build in readme, entry.build
+
+
+# -- othello check and real games ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_starter_passes_othello_check(starter, tmp_path):
+    """Every item of the report card, the advisory ones too (it reads lower case, it notices an illegal move).
+
+    At a fixed depth the starter is deterministic, so the checker's games (and
+    the passes it steers towards) are the same in every language.
+    """
+    from othello_arena.agents.check import PASS, check_agent
+
+    card = check_agent(starter.spec("--depth", "3"), time_per_move=1.0, workdir=tmp_path)
+    assert all(item.status == PASS for item in card.items.values()), "\n".join(card.lines())
+
+
+def assert_clean_game(record, starter_label: str) -> list[str]:
+    """A game that ended normally, every move legal from the start; returns the starter's comments."""
+    assert record.result.reason == "normal", record.result
+    board = Board()
+    comments = []
+    for entry in record.moves:
+        if record.white == starter_label and entry.move.colour is WHITE or \
+                record.black == starter_label and entry.move.colour is BLACK:
+            comments += entry.comments
+        board = board.play(entry.move)
+    assert board.is_game_over()
+    assert (board.count(WHITE), board.count(BLACK)) == (record.result.white_discs, record.result.black_discs)
+    return comments
+
+
+@pytest.mark.slow
+def test_starter_plays_greedy_at_one_second_a_move_and_random(starter, tmp_path):
+    """Through the referee, sandboxed: on its own clock at 1 s a move against greedy, with no fault.
+
+    Against random it plays at a fixed depth (a fast game, the other colour):
+    the clock is what the timed game is for.
+    """
+    from othello_arena.referee import play_game
+
+    spec = starter.spec()
+    index = IDS.index(starter.name)
+    white, black = (spec, AgentSpec.builtin("greedy")) if index % 2 == 0 else (AgentSpec.builtin("greedy"), spec)
+    record = play_game(white, black, GameConfig(time_per_move=1.0), tmp_path / "timed")
+    comments = assert_clean_game(record, spec.label)
+    # each move says how deep it searched: iterative deepening finished at least one depth
+    assert any(c.startswith("depth ") and int(c.split()[1]) >= 1 for c in comments), comments
+
+    fixed = starter.spec("--depth", "2")
+    white, black = (AgentSpec.builtin("random"), fixed) if index % 2 == 0 else (fixed, AgentSpec.builtin("random"))
+    assert_clean_game(play_game(white, black, GameConfig(time_per_move=1.0), tmp_path / "fixed"), fixed.label)
+
+
+# -- the same search in every language ---------------------------------------------------
+
+
+def cells(board: Board) -> str:
+    """The --analyze line of a position: 64 squares A1..H8, then the side to move."""
+    letter = {WHITE: "W", BLACK: "B", None: "."}
+    return "".join(letter[board.at(sq)] for sq in range(64)) + " " + board.to_move.value
+
+
+def sample_positions(plies: tuple[int, int] = (1, 61), count: int = 40, seed: int = 17) -> list[Board]:
+    """Positions after a seeded random number of random moves (within ``plies``), game not over.
+
+    The whole game by default, with at least one side that must pass and one
+    single legal move among them; ``(54, 59)`` gives endgames the starters solve.
+    """
+    rng = random.Random(seed)
+    found: list[Board] = []
+    must_pass = single = 0
+    while len(found) < count or (plies == (1, 61) and not (must_pass and single)):
+        board = Board()
+        for _ in range(rng.randint(*plies)):
+            if board.is_game_over():
+                break
+            board = board.play(rng.choice(board.legal_moves()))
+        if board.is_game_over():
+            continue
+        moves = board.legal_moves()
+        must_pass += moves[0].is_pass
+        single += len(moves) == 1 and not moves[0].is_pass
+        found.append(board)
+    return found
+
+
+ENDGAMES = (54, 59)
+# (positions, depth) compared across languages: the middle game at two depths, endgames to the end
+COMPARISONS = {"depth-3": ((1, 61), 3), "depth-5": ((1, 61), 5), "endgame-exact": (ENDGAMES, 64)}
+
+
+def starter_weights() -> list[int]:
+    """WEIGHTS of starter.py (the reference translation), read without running it as an agent."""
+    spec = importlib.util.spec_from_file_location("starter_reference", EXAMPLES / "starter.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.WEIGHTS)
+
+
+def minimax(board: Board, depth: int, weights: list[int]) -> int:
+    """The starters' search without alpha-beta, on the project's own rules: the value for the side to move.
+
+    Same conventions: a pass is a ply; at depth 0 the weight table; a finished
+    game is the disc difference times 1000.
+    """
+    me: Colour = board.to_move
+    if depth == 0:
+        sign = {me: 1, me.opponent: -1}
+        return sum(weights[sq] * sign.get(board.at(sq), 0) for sq in range(64))  # type: ignore[arg-type]
+    if board.is_game_over():
+        return (board.count(me) - board.count(me.opponent)) * 1000
+    return max(-minimax(board.play(move), depth - 1, weights) for move in board.legal_moves())
+
+
+@pytest.fixture(scope="module")
+def reference_answers() -> dict[str, list[str]]:
+    """starter.py's choices (python3 is always there) for each comparison."""
+    built = Built("python", "python3 starter.py {name}", EXAMPLES)
+    return {key: built.analyze([cells(board) for board in sample_positions(plies)], depth)
+            for key, (plies, depth) in COMPARISONS.items()}
+
+
+@pytest.mark.parametrize("key", ["depth-3", "endgame-exact"])
+def test_reference_starter_plays_a_best_move_of_plain_minimax(reference_answers, key):
+    """Alpha-beta, move ordering and iterative deepening change how fast, never the value of the move."""
+    weights = starter_weights()
+    plies, search_depth = COMPARISONS[key]
+    for board, answer in zip(sample_positions(plies), reference_answers[key]):
+        move = Move.parse(answer)
+        assert move.colour is board.to_move and board.is_legal(move), (cells(board), answer)
+        moves = board.legal_moves()
+        if len(moves) == 1:
+            assert move == moves[0]
+            continue
+        depth = min(search_depth, 64 - board.count(WHITE) - board.count(BLACK))  # as the starters' limit
+        values = {m: -minimax(board.play(m), depth - 1, weights) for m in moves}
+        assert values[move] == max(values.values()), (cells(board), answer, values)
+
+
+def test_the_positions_tell_moves_apart(reference_answers):
+    """The comparison means something: the answers vary, and include a pass."""
+    answers = reference_answers["depth-5"]
+    assert len(set(answers)) > 20
+    assert any(answer.endswith(" P)") for answer in answers)
+
+
+@pytest.mark.parametrize("key", list(COMPARISONS))
+def test_starter_chooses_the_same_moves_as_starter_py(starter, reference_answers, key):
+    plies, depth = COMPARISONS[key]
+    positions = [cells(board) for board in sample_positions(plies)]
+    answers = starter.analyze(positions, depth)
+    differences = [(p, ours, theirs) for p, ours, theirs in zip(positions, answers, reference_answers[key])
+                   if ours != theirs]
+    assert len(answers) == len(positions)
+    assert not differences, f"{starter.name} differs from starter.py ({key}): {differences[:3]}"
