@@ -118,7 +118,7 @@ class Engine:
         return int(value), int(self.ctl[S.BEST])
 
     def _solve_root(self, P, O, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ctl, self.mbuf, self.kbuf)
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
         return int(value), int(self.ctl[S.BEST])
 
     def evaluate(self, board: Board) -> float:

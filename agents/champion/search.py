@@ -531,6 +531,7 @@ W_MOBILITY = 1 << 15
 W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_PARITY = 1 << 3
+EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation (searched deeper further out) orders too
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
     4, 2, 6, 8, 8, 6, 2, 4,
@@ -572,6 +573,51 @@ def _solver_key(P, O, sq, f, parity) -> int:
     return key + SQUARE_VALUE[sq]
 
 
+@njit(cache=True)
+def _eval_1(P, O, ev) -> int:
+    """The best evaluation one move ahead (for move ordering; a pass looks one more move ahead)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -evaluate(O, P, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -evaluate(O ^ f, P | f | (ONE << U64(sq)), ev)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _eval_2(P, O, ev) -> int:
+    """The best evaluation two moves ahead (for move ordering)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -_eval_1(O, P, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -_eval_1(O ^ f, P | f | (ONE << U64(sq)), ev)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True, inline="always")
+def _order_value(P, O, depth, ev) -> int:
+    """A shallow look for the solver's move ordering: plain, non-recursive (numba issue #6061:
+    a cached recursive function must not call another cached recursive one)."""
+    if depth <= 0:
+        return evaluate(P, O, ev)
+    if depth == 1:
+        return _eval_1(P, O, ev)
+    return _eval_2(P, O, ev)
+
+
 @njit(cache=True, inline="always")
 def _solver_probe(tt, i, P, O) -> int:
     """The slot of the two at ``i`` (even) holding ``(P, O)``, or -1."""
@@ -604,7 +650,7 @@ def _solver_store(tt, i, found, P, O, depth, value, alpha, beta, move):
 
 
 @njit(cache=True, nogil=True)
-def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
+def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
 
     A score <= alpha only says "at most", one >= beta "at least".  Called
@@ -630,7 +676,7 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_score(P, O)
-        return -solve(O, P, -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
     if ply > 0 and alpha >= STABILITY_THRESHOLD[n_empty]:
         bound = 64 - 2 * stable_count(O, P)
@@ -660,6 +706,9 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     row = mbuf[ply]
     keys = kbuf[ply]
     parity = parity_of(empty)
+    sort_depth = -1
+    if n_empty >= EVAL_ORDER_EMPTIES:
+        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 2)
     n = 0
     m = moves
     while m:
@@ -668,7 +717,14 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
         if sq == hash_move:
             key = 1 << 40
         else:
-            key = _solver_key(P, O, sq, flips(P, O, sq), parity)
+            f = flips(P, O, sq)
+            key = _solver_key(P, O, sq, f, parity)
+            if sort_depth >= 0:
+                # far from the end: what the evaluation thinks of the move counts too
+                # (half a disc of it weighs as much as one reply less for the opponent)
+                mine = P | f | (ONE << U64(sq))
+                v = _order_value(O ^ f, mine, sort_depth, ev)
+                key -= (v // SCALE) * (W_MOBILITY // 2)
         row[n] = sq
         keys[n] = key
         n += 1
@@ -690,11 +746,11 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
             ctl[NODES] += unpack_nodes(r)
             v = -unpack_score(r)
         elif i == 0:
-            v = -solve(no, np_, -beta, -a, ply + 1, tt, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
         else:
-            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
             if a < v < beta:
-                v = -solve(no, np_, -beta, -v, ply + 1, tt, ctl, mbuf, kbuf)
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
         if ctl[ABORTED]:
             return 0
         if v > best:
