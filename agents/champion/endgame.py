@@ -86,21 +86,42 @@ _COL_A = U64(0x0101010101010101)
 _ROW_1 = U64(0x00000000000000FF)
 
 
-def _diagonal_lines() -> tuple[np.ndarray, np.ndarray]:
-    d9, d7 = set(), set()
+def _short_rays(d: int) -> tuple[int, int, int]:
+    """For direction ``d`` (0-7, see :data:`.bitboard.RAYS`): the squares whose ray is shorter
+    than 1, 2 and 4 squares, the masks of the doubling in :func:`full_lines`."""
+    masks = [0, 0, 0]
     for sq in range(64):
-        r, c = divmod(sq, 8)
-        d9.add(sum(1 << (rr * 8 + rr - r + c) for rr in range(8) if 0 <= rr - r + c < 8))
-        d7.add(sum(1 << (rr * 8 + r + c - rr) for rr in range(8) if 0 <= r + c - rr < 8))
-    return np.array(sorted(d9), dtype=np.uint64), np.array(sorted(d7), dtype=np.uint64)
+        length = bin(int(RAYS[sq, d])).count("1")
+        for k, limit in enumerate((1, 2, 4)):
+            if length < limit:
+                masks[k] |= 1 << sq
+    return masks[0], masks[1], masks[2]
 
 
-DIAG9, DIAG7 = _diagonal_lines()
+# directions 1/5 are the H1-A8 diagonals (+7/-7), 3/7 the A1-H8 ones (+9/-9)
+_U7 = tuple(U64(m) for m in _short_rays(1))
+_D7 = tuple(U64(m) for m in _short_rays(5))
+_U9 = tuple(U64(m) for m in _short_rays(3))
+_D9 = tuple(U64(m) for m in _short_rays(7))
 
 
 # ---------------------------------------------------------------------------
 # Stability
 # ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _filled_up(occupied, d, short):
+    f = occupied & (short[0] | (occupied >> d))
+    f &= short[1] | (f >> (d + d))
+    return f & (short[2] | (f >> (U64(4) * d)))
+
+
+@njit(cache=True, inline="always")
+def _filled_down(occupied, d, short):
+    f = occupied & (short[0] | (occupied << d))
+    f &= short[1] | (f << (d + d))
+    return f & (short[2] | (f << (U64(4) * d)))
 
 
 @njit(cache=True)
@@ -114,14 +135,10 @@ def full_lines(occupied: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64, np
     v &= v >> U64(16)
     v &= v >> U64(32)
     v = (v & _ROW_1) * _COL_A
-    d9 = ZERO
-    for i in range(DIAG9.shape[0]):
-        if occupied & DIAG9[i] == DIAG9[i]:
-            d9 |= DIAG9[i]
-    d7 = ZERO
-    for i in range(DIAG7.shape[0]):
-        if occupied & DIAG7[i] == DIAG7[i]:
-            d7 |= DIAG7[i]
+    # A square's ray is all filled when its first 1, 2, 4 squares are (or the ray is shorter):
+    # three doublings per direction, then both directions of a diagonal.
+    d9 = _filled_up(occupied, U64(9), _U9) & _filled_down(occupied, U64(9), _D9)
+    d7 = _filled_up(occupied, U64(7), _U7) & _filled_down(occupied, U64(7), _D7)
     return h, v, d9, d7
 
 
