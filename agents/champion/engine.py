@@ -312,11 +312,12 @@ class Engine:
 def solve_seconds(n_empty: int) -> float:
     """A cautious guess of the exact solver's time with ``n_empty`` empties.
 
-    Fitted on bench/endgame.py (about 1.2 s at 18 empties on a loaded
-    machine, times 2.6 per extra empty); the engine tries to solve only
-    when this fits in its budget.
+    Fitted on bench/endgame.py after issue 16 (self-play positions, loaded
+    machine: at most 0.4 s at 18 empties, 1.2 s at 20, 17 s at 22; FFO
+    #40-#44 take 1-11 s at 20-23), times 2.6 per extra empty; the engine
+    tries to solve only when this fits in its budget.
     """
-    return 1.25 * 2.6 ** (n_empty - 18)
+    return 0.5 * 2.6 ** (n_empty - 18)
 
 
 def _to_discs(value: int) -> float:
