@@ -531,7 +531,7 @@ W_MOBILITY = 1 << 15
 W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_PARITY = 1 << 3
-EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation (searched deeper further out) orders too
+EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
     4, 2, 6, 8, 8, 6, 2, 4,
@@ -574,8 +574,8 @@ def _solver_key(P, O, sq, f, parity) -> int:
 
 
 @njit(cache=True)
-def _eval_1(P, O, ev) -> int:
-    """The best evaluation one move ahead (for move ordering; a pass looks one more move ahead)."""
+def _eval_1(P, O, alpha, beta, ev) -> int:
+    """The evaluation one move ahead, alpha-beta (for move ordering; a pass looks one more move ahead)."""
     moves = legal_moves(P, O)
     if moves == ZERO:
         return -evaluate(O, P, ev)
@@ -587,23 +587,46 @@ def _eval_1(P, O, ev) -> int:
         v = -evaluate(O ^ f, P | f | (ONE << U64(sq)), ev)
         if v > best:
             best = v
+            if v >= beta:
+                break
     return best
 
 
 @njit(cache=True)
-def _eval_2(P, O, ev) -> int:
-    """The best evaluation two moves ahead (for move ordering)."""
+def _eval_2(P, O, alpha, beta, ev) -> int:
+    """The evaluation two moves ahead, alpha-beta (for move ordering)."""
     moves = legal_moves(P, O)
     if moves == ZERO:
-        return -_eval_1(O, P, ev)
+        return -_eval_1(O, P, -beta, -alpha, ev)
     best = -INF
     while moves:
         sq = first_square(moves)
         moves &= moves - ONE
         f = flips(P, O, sq)
-        v = -_eval_1(O ^ f, P | f | (ONE << U64(sq)), ev)
+        v = -_eval_1(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), ev)
         if v > best:
             best = v
+            if v >= beta:
+                break
+    return best
+
+
+@njit(cache=True)
+def _eval_3(P, O, alpha, beta, ev) -> int:
+    """The evaluation three moves ahead, alpha-beta (for move ordering)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -_eval_2(O, P, -beta, -alpha, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -_eval_2(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), ev)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
     return best
 
 
@@ -614,8 +637,10 @@ def _order_value(P, O, depth, ev) -> int:
     if depth <= 0:
         return evaluate(P, O, ev)
     if depth == 1:
-        return _eval_1(P, O, ev)
-    return _eval_2(P, O, ev)
+        return _eval_1(P, O, -INF, INF, ev)
+    if depth == 2:
+        return _eval_2(P, O, -INF, INF, ev)
+    return _eval_3(P, O, -INF, INF, ev)
 
 
 @njit(cache=True, inline="always")
@@ -708,7 +733,7 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     parity = parity_of(empty)
     sort_depth = -1
     if n_empty >= EVAL_ORDER_EMPTIES:
-        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 2)
+        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
     n = 0
     m = moves
     while m:
