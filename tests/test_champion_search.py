@@ -148,3 +148,40 @@ def test_a_search_stopped_at_once_still_names_a_legal_move():
     result = Engine(tt_bits=14).think(board, node_limit=1, exact=False)
     assert result.depth == 0
     assert result.move(board.to_move) in board.legal_moves()
+
+
+def board_with_one_move(rng: random.Random) -> Board:
+    while True:
+        board = random_position(rng, rng.randint(20, 50))
+        if len(board.legal_moves()) == 1 and not board.legal_moves()[0].is_pass:
+            return board
+
+
+def test_a_single_legal_move_is_answered_at_once_under_a_clock():
+    board = board_with_one_move(random.Random(6))
+    result = Engine(tt_bits=14).think(board, seconds=30)
+    assert result.settled == "single move" and result.depth == 1
+    assert result.move(board.to_move) == board.legal_moves()[0]
+    # without a clock, or asked for the exact score, it searches as before
+    assert Engine(tt_bits=14).think(board, max_depth=3).depth >= 3
+    assert Engine(tt_bits=14, settle=False).think(board, seconds=0.5).settled == ""
+
+
+def test_a_settled_move_is_clearly_the_best_at_its_depth():
+    from othello_arena.agents.champion.engine import SETTLE_ITERATIONS, SETTLE_MARGIN, SETTLE_MIN_DEPTH
+
+    board = random_position(random.Random(3), 24)
+    result = Engine().think(board, seconds=120)
+    # it stops on the search's own findings, not on the clock (120 s is far away)
+    assert result.settled.startswith("same move")
+    assert result.depth >= SETTLE_MIN_DEPTH
+    assert [square for _, _, square in result.iterations[-SETTLE_ITERATIONS:]] == [result.square] * SETTLE_ITERATIONS
+    # at that depth every other move is worth at least the margin less than the chosen one
+    reference = Engine(tt_bits=16, settle=False)
+    best, square = reference.search_depth(board, result.depth)
+    assert square == result.square
+    for move in board.legal_moves():
+        if move.square != result.square:
+            reference.clear()
+            value, _ = reference.search_depth(board.play(move), result.depth - 1)
+            assert -value <= best - SETTLE_MARGIN

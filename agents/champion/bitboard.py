@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 
@@ -61,12 +61,13 @@ def first_square(x: np.uint64) -> int:
 @njit(cache=True, inline="always")
 def _fill_left(P: np.uint64, mask: np.uint64, d: np.uint64) -> np.uint64:
     # Runs of mask squares that start next to P, going towards H8, then one more step.
+    # Doubling: after the third line runs of up to 4 squares are found, after the fourth up to 6.
     t = mask & (P << d)
     t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
+    pairs = mask & (mask << d)
+    d2 = d + d
+    t |= pairs & (t << d2)
+    t |= pairs & (t << d2)
     return t << d
 
 
@@ -74,10 +75,10 @@ def _fill_left(P: np.uint64, mask: np.uint64, d: np.uint64) -> np.uint64:
 def _fill_right(P: np.uint64, mask: np.uint64, d: np.uint64) -> np.uint64:
     t = mask & (P >> d)
     t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
+    pairs = mask & (mask >> d)
+    d2 = d + d
+    t |= pairs & (t >> d2)
+    t |= pairs & (t >> d2)
     return t >> d
 
 
@@ -93,42 +94,60 @@ def legal_moves(P: np.uint64, O: np.uint64) -> np.uint64:
     return moves & empty
 
 
+def _rays() -> np.ndarray:
+    """``RAYS[sq, d]``: the squares from ``sq`` (excluded) to the board's edge in direction ``d``.
+
+    Directions 0-3 go towards higher squares (east, north-west, north, north-east in index
+    terms: +1, +7, +8, +9), 4-7 towards lower ones (-1, -7, -8, -9).
+    """
+    steps = ((1, 0), (-1, 1), (0, 1), (1, 1), (-1, 0), (1, -1), (0, -1), (-1, -1))
+    rays = np.zeros((64, 8), dtype=np.uint64)
+    for sq in range(64):
+        for d, (dc, dr) in enumerate(steps):
+            c, r = sq % 8 + dc, sq // 8 + dr
+            while 0 <= c < 8 and 0 <= r < 8:
+                rays[sq, d] |= np.uint64(1 << (r * 8 + c))
+                c, r = c + dc, r + dr
+    return rays
+
+
+RAYS = _rays()
+_TOP = U64(0x8000000000000000)
+
+
 @njit(cache=True, inline="always")
-def _ray_left(P: np.uint64, O: np.uint64, start: np.uint64, d: np.uint64, dest: np.uint64) -> np.uint64:
-    run = ZERO
-    x = (start << d) & dest
-    while x & O:
-        run |= x
-        x = (x << d) & dest
-    if x & P:
-        return run
+def _flips_up(P: np.uint64, O: np.uint64, ray: np.uint64) -> np.uint64:
+    # The nearest square of the ray that is not the opponent's is its lowest bit.
+    blockers = ray & ~O
+    nearest = blockers & (ZERO - blockers)
+    if nearest & P:
+        return (nearest - ONE) & ray
     return ZERO
 
 
 @njit(cache=True, inline="always")
-def _ray_right(P: np.uint64, O: np.uint64, start: np.uint64, d: np.uint64, dest: np.uint64) -> np.uint64:
-    run = ZERO
-    x = (start >> d) & dest
-    while x & O:
-        run |= x
-        x = (x >> d) & dest
-    if x & P:
-        return run
+def _flips_down(P: np.uint64, O: np.uint64, ray: np.uint64) -> np.uint64:
+    # Going down the nearest blocker is the highest bit (none: the run reaches the edge).
+    blockers = ray & ~O
+    if blockers == ZERO:
+        return ZERO
+    nearest = _TOP >> U64(leading_zeros(blockers))
+    if nearest & P:
+        return ray & ~((nearest << ONE) - ONE)
     return ZERO
 
 
 @njit(cache=True)
 def flips(P: np.uint64, O: np.uint64, sq: int) -> np.uint64:
     """Bitboard of the discs of ``O`` that a disc of ``P`` on ``sq`` flips."""
-    start = ONE << U64(sq)
-    f = _ray_left(P, O, start, S1, NOT_A)
-    f |= _ray_right(P, O, start, S1, NOT_H)
-    f |= _ray_left(P, O, start, S8, ALL)
-    f |= _ray_right(P, O, start, S8, ALL)
-    f |= _ray_left(P, O, start, S9, NOT_A)
-    f |= _ray_right(P, O, start, S9, NOT_H)
-    f |= _ray_left(P, O, start, S7, NOT_H)
-    f |= _ray_right(P, O, start, S7, NOT_A)
+    f = _flips_up(P, O, RAYS[sq, 0])
+    f |= _flips_up(P, O, RAYS[sq, 1])
+    f |= _flips_up(P, O, RAYS[sq, 2])
+    f |= _flips_up(P, O, RAYS[sq, 3])
+    f |= _flips_down(P, O, RAYS[sq, 4])
+    f |= _flips_down(P, O, RAYS[sq, 5])
+    f |= _flips_down(P, O, RAYS[sq, 6])
+    f |= _flips_down(P, O, RAYS[sq, 7])
     return f
 
 

@@ -19,10 +19,17 @@ import numpy as np
 
 from ...protocol import Board, Colour, Move, square_name
 from . import search as S
-from .bitboard import legal_moves
+from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
 
 DEFAULT_TT_BITS = 20  # 2**20 entries, about 34 MB
+
+# A move is settled (the deepening stops before its time is up) when the best move has been the
+# same for the last SETTLE_ITERATIONS iterations, the last at least SETTLE_MIN_DEPTH deep, and every
+# other move is at least SETTLE_MARGIN worse at that depth (search units: centi-discs).
+SETTLE_MIN_DEPTH = 10
+SETTLE_ITERATIONS = 4
+SETTLE_MARGIN = 2 * S.SCALE
 
 
 @dataclass
@@ -36,6 +43,7 @@ class SearchResult:
     nodes: int
     seconds: float
     outcome_only: bool = False  # solved for win/draw/loss only: score is its sign
+    settled: str = ""  # why the search stopped before its time was up ("" if it did not)
     iterations: list[tuple[int, float, Optional[int]]] = field(default_factory=list)
 
     @property
@@ -63,7 +71,9 @@ class Engine:
 
     ``eval_kind`` chooses the evaluation (:data:`.search.EVAL_PATTERNS`, the
     learned one, or :data:`.search.EVAL_SEED002`); ``weights`` overrides the
-    shipped weights.
+    shipped weights.  With ``settle`` (the default) a search under a clock
+    stops early once its move is settled: a single legal move, or the same
+    best move for several iterations with a clear margin over every other.
     """
 
     def __init__(
@@ -71,7 +81,9 @@ class Engine:
         tt_bits: int = DEFAULT_TT_BITS,
         eval_kind: int = S.EVAL_PATTERNS,
         weights: Optional[np.ndarray] = None,
+        settle: bool = True,
     ) -> None:
+        self.settle = settle
         size = 1 << tt_bits
         self.tt = (
             np.zeros(size, dtype=np.uint64),
@@ -118,7 +130,7 @@ class Engine:
         return int(value), int(self.ctl[S.BEST])
 
     def _solve_root(self, P, O, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ctl, self.mbuf, self.kbuf)
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
         return int(value), int(self.ctl[S.BEST])
 
     def evaluate(self, board: Board) -> float:
@@ -196,6 +208,12 @@ class Engine:
         # Iterative deepening (skipped when solving at once); when a solve
         # is planned, it leaves most of the time to the solver.
         depth = 0
+        settle = self.settle and deadline is not None and exact is not True
+        single_move = int(legal_moves(P, O)) & (int(legal_moves(P, O)) - 1) == 0
+        if settle and single_move:
+            max_depth = 1  # nothing to choose: depth 1 for the comment, then answer
+            try_solve = solve_now = False
+        settled = "single move" if settle and single_move else ""
         if not solve_now:
             budget_share = 0.3 if try_solve else 1.0
             while depth < min(max_depth, n_empty):
@@ -210,6 +228,10 @@ class Engine:
                 result = SearchResult(None if sq < 0 else int(sq), score, False, depth, nodes, elapsed())
                 iterations.append((depth, score, result.square))
                 if sure and depth >= n_empty:
+                    break
+                if settle and not try_solve and not sure and self._settled(P, O, depth, int(value), iterations):
+                    settled = f"same move for {SETTLE_ITERATIONS} iterations, the others {SETTLE_MARGIN / S.SCALE:.0f} discs worse"
+                    nodes = int(self.ctl[S.NODES])
                     break
                 # An iteration costs several times the last one: do not start what cannot end.
                 if not time_fraction_left(0.35 * budget_share):
@@ -228,7 +250,35 @@ class Engine:
         result.nodes = nodes
         result.seconds = elapsed()
         result.iterations = iterations
+        result.settled = settled
         return result
+
+    def _settled(self, P, O, depth: int, value: int, iterations: list[tuple[int, float, Optional[int]]]) -> bool:
+        """Is the move of the last iteration settled: the same for a while, and clearly the best?
+
+        Each other move is searched ``depth`` deep with a null window just
+        under the best value less the margin; one that reaches it, or a
+        stop, leaves the move unsettled.
+        """
+        if depth < SETTLE_MIN_DEPTH or len(iterations) < SETTLE_ITERATIONS:
+            return False
+        best = iterations[-1][2]
+        if best is None or any(square != best for _, _, square in iterations[-SETTLE_ITERATIONS:]):
+            return False
+        bound = value - SETTLE_MARGIN  # every other move must be worth at most this
+        moves = int(legal_moves(P, O))
+        while moves:
+            sq = (moves & -moves).bit_length() - 1
+            moves &= moves - 1
+            if sq == best:
+                continue
+            f = flips(P, O, sq)
+            child_p, child_o = O ^ f, P | f | np.uint64(1 << sq)
+            v = -S.negascout(child_p, child_o, depth - 1, -bound - 1, -bound, 1, self.tt, self.ev, self.ctl,
+                             self.mbuf, self.kbuf)
+            if self.ctl[S.ABORTED] or v > bound:
+                return False
+        return True
 
     def _solve(self, P, O, n_empty: int) -> Optional[SearchResult]:
         """Win/draw/loss first, then the exact score; ``None`` if stopped before the first."""
@@ -262,11 +312,12 @@ class Engine:
 def solve_seconds(n_empty: int) -> float:
     """A cautious guess of the exact solver's time with ``n_empty`` empties.
 
-    Fitted on bench/endgame.py (about 1.2 s at 18 empties on a loaded
-    machine, times 2.6 per extra empty); the engine tries to solve only
-    when this fits in its budget.
+    Fitted on bench/endgame.py after issue 16 (self-play positions, loaded
+    machine: at most 0.4 s at 18 empties, 1.2 s at 20, 17 s at 22; FFO
+    #40-#44 take 1-11 s at 20-23), times 2.6 per extra empty; the engine
+    tries to solve only when this fits in its budget.
     """
-    return 1.25 * 2.6 ** (n_empty - 18)
+    return 0.5 * 2.6 ** (n_empty - 18)
 
 
 def _to_discs(value: int) -> float:

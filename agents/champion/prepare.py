@@ -13,6 +13,7 @@ imports it through the registry.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import platform
@@ -34,6 +35,23 @@ def numba_cache_dir() -> Path:
     return compiled_cache_dir() / "numba"
 
 
+@functools.lru_cache(maxsize=None)
+def sources_digest() -> str:
+    """A short hash of this package's sources.
+
+    numba checks a cached function against its own file only, yet a cached
+    function carries the code of everything it inlined or called from the
+    other files (``search.solve`` holds ``endgame``'s and ``bitboard``'s):
+    after an edit of one file the others would run stale code.  So the
+    compiled code lives in a folder per version of the sources as a whole.
+    """
+    key = hashlib.sha256()
+    for source in sorted(PACKAGE_DIR.glob("*.py")):
+        key.update(source.name.encode())
+        key.update(source.read_bytes())
+    return key.hexdigest()[:16]
+
+
 def ready_mark() -> Path:
     """The file whose presence says the cache holds this install's compiled engine.
 
@@ -44,9 +62,7 @@ def ready_mark() -> Path:
     """
     key = hashlib.sha256()
     key.update(str(PACKAGE_DIR).encode())
-    for source in sorted(PACKAGE_DIR.glob("*.py")):
-        key.update(source.name.encode())
-        key.update(source.read_bytes())
+    key.update(sources_digest().encode())
     key.update(sys.version.encode())
     key.update(_version("numba").encode())
     key.update(_version("llvmlite").encode())

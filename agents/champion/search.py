@@ -41,6 +41,8 @@ from numba import njit
 from ..players import PAPER_WEIGHTS
 from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
+from .endgame import (QUADRANT_ID, SHALLOW_EMPTIES, STABILITY_THRESHOLD, parity_of, shallow, stable_count,
+                      unpack_nodes, unpack_score)
 
 use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
@@ -522,35 +524,168 @@ def brute_force_score(P, O) -> int:
 # Endgame: the exact solver
 # ---------------------------------------------------------------------------
 
-SOLVE_TT_EMPTIES = 9  # from this many empties on, the solver uses the table
-SOLVE_ORDER_EMPTIES = 6  # up to this many, no ordering and no table
+# Move ordering of the solver (the weights of Edax's fast ordering): fewest replies for the
+# opponent (corners count double) first, then own discs made safe in the corners, then fewest
+# squares next to own discs for the opponent, then odd regions, then the square's type.
+W_MOBILITY = 1 << 15
+W_CORNER_STABILITY = 1 << 11
+W_POTENTIAL_MOBILITY = 1 << 5
+W_PARITY = 1 << 3
+EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties
+SQUARE_VALUE = np.array([
+    18, 4, 16, 12, 12, 16, 4, 18,
+    4, 2, 6, 8, 8, 6, 2, 4,
+    16, 6, 14, 10, 10, 14, 6, 16,
+    12, 8, 10, 0, 0, 10, 8, 12,
+    12, 8, 10, 0, 0, 10, 8, 12,
+    16, 6, 14, 10, 10, 14, 6, 16,
+    4, 2, 6, 8, 8, 6, 2, 4,
+    18, 4, 16, 12, 12, 16, 4, 18,
+], dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
-def _last_move(P, O, empty) -> int:
-    """Exact score with one empty square left."""
-    sq = first_square(empty)
-    p = popcount(P)
-    f = flips(P, O, sq)
-    if f:
-        k = popcount(f)
-        return p + k + 1 - (63 - p - k)
-    f = flips(O, P, sq)
-    if f:
-        k = popcount(f)
-        return p - k - (63 - p + k + 1)
-    # Nobody can take the last square: it goes to the winner (never a draw, 63 discs).
-    diff = p - (63 - p)
-    return diff + 1 if diff > 0 else diff - 1
+def _corner_weighted(x: np.uint64) -> int:
+    return popcount(x) + popcount(x & _CORNERS)
+
+
+@njit(cache=True, inline="always")
+def corner_stability(P: np.uint64) -> int:
+    """Discs of ``P`` in a corner or next to an own corner on the edge (surely stable)."""
+    near = (((P & U64(0x0100000000000001)) << U64(1)) | ((P & U64(0x8000000000000080)) >> U64(1))
+            | ((P & U64(0x0000000000000081)) << U64(8)) | ((P & U64(0x8100000000000000)) >> U64(8)) | _CORNERS)
+    return popcount(near & P)
+
+
+@njit(cache=True, inline="always")
+def _solver_key(P, O, sq, f, parity) -> int:
+    """How promising the move ``sq`` (flipping ``f``) looks for the solver: larger first."""
+    mine = P | f | (ONE << U64(sq))
+    theirs = O ^ f
+    if theirs == ZERO:
+        return 1 << 30  # a wipe-out
+    empty = ~(mine | theirs)
+    key = (36 - _corner_weighted(legal_moves(theirs, mine))) * W_MOBILITY
+    key += corner_stability(mine) * W_CORNER_STABILITY
+    key += (36 - _corner_weighted(neighbours(mine) & empty)) * W_POTENTIAL_MOBILITY
+    if parity & QUADRANT_ID[sq]:
+        key += W_PARITY
+    return key + SQUARE_VALUE[sq]
+
+
+@njit(cache=True)
+def _eval_1(P, O, alpha, beta, ev) -> int:
+    """The evaluation one move ahead, alpha-beta (for move ordering; a pass looks one more move ahead)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -evaluate(O, P, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -evaluate(O ^ f, P | f | (ONE << U64(sq)), ev)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
+@njit(cache=True)
+def _eval_2(P, O, alpha, beta, ev) -> int:
+    """The evaluation two moves ahead, alpha-beta (for move ordering)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -_eval_1(O, P, -beta, -alpha, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -_eval_1(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), ev)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
+@njit(cache=True)
+def _eval_3(P, O, alpha, beta, ev) -> int:
+    """The evaluation three moves ahead, alpha-beta (for move ordering)."""
+    moves = legal_moves(P, O)
+    if moves == ZERO:
+        return -_eval_2(O, P, -beta, -alpha, ev)
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        v = -_eval_2(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), ev)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
+@njit(cache=True, inline="always")
+def _order_value(P, O, depth, ev) -> int:
+    """A shallow look for the solver's move ordering: plain, non-recursive (numba issue #6061:
+    a cached recursive function must not call another cached recursive one)."""
+    if depth <= 0:
+        return evaluate(P, O, ev)
+    if depth == 1:
+        return _eval_1(P, O, -INF, INF, ev)
+    if depth == 2:
+        return _eval_2(P, O, -INF, INF, ev)
+    return _eval_3(P, O, -INF, INF, ev)
+
+
+@njit(cache=True, inline="always")
+def _solver_probe(tt, i, P, O) -> int:
+    """The slot of the two at ``i`` (even) holding ``(P, O)``, or -1."""
+    key_p, key_o = tt[0], tt[1]
+    if key_p[i] == P and key_o[i] == O:
+        return i
+    if key_p[i + 1] == P and key_o[i + 1] == O:
+        return i + 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _solver_store(tt, i, found, P, O, depth, value, alpha, beta, move):
+    """Store a solved bound in the pair of slots at ``i``: the first keeps the deeper entries.
+
+    The position's own slot is rewritten if it has one; else the new entry goes
+    first when it is at least as deep as the first slot's (which moves to the
+    second), and second otherwise: deep results, the costly ones, survive.
+    """
+    key_p, key_o, lower, upper, tdepth, tmove = tt
+    if found >= 0:
+        _tt_store(tt, found, P, O, depth, value, alpha, beta, move)
+        return
+    if depth >= tdepth[i]:
+        j = i + 1
+        key_p[j], key_o[j], lower[j], upper[j], tdepth[j], tmove[j] = key_p[i], key_o[i], lower[i], upper[i], tdepth[i], tmove[i]
+        _tt_store(tt, i, P, O, depth, value, alpha, beta, move)
+    else:
+        _tt_store(tt, i + 1, P, O, depth, value, alpha, beta, move)
 
 
 @njit(cache=True, nogil=True)
-def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
+def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
 
     A score <= alpha only says "at most", one >= beta "at least".  Called
     from Python with ``ply=0``, it also leaves the best square in
     ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
+    With :data:`.endgame.SHALLOW_EMPTIES` empties or fewer the position goes
+    to :mod:`.endgame`'s table-free solvers; above, this function uses the
+    transposition table (pairs of slots keeping the deep entries), the
+    stability cut-off and fastest-first move ordering, as principal
+    variation search.
     """
     if ply == 0:
         ctl[BEST] = -1
@@ -558,69 +693,63 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
         return 0
     empty = ~(P | O)
     n_empty = popcount(empty)
-    if n_empty == 1 and ply > 0:
-        return _last_move(P, O, empty)
+    if ply > 0 and n_empty <= SHALLOW_EMPTIES:
+        r = shallow(P, O, alpha, beta, n_empty)
+        ctl[NODES] += unpack_nodes(r) - 1
+        return unpack_score(r)
     moves = legal_moves(P, O)
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_score(P, O)
-        return -solve(O, P, -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
-    if n_empty <= SOLVE_ORDER_EMPTIES and ply > 0:
-        # Few empties: board order, no table; raw speed wins.
-        best = -65
-        while moves:
-            sq = first_square(moves)
-            moves &= moves - ONE
-            f = flips(P, O, sq)
-            v = -solve(O ^ f, P | f | (ONE << U64(sq)), -beta, -alpha, ply + 1, tt, ctl, mbuf, kbuf)
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-                    if alpha >= beta:
-                        break
-        return best
+    if ply > 0 and alpha >= STABILITY_THRESHOLD[n_empty]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return bound
 
-    key_p, key_o, lower, upper, tdepth, tmove = tt
-    ti = 0
+    key_p = tt[0]
+    lower, upper, tmove = tt[2], tt[3], tt[5]
+    ti = tt_index(P, O, key_p.shape[0] - 1) & ~1
+    found = _solver_probe(tt, ti, P, O)
     hash_move = -1
-    use_tt = n_empty >= SOLVE_TT_EMPTIES or ply == 0
-    if use_tt:
-        ti = tt_index(P, O, key_p.shape[0] - 1)
-        if key_p[ti] == P and key_o[ti] == O:
-            hash_move = np.int64(tmove[ti])
-            if tdepth[ti] >= EXACT_DEPTH and ply > 0:
-                if lower[ti] >= beta:
-                    return lower[ti]
-                if upper[ti] <= alpha:
-                    return upper[ti]
-                if lower[ti] == upper[ti]:
-                    return lower[ti]
-                # narrow the window with the stored bounds (they are exact bounds)
-                if lower[ti] > alpha:
-                    alpha = lower[ti]
-                if upper[ti] < beta:
-                    beta = upper[ti]
+    if found >= 0:
+        hash_move = np.int64(tmove[found])
+        if tt[4][found] >= EXACT_DEPTH and ply > 0:
+            if lower[found] >= beta:
+                return lower[found]
+            if upper[found] <= alpha:
+                return upper[found]
+            if lower[found] == upper[found]:
+                return lower[found]
+            # narrow the window with the stored bounds (they are exact bounds)
+            if lower[found] > alpha:
+                alpha = lower[found]
+            if upper[found] < beta:
+                beta = upper[found]
 
     row = mbuf[ply]
     keys = kbuf[ply]
-    # fastest first: the moves that leave the opponent the fewest replies
+    parity = parity_of(empty)
+    sort_depth = -1
+    if n_empty >= EVAL_ORDER_EMPTIES:
+        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
     n = 0
     m = moves
     while m:
         sq = first_square(m)
         m &= m - ONE
-        bit = ONE << U64(sq)
-        f = flips(P, O, sq)
-        np_ = P | f | bit
-        no = O ^ f
         if sq == hash_move:
-            key = 1 << 20
+            key = 1 << 40
         else:
-            key = -popcount(legal_moves(no, np_)) * 16
-            if bit & _CORNERS:
-                key += 8
+            f = flips(P, O, sq)
+            key = _solver_key(P, O, sq, f, parity)
+            if sort_depth >= 0:
+                # far from the end: what the evaluation thinks of the move counts too
+                # (half a disc of it weighs as much as one reply less for the opponent)
+                mine = P | f | (ONE << U64(sq))
+                v = _order_value(O ^ f, mine, sort_depth, ev)
+                key -= (v // SCALE) * (W_MOBILITY // 2)
         row[n] = sq
         keys[n] = key
         n += 1
@@ -630,17 +759,23 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
     best = -65
     best_move = row[0]
     a = alpha
+    child_shallow = n_empty - 1 <= SHALLOW_EMPTIES
     for i in range(n):
         sq = row[i]
         f = flips(P, O, sq)
         np_ = P | f | (ONE << U64(sq))
         no = O ^ f
-        if i == 0:
-            v = -solve(no, np_, -beta, -a, ply + 1, tt, ctl, mbuf, kbuf)
+        if child_shallow:
+            # no table below: a full window costs about what a null window does
+            r = shallow(no, np_, -beta, -a, n_empty - 1)
+            ctl[NODES] += unpack_nodes(r)
+            v = -unpack_score(r)
+        elif i == 0:
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
         else:
-            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
             if a < v < beta:
-                v = -solve(no, np_, -beta, -v, ply + 1, tt, ctl, mbuf, kbuf)
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
         if ctl[ABORTED]:
             return 0
         if v > best:
@@ -652,8 +787,7 @@ def solve(P, O, alpha, beta, ply, tt, ctl, mbuf, kbuf) -> int:
                 a = v
                 if a >= beta:
                     break
-    if use_tt:
-        _tt_store(tt, ti, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
+    _solver_store(tt, ti, found, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
     return best
 
 

@@ -1,0 +1,506 @@
+"""The last empty squares of the exact solver: small, fast, no table and no arrays.
+
+:func:`.search.solve` (the transposition table, move ordering, the stop flag)
+hands a position over to :func:`shallow` when at most :data:`SHALLOW_EMPTIES`
+squares are left.  From there on speed per node is what counts, so the code
+is split by the number of empty squares, as the strong Othello programs do:
+
+- :func:`solve_1` never plays the last move: it counts what it would flip;
+- :func:`solve_2` ... :func:`solve_4` take the empty squares as arguments and
+  try them in parity order (a square in a region with an odd number of
+  empties first), with no move generation at all (a move is legal when it
+  flips something);
+- :func:`search_5` ... :func:`search_7` walk the empty squares the same way
+  and try a stability cut-off first.
+
+Each function returns ``pack(score, nodes)``: the exact score in the window
+(fail-soft) and the nodes it visited, so that nothing here needs the
+engine's control array.  They are separate functions rather than one
+recursive one: numba cannot cache a recursive function that another
+recursive cached function calls (numba issue #6061), and a chain of plain
+calls is faster anyway.  A pass is handled in place (the same loop for the
+other side), for the same reason.
+
+Scores are final disc differences for the side to move, empty squares to
+the winner (see :func:`.search.final_score`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bitboard import ONE, RAYS, U64, ZERO, first_square, flips, popcount
+from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
+
+use_compiled_cache()  # before the first @njit (see compiled_cache.py)
+
+SHALLOW_EMPTIES = 7  # up to this many empties: this module
+NO_MOVE = -1000  # "the side to move had no legal move" inside a function
+
+
+def _quadrant_ids() -> np.ndarray:
+    """``QUADRANT_ID[sq]``: 1, 2, 4 or 8, the 4x4 quarter of the board holding ``sq``."""
+    ids = np.zeros(64, dtype=np.int64)
+    for sq in range(64):
+        ids[sq] = 1 << ((sq % 8) // 4 + 2 * ((sq // 8) // 4))
+    return ids
+
+
+def _quadrant_masks() -> np.ndarray:
+    """``QUADRANT_MASK[parity]``: the squares of the quarters whose bit is set in ``parity``."""
+    ids = _quadrant_ids()
+    masks = np.zeros(16, dtype=np.uint64)
+    for parity in range(16):
+        for sq in range(64):
+            if parity & ids[sq]:
+                masks[parity] |= np.uint64(1 << sq)
+    return masks
+
+
+def _neighbours() -> np.ndarray:
+    """``NEIGHBOUR[sq]``: the up to 8 squares around ``sq`` (a move there flips one of them)."""
+    near = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        for d in range(8):
+            ray = int(RAYS[sq, d])
+            if ray:
+                # the nearest square of the ray: lowest bit going up, highest going down
+                near[sq] |= np.uint64(ray & -ray if d < 4 else 1 << (ray.bit_length() - 1))
+    return near
+
+
+QUADRANT_ID = _quadrant_ids()
+QUADRANT_MASK = _quadrant_masks()
+NEIGHBOUR = _neighbours()
+
+# Stability cut-off: tried when alpha is at least this (by empties); below it the
+# cut-off almost never happens and costs more than it saves.  Figures as in Edax.
+STABILITY_THRESHOLD = np.array([99, 99, 99, 99, 6, 8, 10, 12, 14, 16, 20, 22, 24, 26, 28, 30] + [99] * 49,
+                               dtype=np.int64)
+
+_NOT_A = U64(0xFEFEFEFEFEFEFEFE)
+_NOT_H = U64(0x7F7F7F7F7F7F7F7F)
+_EDGE = U64(0xFF818181818181FF)
+_COL_A = U64(0x0101010101010101)
+_ROW_1 = U64(0x00000000000000FF)
+
+
+def _short_rays(d: int) -> tuple[int, int, int]:
+    """For direction ``d`` (0-7, see :data:`.bitboard.RAYS`): the squares whose ray is shorter
+    than 1, 2 and 4 squares, the masks of the doubling in :func:`full_lines`."""
+    masks = [0, 0, 0]
+    for sq in range(64):
+        length = bin(int(RAYS[sq, d])).count("1")
+        for k, limit in enumerate((1, 2, 4)):
+            if length < limit:
+                masks[k] |= 1 << sq
+    return masks[0], masks[1], masks[2]
+
+
+# directions 1/5 are the H1-A8 diagonals (+7/-7), 3/7 the A1-H8 ones (+9/-9)
+_U7 = tuple(U64(m) for m in _short_rays(1))
+_D7 = tuple(U64(m) for m in _short_rays(5))
+_U9 = tuple(U64(m) for m in _short_rays(3))
+_D9 = tuple(U64(m) for m in _short_rays(7))
+
+
+# ---------------------------------------------------------------------------
+# Stability
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _filled_up(occupied, d, short):
+    f = occupied & (short[0] | (occupied >> d))
+    f &= short[1] | (f >> (d + d))
+    return f & (short[2] | (f >> (U64(4) * d)))
+
+
+@njit(cache=True, inline="always")
+def _filled_down(occupied, d, short):
+    f = occupied & (short[0] | (occupied << d))
+    f &= short[1] | (f << (d + d))
+    return f & (short[2] | (f << (U64(4) * d)))
+
+
+@njit(cache=True)
+def full_lines(occupied: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The squares whose row, column, and each diagonal are completely filled."""
+    h = occupied & (occupied >> U64(1))
+    h &= h >> U64(2)
+    h &= h >> U64(4)
+    h = (h & _COL_A) * U64(0xFF)
+    v = occupied & (occupied >> U64(8))
+    v &= v >> U64(16)
+    v &= v >> U64(32)
+    v = (v & _ROW_1) * _COL_A
+    # A square's ray is all filled when its first 1, 2, 4 squares are (or the ray is shorter):
+    # three doublings per direction, then both directions of a diagonal.
+    d9 = _filled_up(occupied, U64(9), _U9) & _filled_down(occupied, U64(9), _D9)
+    d7 = _filled_up(occupied, U64(7), _U7) & _filled_down(occupied, U64(7), _D7)
+    return h, v, d9, d7
+
+
+@njit(cache=True)
+def stable_count(X: np.uint64, Y: np.uint64) -> int:
+    """How many discs of ``X`` can never be flipped (a lower bound; ``Y`` is the other side).
+
+    A disc is stable when, on each of its four lines, the line is full, or it
+    sits on the board's edge across that line, or a stable disc of its own
+    colour is next to it on that line; grown from nothing until it stops.
+    """
+    h, v, d9, d7 = full_lines(X | Y)
+    edge_h = _COL_A | (_COL_A << U64(7)) | h
+    edge_v = _ROW_1 | (_ROW_1 << U64(56)) | v
+    edge_d9 = _EDGE | d9
+    edge_d7 = _EDGE | d7
+    stable = X & edge_h & edge_v & edge_d9 & edge_d7
+    if stable == ZERO:
+        return 0
+    while True:
+        horiz = ((stable << U64(1)) & _NOT_A) | ((stable >> U64(1)) & _NOT_H) | edge_h
+        vert = (stable << U64(8)) | (stable >> U64(8)) | edge_v
+        diag9 = ((stable << U64(9)) & _NOT_A) | ((stable >> U64(9)) & _NOT_H) | edge_d9
+        diag7 = ((stable << U64(7)) & _NOT_H) | ((stable >> U64(7)) & _NOT_A) | edge_d7
+        grown = stable | (X & horiz & vert & diag9 & diag7)
+        if grown == stable:
+            return popcount(stable)
+        stable = grown
+
+
+# ---------------------------------------------------------------------------
+# Packed results
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def pack(score: int, nodes: int) -> int:
+    """A score in -64..64 and a node count in one integer."""
+    return nodes * 256 + score + 128
+
+
+@njit(cache=True, inline="always")
+def unpack_score(r: int) -> int:
+    return (r & 255) - 128
+
+
+@njit(cache=True, inline="always")
+def unpack_nodes(r: int) -> int:
+    return r >> 8
+
+
+@njit(cache=True, inline="always")
+def game_over_score(P: np.uint64, O: np.uint64) -> int:
+    """Disc difference of a finished game, empties to the winner."""
+    p = popcount(P)
+    o = popcount(O)
+    diff = p - o
+    if diff > 0:
+        return 64 - o - o
+    if diff < 0:
+        return p + p - 64
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# 1 to 4 empties
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _play(P: np.uint64, O: np.uint64, sq: int) -> np.uint64:
+    """The discs a move on ``sq`` flips, 0 when it is not legal (skipping hopeless squares)."""
+    if NEIGHBOUR[sq] & O:
+        return flips(P, O, sq)
+    return ZERO
+
+
+@njit(cache=True)
+def solve_1(P: np.uint64, sq: int) -> int:
+    """Score for the side owning ``P`` with one empty square ``sq`` left (all others are filled)."""
+    bit = ONE << U64(sq)
+    O = ~(P | bit)
+    p = popcount(P)
+    k = popcount(flips(P, O, sq))
+    if k:
+        return 2 * (p + k + 1) - 64
+    k = popcount(flips(O, P, sq))
+    if k:
+        return 2 * (p - k) - 64
+    # nobody can play there: it goes to the winner (63 discs, never a draw)
+    return 2 * p - 62 if 2 * p > 63 else 2 * p - 64
+
+
+@njit(cache=True)
+def solve_2(P, O, alpha, beta, x1, x2) -> int:
+    """Packed result with the two empty squares ``x1`` and ``x2`` left."""
+    nodes = 1
+    for side in range(2):
+        best = NO_MOVE
+        f = _play(P, O, x1)
+        if f:
+            nodes += 1
+            best = -solve_1(O ^ f, x2)
+            if best >= beta:
+                break
+        f = _play(P, O, x2)
+        if f:
+            nodes += 1
+            v = -solve_1(O ^ f, x1)
+            if v > best:
+                best = v
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)  # swapped twice: back as given
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True)
+def solve_3(P, O, alpha, beta, x1, x2, x3) -> int:
+    """Packed result with three empty squares left (given in the order to try them)."""
+    nodes = 1
+    for side in range(2):
+        best = NO_MOVE
+        f = _play(P, O, x1)
+        if f:
+            r = solve_2(O ^ f, P | f | (ONE << U64(x1)), -beta, -alpha, x2, x3)
+            nodes += unpack_nodes(r)
+            best = -unpack_score(r)
+        if best < beta:
+            f = _play(P, O, x2)
+            if f:
+                r = solve_2(O ^ f, P | f | (ONE << U64(x2)), -beta, -max(alpha, best), x1, x3)
+                nodes += unpack_nodes(r)
+                v = -unpack_score(r)
+                if v > best:
+                    best = v
+            if best < beta:
+                f = _play(P, O, x3)
+                if f:
+                    r = solve_2(O ^ f, P | f | (ONE << U64(x3)), -beta, -max(alpha, best), x1, x2)
+                    nodes += unpack_nodes(r)
+                    v = -unpack_score(r)
+                    if v > best:
+                        best = v
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True, inline="always")
+def parity_of(empty: np.uint64) -> int:
+    """One bit per quarter of the board holding an odd number of the ``empty`` squares."""
+    return ((popcount(empty & QUADRANT_MASK[1]) & 1) | ((popcount(empty & QUADRANT_MASK[2]) & 1) << 1)
+            | ((popcount(empty & QUADRANT_MASK[4]) & 1) << 2) | ((popcount(empty & QUADRANT_MASK[8]) & 1) << 3))
+
+
+@njit(cache=True, inline="always")
+def _take(first: np.uint64, then: np.uint64) -> tuple[int, np.uint64, np.uint64]:
+    """The next square to try: from ``first`` while any is left, then from ``then``."""
+    if first:
+        return first_square(first), first & (first - ONE), then
+    return first_square(then), first, then & (then - ONE)
+
+
+@njit(cache=True)
+def solve_4(P, O, alpha, beta) -> int:
+    """Packed result with four empty squares left, tried in parity order."""
+    nodes = 1
+    if alpha >= STABILITY_THRESHOLD[4]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return pack(bound, nodes)
+    empty = ~(P | O)
+    odd = empty & QUADRANT_MASK[parity_of(empty)]
+    even = empty ^ odd
+    x1, odd, even = _take(odd, even)
+    x2, odd, even = _take(odd, even)
+    x3, odd, even = _take(odd, even)
+    x4, odd, even = _take(odd, even)
+    for side in range(2):
+        best = NO_MOVE
+        f = _play(P, O, x1)
+        if f:
+            r = solve_3(O ^ f, P | f | (ONE << U64(x1)), -beta, -alpha, x2, x3, x4)
+            nodes += unpack_nodes(r)
+            best = -unpack_score(r)
+        if best < beta:
+            f = _play(P, O, x2)
+            if f:
+                r = solve_3(O ^ f, P | f | (ONE << U64(x2)), -beta, -max(alpha, best), x1, x3, x4)
+                nodes += unpack_nodes(r)
+                v = -unpack_score(r)
+                if v > best:
+                    best = v
+            if best < beta:
+                f = _play(P, O, x3)
+                if f:
+                    r = solve_3(O ^ f, P | f | (ONE << U64(x3)), -beta, -max(alpha, best), x1, x2, x4)
+                    nodes += unpack_nodes(r)
+                    v = -unpack_score(r)
+                    if v > best:
+                        best = v
+                if best < beta:
+                    f = _play(P, O, x4)
+                    if f:
+                        r = solve_3(O ^ f, P | f | (ONE << U64(x4)), -beta, -max(alpha, best), x1, x2, x3)
+                        nodes += unpack_nodes(r)
+                        v = -unpack_score(r)
+                        if v > best:
+                            best = v
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True)
+def search_5(P, O, alpha, beta) -> int:
+    """Packed result with 5 empty squares left: stability cut-off, then parity order."""
+    nodes = 1
+    if alpha >= STABILITY_THRESHOLD[5]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return pack(bound, nodes)
+    empty = ~(P | O)
+    for side in range(2):
+        best = NO_MOVE
+        odd = empty & QUADRANT_MASK[parity_of(empty)]
+        even = empty ^ odd
+        while odd | even:
+            sq, odd, even = _take(odd, even)
+            f = _play(P, O, sq)
+            if f:
+                r = solve_4(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
+                nodes += unpack_nodes(r)
+                v = -unpack_score(r)
+                if v > best:
+                    best = v
+                    if v >= beta:
+                        break
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True)
+def search_6(P, O, alpha, beta) -> int:
+    """Packed result with 6 empty squares left: stability cut-off, then parity order."""
+    nodes = 1
+    if alpha >= STABILITY_THRESHOLD[6]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return pack(bound, nodes)
+    empty = ~(P | O)
+    for side in range(2):
+        best = NO_MOVE
+        odd = empty & QUADRANT_MASK[parity_of(empty)]
+        even = empty ^ odd
+        while odd | even:
+            sq, odd, even = _take(odd, even)
+            f = _play(P, O, sq)
+            if f:
+                r = search_5(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
+                nodes += unpack_nodes(r)
+                v = -unpack_score(r)
+                if v > best:
+                    best = v
+                    if v >= beta:
+                        break
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True)
+def search_7(P, O, alpha, beta) -> int:
+    """Packed result with 7 empty squares left: stability cut-off, then parity order."""
+    nodes = 1
+    if alpha >= STABILITY_THRESHOLD[7]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return pack(bound, nodes)
+    empty = ~(P | O)
+    for side in range(2):
+        best = NO_MOVE
+        odd = empty & QUADRANT_MASK[parity_of(empty)]
+        even = empty ^ odd
+        while odd | even:
+            sq, odd, even = _take(odd, even)
+            f = _play(P, O, sq)
+            if f:
+                r = search_6(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
+                nodes += unpack_nodes(r)
+                v = -unpack_score(r)
+                if v > best:
+                    best = v
+                    if v >= beta:
+                        break
+        if best != NO_MOVE:
+            break
+        P, O = O, P
+        alpha, beta = -beta, -alpha
+    if best == NO_MOVE:
+        return pack(game_over_score(P, O), nodes)
+    if side == 1:
+        best = -best
+    return pack(best, nodes)
+
+
+@njit(cache=True)
+def shallow(P, O, alpha, beta, n_empty) -> int:
+    """Packed result of a position with ``n_empty`` <= :data:`SHALLOW_EMPTIES` empty squares."""
+    if n_empty == 7:
+        return search_7(P, O, alpha, beta)
+    if n_empty == 6:
+        return search_6(P, O, alpha, beta)
+    if n_empty == 5:
+        return search_5(P, O, alpha, beta)
+    if n_empty == 4:
+        return solve_4(P, O, alpha, beta)
+    empty = ~(P | O)
+    if n_empty == 3:
+        odd = empty & QUADRANT_MASK[parity_of(empty)]
+        even = empty ^ odd
+        x1, odd, even = _take(odd, even)
+        x2, odd, even = _take(odd, even)
+        x3, odd, even = _take(odd, even)
+        return solve_3(P, O, alpha, beta, x1, x2, x3)
+    if n_empty == 2:
+        x1 = first_square(empty)
+        return solve_2(P, O, alpha, beta, x1, first_square(empty & (empty - ONE)))
+    if n_empty == 1:
+        return pack(solve_1(P, first_square(empty)), 1)
+    return pack(game_over_score(P, O), 1)
+
+
+tolerate_read_only_cache(globals())
