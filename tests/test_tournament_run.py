@@ -138,10 +138,16 @@ def test_check_prints_the_schedule(tmp_path: Path) -> None:
     assert "round-robin, 3 games" in result.output and result.output.count("(W) vs") == 3
 
 
+def _as_at_a_terminal() -> None:
+    # A shell starts background jobs with SIGINT ignored, and a child keeps
+    # that: give the runner the default a person's Ctrl-C meets at a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_in_background(path: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "othello_arena", "tournament", "run", str(path), "-q", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_as_at_a_terminal,
     )
 
 
