@@ -42,12 +42,13 @@ from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
 from ..referee.config import GameConfig
-from ..referee.launch import isolation_for, start_agent
+from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
+from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
+from ..referee.watch import Waker, make_waker
 
 POLL = 0.005
-SETTLE = 0.05  # a move line ending in ')' without newline is complete once unchanged this long
 QUIET = 0.3  # how long Black is watched for a move written out of turn
 
 
@@ -161,15 +162,15 @@ class ScriptedGame:
         self.spec = spec
         self.card = card
         self.time = time_per_move
-        self.directory = root / label
-        self.log_path = root / f"{label}.stderr.log"
-        self.directory.mkdir(parents=True)
-        self.in_name = f"{spec.file_name}.in"
-        self.out_name = f"{spec.file_name}.out"
-        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        # The agent's seat, as the referee's: the same start-up, the same reading of a complete NAME.out.
+        self.seat = AgentSeat(spec, root / label, root / f"{label}.stderr.log")
+        self.seat.open()
+        self.directory = self.seat.directory
+        self.log_path = self.seat.stderr_path
+        self.in_name, self.out_name = self.seat.in_name, self.seat.out_name
         self.root = root
         self.config = config or GameConfig(time_per_move=time_per_move)
-        self._process: Optional[AgentProcess] = None
+        self.waker: Waker = Waker()  # the file watcher, once started
         self._board = Board()
         self.plies = 0  # moves (passes too) played so far in this game
         self.colour: Optional[Colour] = None  # the agent's, once sent
@@ -179,10 +180,12 @@ class ScriptedGame:
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
-        # Started as the referee starts it: the same sandbox, the same limits.
+        # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
+        self.waker = make_waker([self.directory], self.config.polling, self.config.poll_interval,
+                                names=[self.in_name, self.out_name])
         try:
-            self._process = start_agent(self.spec, self.directory, self.config, self.log_path,
-                                       isolation_for(self.config), time_per_move=self.time, hidden=[self.root])
+            self.seat.start(self.config, isolation_for(self.config), time_per_move=self.time, hidden=[self.root],
+                            on_exit=self.waker.poke)
         except StartError as exc:
             self.close()
             raise AgentGone(str(exc)) from None
@@ -194,15 +197,18 @@ class ScriptedGame:
     @property
     def process(self) -> AgentProcess:
         """The agent's processes (once started by ``with``)."""
-        assert self._process is not None, "the scripted game is not started"
-        return self._process
+        assert self.seat.process is not None, "the scripted game is not started"
+        return self.seat.process
+
+    @property
+    def dir_fd(self) -> int:
+        return self.seat.dir_fd
 
     def close(self) -> None:
-        if self._process is not None:
-            self._process.kill_all()
-        if self.dir_fd >= 0:
-            os.close(self.dir_fd)
-            self.dir_fd = -1
+        if self.seat.process is not None:
+            self.seat.process.kill_all()
+        self.waker.close()
+        self.seat.close()
 
     @property
     def board(self) -> Board:
@@ -217,11 +223,11 @@ class ScriptedGame:
 
     def send(self, text: str) -> float:
         """Write NAME.in atomically; return the time it was in place (the clock starts)."""
-        files.write_atomically(self.dir_fd, self.in_name, text)
+        self.seat.write_in(text)
         return time.monotonic()
 
     def in_present(self) -> bool:
-        return files.exists(self.dir_fd, self.in_name)
+        return self.seat.in_present()
 
     def wait_deleted(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the agent to delete NAME.in."""
@@ -272,35 +278,28 @@ class ScriptedGame:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
         limit = self.time + GRACE_SECONDS + self.startup
         deadline = started + limit + 2.0  # watch a little longer to tell late from silent
-        last_text, last_change = None, time.monotonic()
         while True:
-            text = files.read_out(self.dir_fd, self.out_name, 64 << 10)
+            message = self.seat.take_message(self.waker, 64 << 10)
             now = time.monotonic()
-            if text is not None:
-                if text != last_text:
-                    last_text, last_change = text, now
-                closed = self.process.exited or (now - last_change >= SETTLE and text.rstrip().endswith(")"))
-                lines = files.complete_lines(text, closed)
-                if lines is not None:
-                    files.remove(self.dir_fd, self.out_name)
-                    seconds = now - started
-                    if not self.startup:  # a first move's start-up is not thinking
-                        self.card.slowest = max(self.card.slowest, seconds)
-                    if seconds > limit:
-                        allowance = f" + {self.startup:g} s to start up" if self.startup else ""
-                        self.card["in-time"].grade(
-                            False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
-                            evidence=self.evidence())
-                    self.startup = 0.0
-                    self.moves_read += 1
-                    self.card.moves_timed += 1
-                    return files.parse_out(lines), seconds
+            if message is not None:
+                seconds = now - started
+                if not self.startup:  # a first move's start-up is not thinking
+                    self.card.slowest = max(self.card.slowest, seconds)
+                if seconds > limit:
+                    allowance = f" + {self.startup:g} s to start up" if self.startup else ""
+                    self.card["in-time"].grade(
+                        False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
+                        evidence=self.evidence())
+                self.startup = 0.0
+                self.moves_read += 1
+                self.card.moves_timed += 1
+                return message, seconds
             if self.process.exited:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
             if now > deadline:
                 hint = f"; {self.untaken_hint()}" if self.in_present() and not self.moves_read else ""
                 raise AgentSilent(f"no move within {now - started:.1f} s{hint}")
-            time.sleep(POLL)
+            self.waker.wait(POLL)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
         """Read the agent's move and check it; raise AgentGone on anything wrong."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable
 
+from ..referee.spec import BuiltinAgents
 from .runtime import Strategy
 
 # name -> "module:factory"; the factory takes no argument and returns a Strategy.
@@ -37,6 +38,11 @@ PREPARE: dict[str, str] = {
 def names() -> list[str]:
     """The names of the built-in agents, in the order of the table."""
     return list(BUILTINS)
+
+
+def builtin_agents() -> BuiltinAgents:
+    """The built-in agents as the referee takes them: their names, and :func:`prepare`."""
+    return BuiltinAgents(tuple(BUILTINS), prepare)
 
 
 def get_strategy(name: str) -> Strategy:

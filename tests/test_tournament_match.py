@@ -84,7 +84,7 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
         two = GameRecord(b.label, a.label, result=Result(BLACK, "normal", 24, 40))
         return one, two
 
-    state = run_match(AgentSpec.parse("greedy"), AgentSpec.parse("random"), GameConfig(), tmp_path / "m",
+    state = run_match(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"), GameConfig(), tmp_path / "m",
                       sprt=SPRT(0, 10), max_games=100, pair_player=sweep)
     assert (state.decision, state.stopped, len(played)) == ("H1", "sprt", 10)
     assert state.counts.counts == [0, 0, 0, 0, 10] and state.counts.wins == 20
@@ -101,7 +101,7 @@ def test_repeated_pairs_are_said_and_the_interval_uses_the_distinct_ones(tmp_pat
         two = GameRecord(b.label, a.label, moves=list(game), result=Result(None, "normal", 32, 32))
         return one, two
 
-    state = run_match(AgentSpec.parse("greedy"), AgentSpec.parse("random"), GameConfig(), tmp_path / "m",
+    state = run_match(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"), GameConfig(), tmp_path / "m",
                       games=8, pair_player=same)
     assert (state.counts.pairs, state.distinct.pairs) == (4, 1)
     text = " | ".join(state.lines())

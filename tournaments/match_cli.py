@@ -16,7 +16,7 @@ from ..referee import AgentSpec, GameConfig
 from ..referee.config import SANDBOXES
 from ..referee.process import sigterm_as_interrupt
 from ..referee.sandbox import SandboxUnavailable
-from ..referee.spec import prepare_builtins
+from ..agents.registry import builtin_agents
 from .match import MatchState, PairResult, run_match
 from .stats import SPRT
 
@@ -77,7 +77,7 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     if use_sprt == (games is not None):
         raise click.UsageError("give --games N or --sprt (with its parameters), one of them")
     try:
-        a, b = (AgentSpec.parse(text) for text in agents)
+        a, b = (AgentSpec.parse(text, builtins=builtin_agents()) for text in agents)
         sprt = SPRT.parse(params) if use_sprt else None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -109,7 +109,7 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
         if openings is None:
             click.echo("note: without --openings every game starts from the start position; "
                        "deterministic agents then repeat the same games", err=True)
-    prepare_builtins([a, b], lambda line: click.echo(line, err=True))
+    builtin_agents().prepare_for([a, b], lambda line: click.echo(line, err=True))
     try:
         with sigterm_as_interrupt():
             state = run_match(a, b, config, out_dir, openings, games, sprt, max_games, seed, show)
