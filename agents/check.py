@@ -534,98 +534,128 @@ def missing_program(spec: AgentSpec) -> Optional[str]:
 def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move: float, attempts: int,
                    rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig) -> None:
     """Play every scenario in ``root``, grading ``card``."""
-    counter = iter(range(1, 1000))
+    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config)
+    scenarios.whole_games()
+    scenarios.passes()
+    scenarios.lower_case()
+    if spec.openings:
+        scenarios.openings()
+    scenarios.illegal_move()
 
-    def game() -> ScriptedGame:
-        return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup, config)
 
-    # 1-2. a whole game as White and as Black, steering towards passes
-    for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
-        log(f"a whole game as {colour.full_name}")
-        g = game()
+@dataclass
+class _Scenarios:
+    """The checker's scenarios, in the order they run, each grading its items of the card."""
+
+    spec: AgentSpec
+    card: ReportCard
+    root: Path
+    time_per_move: float
+    attempts: int
+    rng: random.Random
+    log: Callable[[str], None]
+    startup: float
+    config: GameConfig
+    played: int = 0
+
+    def game(self) -> ScriptedGame:
+        """A fresh scripted game, in its own folder."""
+        self.played += 1
+        return ScriptedGame(self.spec, self.root, f"game{self.played}", self.time_per_move, self.card, self.startup,
+                            self.config)
+
+    def whole_games(self) -> None:
+        """1-2. A whole game as White and as Black, steering towards passes."""
+        for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+            self.log(f"a whole game as {colour.full_name}")
+            g = self.game()
+            try:
+                with g:
+                    last = play_scenario(g, colour, self.card, victim, self.rng, stop_at_pass=False)
+                    self.card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
+                    exited = g.end(last)
+                    self.card["full-game"].grade(exited, "exited after the end" if exited else
+                                                 f"still running {END_GRACE_SECONDS:g} s after the end line",
+                                                 evidence=g.evidence())
+            except (AgentGone, AgentSilent) as exc:
+                self.card[key].grade(False, str(exc), evidence=g.evidence())
+                self.card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
+                if isinstance(exc, AgentSilent):
+                    self.card["in-time"].grade(False, str(exc), evidence=g.evidence())
+        if self.card.moves_timed:  # a program that never moved is not fast
+            slowest = self.card.slowest
+            self.card["in-time"].grade(slowest <= self.time_per_move + GRACE_SECONDS, f"slowest move {slowest:.2f} s")
+
+    def passes(self) -> None:
+        """3. Passes not met yet: more games steered towards them, stopped once seen."""
+        for attempt in range(self.attempts):
+            for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
+                if self.card[key].status is not None:
+                    continue
+                colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
+                victim = colour if victim_is_agent else colour.opponent
+                self.log(f"steering a game towards a pass ({self.card[key].title}), attempt {attempt + 1}")
+                g = self.game()
+                try:
+                    with g:
+                        play_scenario(g, colour, self.card, victim, self.rng, stop_at_pass=True)
+                except (AgentGone, AgentSilent) as exc:
+                    self.card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
+        for key in ("must-pass", "receives-pass"):
+            if self.card[key].status is None:
+                self.card[key].detail = f"no game of {self.card.games} reached that situation (try more --attempts)"
+
+    def lower_case(self) -> None:
+        """4. A lower-case move line with CRLF (advisory: the referee writes upper case only)."""
+        self.log("a lower-case move with CRLF")
+        g = self.game()
         try:
             with g:
-                last = play_scenario(g, colour, card, victim, rng, stop_at_pass=False)
-                card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
-                exited = g.end(last)
-                card["full-game"].grade(exited, "exited after the end" if exited else
-                                        f"still running {END_GRACE_SECONDS:g} s after the end line",
-                                        evidence=g.evidence())
+                started = _start(g, WHITE, self.card)
+                g.agent_move(started, WHITE)
+                reply = g.board.legal_moves()[0]
+                g.board = g.board.play(reply)
+                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
+                move = g.agent_move(started, WHITE)
+                self.card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
         except (AgentGone, AgentSilent) as exc:
-            card[key].grade(False, str(exc), evidence=g.evidence())
-            card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
-            if isinstance(exc, AgentSilent):
-                card["in-time"].grade(False, str(exc), evidence=g.evidence())
-    if card.moves_timed:  # a program that never moved is not fast
-        card["in-time"].grade(card.slowest <= time_per_move + GRACE_SECONDS, f"slowest move {card.slowest:.2f} s")
+            self.card["liberal"].grade(False, str(exc), advisory=True)
 
-    # 3. passes not met yet: more games steered towards them, stopped once seen
-    for attempt in range(attempts):
-        for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
-            if card[key].status is not None:
-                continue
-            colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
-            victim = colour if victim_is_agent else colour.opponent
-            log(f"steering a game towards a pass ({card[key].title}), attempt {attempt + 1}")
-            g = game()
-            try:
-                with g:
-                    play_scenario(g, colour, card, victim, rng, stop_at_pass=True)
-            except (AgentGone, AgentSilent) as exc:
-                card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
-    for key in ("must-pass", "receives-pass"):
-        if card[key].status is None:
-            card[key].detail = f"no game of {card.games} reached that situation (try more --attempts)"
-
-    # 4. a lower-case move line with CRLF (advisory: the referee writes upper case only)
-    log("a lower-case move with CRLF")
-    g = game()
-    try:
-        with g:
-            started = _start(g, WHITE, card)
-            g.agent_move(started, WHITE)
-            reply = g.board.legal_moves()[0]
-            g.board = g.board.play(reply)
-            started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
-            move = g.agent_move(started, WHITE)
-            card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
-    except (AgentGone, AgentSilent) as exc:
-        card["liberal"].grade(False, str(exc), advisory=True)
-
-    # 5. openings, when declared: as the side to move after the opening, and as the side that waits
-    if spec.openings:
+    def openings(self) -> None:
+        """5. Openings, when declared: as the side to move after the opening, and as the side that waits."""
         opening = tuple(parse_opening(CHECK_OPENING))
         for colour in (opening_board(list(opening)).to_move, opening_board(list(opening)).to_move.opponent):
-            log(f"a game from the opening {CHECK_OPENING} as {colour.full_name}")
-            g = game()
+            self.log(f"a game from the opening {CHECK_OPENING} as {colour.full_name}")
+            g = self.game()
             try:
                 with g:
-                    last = play_scenario(g, colour, card, colour, rng, stop_at_pass=False, opening=opening)
+                    last = play_scenario(g, colour, self.card, colour, self.rng, stop_at_pass=False, opening=opening)
                     g.end(last)
-                    card["openings"].grade(True, f"played on from {format_opening(opening)} as both colours")
+                    self.card["openings"].grade(True, f"played on from {format_opening(opening)} as both colours")
             except (AgentGone, AgentSilent) as exc:
-                card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
+                self.card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
                                        evidence=g.evidence())
 
-    # 6. an illegal opponent move (advisory)
-    log("an illegal opponent move")
-    g = game()
-    try:
-        with g:
-            _start(g, BLACK, card)
-            illegal = Move(WHITE, 0)  # A1 flips nothing at the start
-            g.send(format_move(illegal))
-            deadline = time.monotonic() + time_per_move + GRACE_SECONDS
-            while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
-                time.sleep(POLL)
-            g.process.wait_exit(0.2)
-            wrote = files.exists(g.dir_fd, g.out_name)
-            said = "illegal" in g.output_log().lower()
-            if g.process.exited and not wrote:
-                card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
-            else:
-                card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move; it should say "
-                                      "so on stderr and exit (PROTOCOL.md section 3)", advisory=True)
-    except (AgentGone, AgentSilent) as exc:
-        card["illegal"].grade(False, str(exc), advisory=True)
+    def illegal_move(self) -> None:
+        """6. An illegal opponent move (advisory)."""
+        self.log("an illegal opponent move")
+        g = self.game()
+        try:
+            with g:
+                _start(g, BLACK, self.card)
+                illegal = Move(WHITE, 0)  # A1 flips nothing at the start
+                g.send(format_move(illegal))
+                deadline = time.monotonic() + self.time_per_move + GRACE_SECONDS
+                while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
+                    time.sleep(POLL)
+                g.process.wait_exit(0.2)
+                wrote = files.exists(g.dir_fd, g.out_name)
+                said = "illegal" in g.output_log().lower()
+                if g.process.exited and not wrote:
+                    self.card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
+                else:
+                    self.card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move; it "
+                                               "should say so on stderr and exit (PROTOCOL.md section 3)", advisory=True)
+        except (AgentGone, AgentSilent) as exc:
+            self.card["illegal"].grade(False, str(exc), advisory=True)
 

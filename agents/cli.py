@@ -29,15 +29,11 @@ def agent(agent: str, file_name: Optional[str], directory: str, time_per_move: O
     AGENT is one of: random, beginner, greedy, weighted, minimax, alphabeta,
     paper-easy, paper-normal, paper-hard, champion.
     """
-    from .registry import get_strategy, names
+    from .registry import get_strategy
     from .runtime import run_agent
 
-    try:
-        strategy = get_strategy(agent)
-    except KeyError:
-        raise click.BadParameter(f"no built-in agent {agent!r}; known agents: {', '.join(names())}",
-                                 param_hint="AGENT") from None
-    sys.exit(run_agent(strategy, file_name or agent, directory, time_per_move))
+    # AGENT is a click.Choice of the registry's names: click has refused any other.
+    sys.exit(run_agent(get_strategy(agent), file_name or agent, directory, time_per_move))
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

@@ -55,7 +55,7 @@ def get_strategy(name: str) -> Strategy:
         raise UnknownAgentError(f"no built-in agent {name!r}; known agents: {', '.join(names())}")
     module_name, attribute = target.split(":")
     module = importlib.import_module(f"{__package__}.{module_name}")
-    factory = getattr(module, attribute)
+    factory: Callable[[], Strategy] = getattr(module, attribute)
     return factory()
 
 

@@ -142,8 +142,15 @@ def play(
     if opening is not None:
         _play_pair(white, black, opening[0], config, out_dir, seed, display, quiet, as_json)
         return
-    if not (quiet or as_json):
-        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
+    _play_one(white, black, config, out_dir, seed, display, quiet or as_json, as_json)
+
+
+def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: Path, seed: int, display: Display,
+              quiet: bool, as_json: bool) -> None:
+    """Play the one game of ``othello play``, print its result and exit as the command line promises."""
+    if not quiet:
+        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {config.time_per_move:g} s per move; "
+                   f"files in {out_dir}")
     try:
         with sigterm_as_interrupt():
             record = play_game(white, black, config, out_dir, seed=seed, on_event=display)

@@ -152,25 +152,36 @@ class AgentSpec:
             if not name:
                 raise ValueError(f"{text!r}: manual:NAME needs a name, e.g. manual:me")
             return cls.manual(_checked(text, name))
-        if "=" in text:
-            name, command = text.split("=", 1)
-            name = name.strip()
+        name, command = split_name_command(text)
+        if command is not None:
             if not name:
                 raise ValueError(f"{text!r}: NAME=COMMAND needs a name before '='")
-            try:
-                argv = shlex.split(command)
-            except ValueError as exc:
-                raise ValueError(f"{text!r}: cannot split the command: {exc}") from None
-            if not argv:
-                raise ValueError(f"{text!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
-            home = (base or Path.cwd()).resolve()
-            return cls.program(_checked(text, name), _absolute_paths(argv, home), home=home)
+            return cls.from_command(name, command, base, quoted=text)
         if " " in text or "/" in text:
             raise ValueError(
                 f"{text!r} is neither a built-in agent nor NAME=COMMAND: "
                 f"to run a program write e.g. myagent={shlex.quote(text)}"
             )
         return cls.builtin(builtins.check(_checked(text, text)))
+
+    @classmethod
+    def from_command(cls, name: str, command: str, base: Optional[Path] = None, quoted: str = "") -> "AgentSpec":
+        """A program named ``name`` run by ``command``, a shell-like command line (the ``COMMAND`` of ``NAME=COMMAND``).
+
+        Every argument that names an existing file or directory relative to
+        ``base`` (default: the current directory) is made absolute, and
+        ``base`` is its ``{home}``.  Raises :class:`ValueError` quoting
+        ``quoted`` (default: ``NAME=COMMAND``).
+        """
+        quoted = quoted or f"{name}={command}"
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"{quoted!r}: cannot split the command: {exc}") from None
+        if not argv:
+            raise ValueError(f"{quoted!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
+        home = (base or Path.cwd()).resolve()
+        return cls.program(_checked(quoted, name), _absolute_paths(argv, home), home=home)
 
     @classmethod
     def builtin(cls, name: str, file_name: Optional[str] = None) -> "AgentSpec":
@@ -220,6 +231,15 @@ class AgentSpec:
             return self.label
         prefix = OPENINGS_PREFIX if self.openings else ""
         return f"{prefix}{self.label}={shlex.join(self.command or ())}"
+
+
+def split_name_command(text: str) -> tuple[str, Optional[str]]:
+    """``NAME=COMMAND`` split at its first ``=``, both stripped; the command is ``None`` without an ``=``.
+
+    The one reading of that form, for the command line and for tournament files.
+    """
+    name, sep, command = text.partition("=")
+    return name.strip(), command.strip() if sep else None
 
 
 def _checked(text: str, name: str) -> str:
