@@ -87,7 +87,7 @@ NO_BUILTINS = BuiltinAgents()
 class AgentSpec:
     """One player of a game.
 
-    ``label`` is the name in the game record (``foo#2`` for a second copy of
+    ``label`` is the name in the game record (``foo-2`` for a second copy of
     ``foo``); ``file_name`` is the NAME of its ``NAME.in`` / ``NAME.out``;
     ``command`` is the argument vector before placeholder substitution
     (``None`` for a person); ``cwd`` overrides the working directory (by
@@ -272,9 +272,9 @@ def _substitute(part: str, values: dict[str, str]) -> str:
 
 
 def distinct_labels(first: AgentSpec, second: AgentSpec) -> tuple[AgentSpec, AgentSpec]:
-    """Give a second copy of the same agent the label ``foo#2``."""
+    """Give a second copy of the same agent the label ``foo-2`` (a name a tournament file accepts too)."""
     if first.label == second.label:
-        return first, second.relabelled(f"{second.label}#2")
+        return first, second.relabelled(f"{second.label}-2")
     return first, second
 
 
