@@ -34,6 +34,7 @@ from ..protocol import WHITE, GameRecord, parse_move
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
+from .livelog import LiveLogWriter
 from .pairing import ScheduledGame, game_opening
 from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .standings import Standings, compute
@@ -158,6 +159,11 @@ def agent_spec(entry: dict[str, Any]) -> Any:
     # its command (alice.py, ./bob) are found.
     spec = AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
     return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)))
+
+
+def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
+    """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
+    return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
 class GameFileError(RuntimeError):
@@ -705,7 +711,7 @@ class Runner:
         }
 
     def game_dir(self, game: ScheduledGame) -> Path:
-        return self.tournament.results_dir / "games" / f"{game.key}_{game.white}_vs_{game.black}"
+        return game_directory(self.tournament, game.key, game.white, game.black)
 
     def make_pool(self) -> Pool:
         if self.scheduler:
@@ -743,7 +749,7 @@ class Runner:
                                                   "black": game.black, "started": time.monotonic(), "ply": 0,
                                                   "clocks": {"W": 0.0, "B": 0.0}, "to_move": "W",
                                                   "since": time.monotonic(), "live": not pool.remote}
-                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game.key))] = game
+                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game))] = game
                 if not pending:
                     if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
                         break
@@ -778,10 +784,17 @@ class Runner:
             pool.close(abandon=abandoned)
         return self.standings()
 
-    def _watcher(self, key: str) -> Callable[[Any], None]:
-        """The referee's events of game ``key`` kept as the move number and the clocks (read by the display)."""
+    def _watcher(self, game: ScheduledGame) -> Callable[[Any], None]:
+        """The referee's events of ``game`` kept as the move number and the clocks (read by the display).
+
+        Each event is also appended to the game's live log (:mod:`.livelog`),
+        which ``othello serve`` follows from another process.
+        """
+        key = game.key
+        live_log = LiveLogWriter(self.game_dir(game))
 
         def watch(event: Any) -> None:
+            live_log(event)
             state = self.in_progress.get(key)
             if state is None:
                 return
