@@ -71,12 +71,12 @@ def create_app(settings: Settings) -> Starlette:
         given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-othello-token") or ""
         return hmac.compare_digest(given.encode(), settings.token.encode())
 
-    def page(request: Request, name: str, **context: Any) -> Response:
+    def page(request: Request, template: str, **context: Any) -> Response:
         given = request.query_params.get("token", "")
         token_given = bool(settings.token and given and hmac.compare_digest(given.encode(), settings.token.encode()))
         context.update(tournament=settings.tournament, may_play=may_play(request) or token_given,
                        token_needed=settings.token is not None)
-        response = templates.TemplateResponse(request, name, context)
+        response = templates.TemplateResponse(request, template, context)
         if token_given:  # the address printed at start: remembered, so the pages need not carry it
             response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
         return response

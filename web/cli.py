@@ -69,6 +69,8 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
         listener = socket.socket(family, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host.strip("[]"), port))
+        # Listening before the address is printed: whoever reads it may connect at once (queued until served).
+        listener.listen(128)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
     bound_port = listener.getsockname()[1]
