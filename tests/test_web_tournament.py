@@ -46,8 +46,7 @@ def test_the_live_view_follows_a_running_tournament(tmp_path: Path, browser) -> 
             seen = int(game.get_attribute("data-plies") or 0)
             page.wait_for_function(
                 f"() => [...document.querySelectorAll('.live-game')].some(g => Number(g.dataset.plies) > {seen})")
-            page.wait_for_selector(".live-game .info:has-text('move ')")
-            page.wait_for_selector(".live-game:has-text('(C') , .live-game:has-text('move 1')")
+            page.wait_for_selector(".live-game .comment:has-text('said: move')")  # the agent's (C move N)
             # The standings change as games finish.
             page.wait_for_function("() => [...document.querySelectorAll('#standings .points')]"
                                    ".some(cell => Number(cell.textContent) > 0)")

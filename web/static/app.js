@@ -131,7 +131,7 @@ const Arena = (() => {
       const atEnd = ply === last;
       const clickable = myTurn();
       drawBoard($("board"), current.cells, {
-        legal: atEnd && view.result === null ? view.legal : [],
+        legal: clickable ? view.legal : [],  // the squares a person may click; an agent needs no hint
         last: current.square, flips: current.flips, onClick: clickable ? play : null,
       });
       const clocks = runningClocks(view, offset);
@@ -150,7 +150,10 @@ const Arena = (() => {
       $("problem").textContent = view.problem || view.error || $("problem").textContent;
       const inbox = webGame && view.to_move && (view.inbox || {})[view.to_move];
       $("inbox").hidden = !inbox;
-      if (inbox) $("inbox").querySelector("pre").textContent = inbox;
+      if (inbox) {
+        $("inbox").querySelector("pre").textContent = inbox;
+        $("inbox-name").textContent = view.files[view.to_move] + ".in";
+      }
       $("ply").textContent = ply + " / " + last;
       renderMoves();
       if (webGame) $("downloads").hidden = !view.result;
@@ -189,7 +192,8 @@ const Arena = (() => {
       }
       for (const row of table.querySelectorAll("tr")) row.classList.toggle("current", Number(row.dataset.ply) === ply);
       const current = table.querySelector("tr.current");
-      if (current && following) current.scrollIntoView({ block: "nearest" });
+      const box = $("moves-box");
+      if (current && following) box.scrollTop = current.offsetTop - box.clientHeight / 2;  // the list only, not the page
     }
 
     function step(to) {
@@ -261,8 +265,8 @@ const Arena = (() => {
                          "data-key": view.key, "data-plies": String(view.plies.length - 1) },
           el("div", { class: "names" }, el("span", { text: "○ " + view.white }), el("span", { text: "● " + view.black })),
           board, clocks,
-          el("div", { class: "info", text: "move " + (view.plies.length - 1) + (last.move ? ": " + last.move : "") +
-                                          (comment ? " · " + comment.move + " " + comment.comments.join(" · ") : "") }));
+          el("div", { class: "info", text: "move " + (view.plies.length - 1) + (last.move ? ": " + last.move : "") }),
+          el("div", { class: "info comment", text: comment ? comment.move + " said: " + comment.comments.join(" · ") : "" }));
       }));
       $("live-none").hidden = data.live.length > 0;
       tick(clocksNow);
