@@ -65,7 +65,7 @@ def test_colours_are_drawn_from_the_seed() -> None:
     assert draws == {"a", "b"}
     assert draw_colours(a, b, 5) == draw_colours(a, b, 5)
     white, black, seed = draw_colours(a, a, None)
-    assert {white.label, black.label} == {"a", "a#2"} and isinstance(seed, int)
+    assert {white.label, black.label} == {"a", "a-2"} and isinstance(seed, int)
 
 
 def test_message_completeness() -> None:
@@ -116,9 +116,9 @@ def test_two_copies_with_a_hard_coded_name_play_each_other(tmp_path: Path) -> No
     script = write_agent(tmp_path)
     spec = AgentSpec.program("foo", command(script, name="foo"))  # --name foo: ignores OTHELLO_NAME
     record = play_game(spec, spec, FAST, tmp_path / "g")
-    assert (record.white, record.black) == ("foo", "foo#2")
+    assert (record.white, record.black) == ("foo", "foo-2")
     assert record.result is not None and record.result.reason == "normal"
-    assert (tmp_path / "g" / "foo#2" / "pids").exists()
+    assert (tmp_path / "g" / "foo-2" / "pids").exists()
 
 
 def test_polling_reads_pieces_and_a_closed_line_without_newline(tmp_path: Path) -> None:

@@ -168,6 +168,14 @@ def test_openings_are_drawn_without_repeats_from_the_seed() -> None:
         draw_openings([], 1, seed=1)
 
 
+def test_the_nth_opening_is_the_nth_of_the_draw_past_the_suites_end() -> None:
+    from othello_arena.referee import draw_openings, nth_opening
+
+    suite = parse_openings("d3\nc4\nf5\ne6\nd3 c3\n")
+    drawn = draw_openings(suite, 13, seed=4)  # two reshuffles
+    assert [nth_opening(suite, number, seed=4) for number in range(13)] == drawn
+
+
 def test_cli_plays_a_game_pair_from_an_opening_file(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -545,15 +545,12 @@ class Store:
         rows = self.db.execute(
             "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"
         )
-        return [
-            FinishedGame(
-                row["key"], row["round"], row["white"], row["black"], row["winner"], row["reason"],
-                row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
-                moves_key(row["record"], row["record_sha256"]),
-            )
-            for row in rows
-            if row["white"] not in out and row["black"] not in out
-        ]
+        return [_finished(row) for row in rows if row["white"] not in out and row["black"] not in out]
+
+    def finished_game(self, key: str) -> Optional[FinishedGame]:
+        """Game ``key`` if it is finished, else ``None`` (a match asks after each game whether its pair is complete)."""
+        row = self.db.execute("SELECT * FROM games WHERE key = ? AND status = 'finished'", (key,)).fetchone()
+        return _finished(row) if row is not None else None
 
     def game_rows(self) -> Iterator[sqlite3.Row]:
         """Every game row with all its columns (for reports and exports)."""
@@ -582,6 +579,14 @@ class Store:
         for row in self.db.execute("SELECT bye FROM rounds WHERE bye IS NOT NULL"):
             result[row["bye"]] = result.get(row["bye"], 0) + 1
         return result
+
+
+def _finished(row: sqlite3.Row) -> FinishedGame:
+    return FinishedGame(
+        row["key"], row["round"], row["white"], row["black"], row["winner"], row["reason"],
+        row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
+        moves_key(row["record"], row["record_sha256"]),
+    )
 
 
 def _scheduled(row: sqlite3.Row) -> ScheduledGame:
