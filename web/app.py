@@ -145,8 +145,9 @@ def create_app(settings: Settings) -> Starlette:
         name = request.path_params["path"].rsplit("/", 1)[-1]
         kind = "application/json" if name.endswith(".json") else (
             "text/html; charset=utf-8" if name.endswith(".html") else "text/plain; charset=utf-8")
-        # Served as data: an agent's file must not run as a page of this app.
-        headers = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"}
+        # An agent's file must not run as a page of this app: a sandboxed page has an origin of its own
+        # (no cookie, no token, refused by the API), so the report's own script may run.
+        headers = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox allow-scripts"}
         return Response(data, media_type=kind, headers=headers)
 
     # -- the API ---------------------------------------------------------------
