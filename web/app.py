@@ -189,8 +189,8 @@ def create_app(settings: Settings) -> Starlette:
 
     async def game_download(request: Request) -> Response:
         game = hall.get(request.path_params["game_id"])
-        if game is None:
-            return refuse(404, "no such game")
+        if game is None or request.path_params["format"] not in ("json", "ggf"):
+            return refuse(404, "no such game record (game.json or game.ggf)")
         try:
             data = await anyio.to_thread.run_sync(game.record_json)
         except OSError:
