@@ -31,9 +31,9 @@ from web_helpers import CHROMIUM, serving  # noqa: E402
 SIZE = {"width": 1400, "height": 860}
 
 
-def shoot(page, name: str) -> None:
+def shoot(page, name: str, full_page: bool = False) -> None:
     page.wait_for_timeout(400)  # let the last event be drawn
-    page.screenshot(path=str(HERE / f"{name}.png"))
+    page.screenshot(path=str(HERE / f"{name}.png"), full_page=full_page)
     print(f"wrote {HERE / name}.png")
 
 
@@ -58,6 +58,9 @@ def main() -> None:
                                        " && document.querySelectorAll('.live-game').length >= 2"
                                        " && [...document.querySelectorAll('.live-game')].every(g => g.dataset.plies > 12)")
                 shoot(page, "tournament-live")
+                page.click("#projector")  # large print for the back of the room
+                shoot(page, "tournament-projector", full_page=True)
+                page.click("#projector")
                 page.evaluate("localStorage.setItem('othello-theme', 'dark')")
                 page.click(".live-game")
                 page.wait_for_selector("#moves tr")

@@ -153,6 +153,7 @@ const Arena = (() => {
       if (inbox) {
         $("inbox").querySelector("pre").textContent = inbox;
         $("inbox-name").textContent = view.files[view.to_move] + ".in";
+        $("outbox-name").textContent = view.files[view.to_move] + ".out";
       }
       $("ply").textContent = ply + " / " + last;
       renderMoves();
