@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,16 @@ from click.testing import CliRunner
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE
 from othello_arena.referee import AgentSpec, GameConfig, play_game
+from othello_arena.tournaments.config import load
 from othello_arena.tournaments.livelog import LIVE_LOG, LiveLogWriter, read_live_log
+from othello_arena.tournaments.lock import RunnerLock, lock_path
+from othello_arena.tournaments.pairing import ScheduledGame
+from othello_arena.tournaments.store import Store
 from othello_arena.web.cli import is_loopback
 from othello_arena.web.gameview import entries_from_record, game_view
 from othello_arena.web.games import GameRequest, GameRequestError
-from tournament_helpers import AGENT
+from othello_arena.web.tournament import FRESH_SECONDS, TournamentView
+from tournament_helpers import AGENT, agent, write_tournament
 
 
 def drawn(board) -> str:
@@ -92,3 +98,19 @@ def test_serve_names_a_tournament_file_it_cannot_read(tmp_path: Path) -> None:
 def test_only_loopback_counts_as_this_machine() -> None:
     assert all(is_loopback(host) for host in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.5", "::", "example.org"))
+
+
+def test_a_game_left_running_by_a_stopped_runner_is_not_shown_as_played(tmp_path: Path) -> None:
+    tournament = load(write_tournament(tmp_path, [agent("first"), agent("last")], games_per_pairing=1,
+                                       colours="random"))
+    with Store(tournament.database) as store:
+        store.add_round(1, [ScheduledGame("r01-p001-g1", 1, 1, 1, "first", "last", 5)])
+        store.mark_running("r01-p001-g1")
+    view = TournamentView(tournament)
+    overview = view.overview()
+    assert [game["status"] for game in overview["games"]] == ["interrupted"] and overview["live"] == []
+    with RunnerLock(lock_path(tournament.database)):
+        time.sleep(FRESH_SECONDS)
+        overview = view.overview()
+        assert [game["status"] for game in overview["games"]] == ["running"]
+        assert [game["key"] for game in overview["live"]] == ["r01-p001-g1"]

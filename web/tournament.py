@@ -18,6 +18,7 @@ from typing import Any, Optional
 from ..protocol import GameRecord, ParseError
 from ..tournaments.config import Tournament
 from ..tournaments.livelog import read_live_log
+from ..tournaments.lock import holder as lock_holder
 from ..tournaments.pairing import active_names
 from ..tournaments.runner import game_directory, progress, withdrawn_agents
 from ..tournaments.standings import compute, result_words
@@ -70,6 +71,9 @@ class TournamentView:
                                   "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {}}
                                  for name in t.agent_names]
             return data
+        # A game marked running is being played only while a runner holds the lock (as for
+        # ``status``); otherwise its runner stopped mid-game, and resume will play it again.
+        runner_there = lock_holder(t.database) is not None
         with store:
             withdrawn = withdrawn_agents(t, store)
             table = compute(active_names(t, withdrawn), store.finished_games(exclude=withdrawn), store.byes())
@@ -79,13 +83,16 @@ class TournamentView:
         data["crosstable"] = table.crosstable_dict()
         data["withdrawn"] = withdrawn
         data["counts"] = {key: counts[key] for key in ("scheduled", "finished", "running")}
+        if not runner_there:
+            data["counts"]["running"] = 0
         for row in rows:
+            status = row["status"] if row["status"] != "running" or runner_there else "interrupted"
             game = {"key": row["key"], "round": row["round"], "white": row["white"], "black": row["black"],
-                    "status": row["status"], "result": "", "reason": row["reason"] or ""}
+                    "status": status, "result": "", "reason": row["reason"] or ""}
             if row["status"] == "finished":
                 game["result"] = result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
             data["games"].append(game)
-            if row["status"] == "running":
+            if status == "running":
                 entries = read_live_log(game_directory(t, row["key"], row["white"], row["black"]))
                 view = game_view(entries, row["white"], row["black"])
                 view["key"] = row["key"]
