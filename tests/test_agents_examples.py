@@ -112,7 +112,7 @@ def assert_clean_game(record) -> None:
     """A game that ended normally, every move legal from the start (replayed by the rules core)."""
     from othello_arena.protocol import Board
 
-    assert record.result.reason == "normal", record.result
+    assert record.result.termination == "normal", record.result
     board = Board()
     for entry in record.moves:
         board = board.play(entry.move)
