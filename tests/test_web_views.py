@@ -33,7 +33,7 @@ def test_a_games_live_log_replays_to_the_record(tmp_path: Path) -> None:
     flips = AgentSpec.parse(f"flips=python3 {AGENT} --name flips --style flips")
     writer = LiveLogWriter(tmp_path)
     record = play_game(first, flips, GameConfig(time_per_move=5), tmp_path, seed=1, on_event=writer)
-    assert record.result is not None and record.result.reason == "normal"
+    assert record.result is not None and record.result.termination == "normal"
     live = game_view(read_live_log(tmp_path))
     replayed = game_view(entries_from_record(record))
     positions = [drawn(board) for board, _ in record.positions()]

@@ -47,7 +47,7 @@ def test_a_game_between_two_agents_is_watched_to_its_end(tmp_path: Path, browser
             page.click("#download-json")
         record = GameRecord.from_json(Path(download.value.path()).read_text(encoding="utf-8"))
         assert (record.white, record.black) == ("greedy", "beginner")
-        assert record.result is not None and record.result.reason == "normal"
+        assert record.result is not None and record.result.termination == "normal"
         positions = [drawn(board) for board, _ in record.positions()]
         # The page shows the end position, every move in its list, and the result.
         assert page.get_attribute(".board", "data-cells") == positions[-1]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import format_obf
+from ..protocol.record import result_to_dict
 from .safefiles import read_whole
 
 LIVE_LOG = "live.jsonl"
@@ -56,7 +57,7 @@ def event_entry(event: Any) -> dict[str, Any] | None:
     elif event.kind == "retry":
         entry.update(colour=colour, message=event.message)
     elif event.kind == "end" and event.record is not None and event.record.result is not None:
-        entry.update(result=event.record.result.to_dict())
+        entry.update(result=result_to_dict(event.record.result))
     else:
         return None
     return entry

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ..protocol import BLACK, WHITE, Board, GameRecord, IllegalMoveError, Move, ParseError, parse_move, parse_obf
 from ..protocol.notation import format_obf
-from ..tournaments.standings import result_words
+from ..protocol.record import result_from_dict, result_to_dict
 
 
 def cells(board: Board) -> str:
@@ -33,7 +33,7 @@ def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
         entries.append({"event": "move", "colour": colour, "move": entry.move.line(), "seconds": entry.seconds,
                         "comments": entry.comments[:5], "clocks": dict(clocks), "forfeit": entry.forfeit})
     if record.result is not None:
-        entries.append({"event": "end", "result": record.result.to_dict()})
+        entries.append({"event": "end", "result": result_to_dict(record.result)})
     return entries
 
 
@@ -88,10 +88,8 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
                 view["retry"] = str(entry.get("message", ""))
             elif kind == "end":
                 result = entry.get("result") or {}
-                discs = result.get("discs") or {}
+                view["result_text"] = result_from_dict(result).summary()
                 view["result"] = result
-                view["result_text"] = result_words(result.get("winner"), str(result.get("reason", "")),
-                                                   discs.get("W"), discs.get("B"))
                 view["to_move"], view["since"] = None, None
         except (ParseError, IllegalMoveError, ValueError, KeyError, TypeError) as exc:
             view["problem"] = f"entry {entry!r} could not be replayed: {exc}"

@@ -21,8 +21,8 @@ from ..tournaments.livelog import read_live_log
 from ..tournaments.lock import holder as lock_holder
 from ..tournaments.pairing import active_names
 from ..tournaments.runner import game_directory, progress, withdrawn_agents
-from ..tournaments.standings import compute, result_words
-from ..tournaments.store import Store, StoreError
+from ..tournaments.standings import compute
+from ..tournaments.store import Store, StoreError, result_from_row
 from .gameview import entries_from_record, game_view
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
@@ -90,7 +90,7 @@ class TournamentView:
             game = {"key": row["key"], "round": row["round"], "white": row["white"], "black": row["black"],
                     "status": status, "result": "", "reason": row["reason"] or ""}
             if row["status"] == "finished":
-                game["result"] = result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
+                game["result"] = result_from_row(row).summary()
             data["games"].append(game)
             if status == "running":
                 entries = read_live_log(game_directory(t, row["key"], row["white"], row["black"]))
@@ -119,7 +119,7 @@ class TournamentView:
                 view = game_view([], row["white"], row["black"])
                 view["problem"] = f"the record of this game cannot be read: {exc}"
             if row["reason"] == "build":
-                view["result_text"] = result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
+                view["result_text"] = result_from_row(row).summary()
         elif row["status"] == "running":
             view = game_view(read_live_log(game_directory(self.tournament, key, row["white"], row["black"])),
                              row["white"], row["black"])
@@ -164,7 +164,7 @@ class TournamentView:
         with store:
             rows = [row for row in store.game_rows() if name in (row["white"], row["black"])]
         for row in rows:
-            words = (result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
+            words = (result_from_row(row).summary()
                      if row["status"] == "finished" else row["status"])
             data["games"].append({"key": row["key"], "white": row["white"], "black": row["black"], "result": words})
             colour = "W" if row["white"] == name else "B"
