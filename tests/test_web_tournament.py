@@ -123,6 +123,10 @@ def test_beyond_loopback_playing_needs_the_printed_token(tmp_path: Path) -> None
         assert status == 403
         status, answer = raw_post(base, "/api/games", body, {"Content-Type": "application/json", "X-Othello-Token": token})
         assert status == 201, answer
+        status, page = raw_get(base, "/games/1")  # everybody may watch it, nobody without the token may move
+        assert status == 200 and b"Arena.gamePage(\"/api/games/1\", true, false)" in page
+        status, page = raw_get(base, "/play")
+        assert b"needs the token" in page and b'id="play"' not in page
 
 
 def test_a_form_posted_by_another_site_starts_nothing(tmp_path: Path) -> None:

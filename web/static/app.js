@@ -99,12 +99,13 @@ const Arena = (() => {
   }
 
   // -- a game page (a browser game, or a tournament's game) ---------------------
-  function gamePage(source, webGame) {
+  // webGame: a game of this server (else a tournament's); mayPlay: this browser may move for its people.
+  function gamePage(source, webGame, mayPlay) {
     let view = null, ply = 0, following = true, offset = 0, busy = false;
     const $ = (id) => document.getElementById(id);
 
     function myTurn() {
-      return webGame && view && view.result === null && !view.error && view.to_move &&
+      return webGame && mayPlay && view && view.result === null && !view.error && view.to_move &&
         (view.people || []).includes(view.to_move) && !(view.written || {})[view.to_move] &&
         ply === view.plies.length - 1;
     }
