@@ -57,5 +57,11 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="othello-arena", prog_name="othello")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Othello Arena: play Othello between programs that talk through files."""
+    from .agents.registry import builtin_agents
+
+    # The context object every subcommand finds: the built-in agents, which the
+    # referee runs by name but may not import (it is the layer below the agents).
+    ctx.obj = builtin_agents()

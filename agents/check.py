@@ -42,12 +42,13 @@ from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
 from ..referee.config import GameConfig
-from ..referee.launch import isolation_for, start_agent
+from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
+from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
+from ..referee.watch import Waker, make_waker
 
 POLL = 0.005
-SETTLE = 0.05  # a move line ending in ')' without newline is complete once unchanged this long
 QUIET = 0.3  # how long Black is watched for a move written out of turn
 
 
@@ -161,15 +162,15 @@ class ScriptedGame:
         self.spec = spec
         self.card = card
         self.time = time_per_move
-        self.directory = root / label
-        self.log_path = root / f"{label}.stderr.log"
-        self.directory.mkdir(parents=True)
-        self.in_name = f"{spec.file_name}.in"
-        self.out_name = f"{spec.file_name}.out"
-        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        # The agent's seat, as the referee's: the same start-up, the same reading of a complete NAME.out.
+        self.seat = AgentSeat(spec, root / label, root / f"{label}.stderr.log")
+        self.seat.open()
+        self.directory = self.seat.directory
+        self.log_path = self.seat.stderr_path
+        self.in_name, self.out_name = self.seat.in_name, self.seat.out_name
         self.root = root
         self.config = config or GameConfig(time_per_move=time_per_move)
-        self._process: Optional[AgentProcess] = None
+        self.waker: Waker = Waker()  # the file watcher, once started
         self._board = Board()
         self.plies = 0  # moves (passes too) played so far in this game
         self.colour: Optional[Colour] = None  # the agent's, once sent
@@ -179,10 +180,12 @@ class ScriptedGame:
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
-        # Started as the referee starts it: the same sandbox, the same limits.
+        # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
+        self.waker = make_waker([self.directory], self.config.polling, self.config.poll_interval,
+                                names=[self.in_name, self.out_name])
         try:
-            self._process = start_agent(self.spec, self.directory, self.config, self.log_path,
-                                       isolation_for(self.config), time_per_move=self.time, hidden=[self.root])
+            self.seat.start(self.config, isolation_for(self.config), time_per_move=self.time, hidden=[self.root],
+                            on_exit=self.waker.poke)
         except StartError as exc:
             self.close()
             raise AgentGone(str(exc)) from None
@@ -194,15 +197,18 @@ class ScriptedGame:
     @property
     def process(self) -> AgentProcess:
         """The agent's processes (once started by ``with``)."""
-        assert self._process is not None, "the scripted game is not started"
-        return self._process
+        assert self.seat.process is not None, "the scripted game is not started"
+        return self.seat.process
+
+    @property
+    def dir_fd(self) -> int:
+        return self.seat.dir_fd
 
     def close(self) -> None:
-        if self._process is not None:
-            self._process.kill_all()
-        if self.dir_fd >= 0:
-            os.close(self.dir_fd)
-            self.dir_fd = -1
+        if self.seat.process is not None:
+            self.seat.process.kill_all()
+        self.waker.close()
+        self.seat.close()
 
     @property
     def board(self) -> Board:
@@ -217,11 +223,11 @@ class ScriptedGame:
 
     def send(self, text: str) -> float:
         """Write NAME.in atomically; return the time it was in place (the clock starts)."""
-        files.write_atomically(self.dir_fd, self.in_name, text)
+        self.seat.write_in(text)
         return time.monotonic()
 
     def in_present(self) -> bool:
-        return files.exists(self.dir_fd, self.in_name)
+        return self.seat.in_present()
 
     def wait_deleted(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the agent to delete NAME.in."""
@@ -272,35 +278,28 @@ class ScriptedGame:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
         limit = self.time + GRACE_SECONDS + self.startup
         deadline = started + limit + 2.0  # watch a little longer to tell late from silent
-        last_text, last_change = None, time.monotonic()
         while True:
-            text = files.read_out(self.dir_fd, self.out_name, 64 << 10)
+            message = self.seat.take_message(self.waker, 64 << 10)
             now = time.monotonic()
-            if text is not None:
-                if text != last_text:
-                    last_text, last_change = text, now
-                closed = self.process.exited or (now - last_change >= SETTLE and text.rstrip().endswith(")"))
-                lines = files.complete_lines(text, closed)
-                if lines is not None:
-                    files.remove(self.dir_fd, self.out_name)
-                    seconds = now - started
-                    if not self.startup:  # a first move's start-up is not thinking
-                        self.card.slowest = max(self.card.slowest, seconds)
-                    if seconds > limit:
-                        allowance = f" + {self.startup:g} s to start up" if self.startup else ""
-                        self.card["in-time"].grade(
-                            False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
-                            evidence=self.evidence())
-                    self.startup = 0.0
-                    self.moves_read += 1
-                    self.card.moves_timed += 1
-                    return files.parse_out(lines), seconds
+            if message is not None:
+                seconds = now - started
+                if not self.startup:  # a first move's start-up is not thinking
+                    self.card.slowest = max(self.card.slowest, seconds)
+                if seconds > limit:
+                    allowance = f" + {self.startup:g} s to start up" if self.startup else ""
+                    self.card["in-time"].grade(
+                        False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
+                        evidence=self.evidence())
+                self.startup = 0.0
+                self.moves_read += 1
+                self.card.moves_timed += 1
+                return message, seconds
             if self.process.exited:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
             if now > deadline:
                 hint = f"; {self.untaken_hint()}" if self.in_present() and not self.moves_read else ""
                 raise AgentSilent(f"no move within {now - started:.1f} s{hint}")
-            time.sleep(POLL)
+            self.waker.wait(POLL)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
         """Read the agent's move and check it; raise AgentGone on anything wrong."""
@@ -535,98 +534,128 @@ def missing_program(spec: AgentSpec) -> Optional[str]:
 def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move: float, attempts: int,
                    rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig) -> None:
     """Play every scenario in ``root``, grading ``card``."""
-    counter = iter(range(1, 1000))
+    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config)
+    scenarios.whole_games()
+    scenarios.passes()
+    scenarios.lower_case()
+    if spec.openings:
+        scenarios.openings()
+    scenarios.illegal_move()
 
-    def game() -> ScriptedGame:
-        return ScriptedGame(spec, root, f"game{next(counter)}", time_per_move, card, startup, config)
 
-    # 1-2. a whole game as White and as Black, steering towards passes
-    for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
-        log(f"a whole game as {colour.full_name}")
-        g = game()
+@dataclass
+class _Scenarios:
+    """The checker's scenarios, in the order they run, each grading its items of the card."""
+
+    spec: AgentSpec
+    card: ReportCard
+    root: Path
+    time_per_move: float
+    attempts: int
+    rng: random.Random
+    log: Callable[[str], None]
+    startup: float
+    config: GameConfig
+    played: int = 0
+
+    def game(self) -> ScriptedGame:
+        """A fresh scripted game, in its own folder."""
+        self.played += 1
+        return ScriptedGame(self.spec, self.root, f"game{self.played}", self.time_per_move, self.card, self.startup,
+                            self.config)
+
+    def whole_games(self) -> None:
+        """1-2. A whole game as White and as Black, steering towards passes."""
+        for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+            self.log(f"a whole game as {colour.full_name}")
+            g = self.game()
+            try:
+                with g:
+                    last = play_scenario(g, colour, self.card, victim, self.rng, stop_at_pass=False)
+                    self.card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
+                    exited = g.end(last)
+                    self.card["full-game"].grade(exited, "exited after the end" if exited else
+                                                 f"still running {END_GRACE_SECONDS:g} s after the end line",
+                                                 evidence=g.evidence())
+            except (AgentGone, AgentSilent) as exc:
+                self.card[key].grade(False, str(exc), evidence=g.evidence())
+                self.card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
+                if isinstance(exc, AgentSilent):
+                    self.card["in-time"].grade(False, str(exc), evidence=g.evidence())
+        if self.card.moves_timed:  # a program that never moved is not fast
+            slowest = self.card.slowest
+            self.card["in-time"].grade(slowest <= self.time_per_move + GRACE_SECONDS, f"slowest move {slowest:.2f} s")
+
+    def passes(self) -> None:
+        """3. Passes not met yet: more games steered towards them, stopped once seen."""
+        for attempt in range(self.attempts):
+            for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
+                if self.card[key].status is not None:
+                    continue
+                colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
+                victim = colour if victim_is_agent else colour.opponent
+                self.log(f"steering a game towards a pass ({self.card[key].title}), attempt {attempt + 1}")
+                g = self.game()
+                try:
+                    with g:
+                        play_scenario(g, colour, self.card, victim, self.rng, stop_at_pass=True)
+                except (AgentGone, AgentSilent) as exc:
+                    self.card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
+        for key in ("must-pass", "receives-pass"):
+            if self.card[key].status is None:
+                self.card[key].detail = f"no game of {self.card.games} reached that situation (try more --attempts)"
+
+    def lower_case(self) -> None:
+        """4. A lower-case move line with CRLF (advisory: the referee writes upper case only)."""
+        self.log("a lower-case move with CRLF")
+        g = self.game()
         try:
             with g:
-                last = play_scenario(g, colour, card, victim, rng, stop_at_pass=False)
-                card[key].grade(True, f"played to the end, {g.board.count(WHITE)}-{g.board.count(BLACK)}")
-                exited = g.end(last)
-                card["full-game"].grade(exited, "exited after the end" if exited else
-                                        f"still running {END_GRACE_SECONDS:g} s after the end line",
-                                        evidence=g.evidence())
+                started = _start(g, WHITE, self.card)
+                g.agent_move(started, WHITE)
+                reply = g.board.legal_moves()[0]
+                g.board = g.board.play(reply)
+                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
+                move = g.agent_move(started, WHITE)
+                self.card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
         except (AgentGone, AgentSilent) as exc:
-            card[key].grade(False, str(exc), evidence=g.evidence())
-            card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
-            if isinstance(exc, AgentSilent):
-                card["in-time"].grade(False, str(exc), evidence=g.evidence())
-    if card.moves_timed:  # a program that never moved is not fast
-        card["in-time"].grade(card.slowest <= time_per_move + GRACE_SECONDS, f"slowest move {card.slowest:.2f} s")
+            self.card["liberal"].grade(False, str(exc), advisory=True)
 
-    # 3. passes not met yet: more games steered towards them, stopped once seen
-    for attempt in range(attempts):
-        for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
-            if card[key].status is not None:
-                continue
-            colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
-            victim = colour if victim_is_agent else colour.opponent
-            log(f"steering a game towards a pass ({card[key].title}), attempt {attempt + 1}")
-            g = game()
-            try:
-                with g:
-                    play_scenario(g, colour, card, victim, rng, stop_at_pass=True)
-            except (AgentGone, AgentSilent) as exc:
-                card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
-    for key in ("must-pass", "receives-pass"):
-        if card[key].status is None:
-            card[key].detail = f"no game of {card.games} reached that situation (try more --attempts)"
-
-    # 4. a lower-case move line with CRLF (advisory: the referee writes upper case only)
-    log("a lower-case move with CRLF")
-    g = game()
-    try:
-        with g:
-            started = _start(g, WHITE, card)
-            g.agent_move(started, WHITE)
-            reply = g.board.legal_moves()[0]
-            g.board = g.board.play(reply)
-            started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
-            move = g.agent_move(started, WHITE)
-            card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
-    except (AgentGone, AgentSilent) as exc:
-        card["liberal"].grade(False, str(exc), advisory=True)
-
-    # 5. openings, when declared: as the side to move after the opening, and as the side that waits
-    if spec.openings:
+    def openings(self) -> None:
+        """5. Openings, when declared: as the side to move after the opening, and as the side that waits."""
         opening = tuple(parse_opening(CHECK_OPENING))
         for colour in (opening_board(list(opening)).to_move, opening_board(list(opening)).to_move.opponent):
-            log(f"a game from the opening {CHECK_OPENING} as {colour.full_name}")
-            g = game()
+            self.log(f"a game from the opening {CHECK_OPENING} as {colour.full_name}")
+            g = self.game()
             try:
                 with g:
-                    last = play_scenario(g, colour, card, colour, rng, stop_at_pass=False, opening=opening)
+                    last = play_scenario(g, colour, self.card, colour, self.rng, stop_at_pass=False, opening=opening)
                     g.end(last)
-                    card["openings"].grade(True, f"played on from {format_opening(opening)} as both colours")
+                    self.card["openings"].grade(True, f"played on from {format_opening(opening)} as both colours")
             except (AgentGone, AgentSilent) as exc:
-                card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
+                self.card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
                                        evidence=g.evidence())
 
-    # 6. an illegal opponent move (advisory)
-    log("an illegal opponent move")
-    g = game()
-    try:
-        with g:
-            _start(g, BLACK, card)
-            illegal = Move(WHITE, 0)  # A1 flips nothing at the start
-            g.send(format_move(illegal))
-            deadline = time.monotonic() + time_per_move + GRACE_SECONDS
-            while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
-                time.sleep(POLL)
-            g.process.wait_exit(0.2)
-            wrote = files.exists(g.dir_fd, g.out_name)
-            said = "illegal" in g.output_log().lower()
-            if g.process.exited and not wrote:
-                card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
-            else:
-                card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move; it should say "
-                                      "so on stderr and exit (PROTOCOL.md section 3)", advisory=True)
-    except (AgentGone, AgentSilent) as exc:
-        card["illegal"].grade(False, str(exc), advisory=True)
+    def illegal_move(self) -> None:
+        """6. An illegal opponent move (advisory)."""
+        self.log("an illegal opponent move")
+        g = self.game()
+        try:
+            with g:
+                _start(g, BLACK, self.card)
+                illegal = Move(WHITE, 0)  # A1 flips nothing at the start
+                g.send(format_move(illegal))
+                deadline = time.monotonic() + self.time_per_move + GRACE_SECONDS
+                while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
+                    time.sleep(POLL)
+                g.process.wait_exit(0.2)
+                wrote = files.exists(g.dir_fd, g.out_name)
+                said = "illegal" in g.output_log().lower()
+                if g.process.exited and not wrote:
+                    self.card["illegal"].grade(True, "it stopped without answering" + (" and said so" if said else ""))
+                else:
+                    self.card["illegal"].grade(False, "it answered (W A 1), which flips nothing, with a move; it "
+                                               "should say so on stderr and exit (PROTOCOL.md section 3)", advisory=True)
+        except (AgentGone, AgentSilent) as exc:
+            self.card["illegal"].grade(False, str(exc), advisory=True)
 

@@ -29,15 +29,11 @@ def agent(agent: str, file_name: Optional[str], directory: str, time_per_move: O
     AGENT is one of: random, beginner, greedy, weighted, minimax, alphabeta,
     paper-easy, paper-normal, paper-hard, champion.
     """
-    from .registry import get_strategy, names
+    from .registry import get_strategy
     from .runtime import run_agent
 
-    try:
-        strategy = get_strategy(agent)
-    except KeyError:
-        raise click.BadParameter(f"no built-in agent {agent!r}; known agents: {', '.join(names())}",
-                                 param_hint="AGENT") from None
-    sys.exit(run_agent(strategy, file_name or agent, directory, time_per_move))
+    # AGENT is a click.Choice of the registry's names: click has refused any other.
+    sys.exit(run_agent(get_strategy(agent), file_name or agent, directory, time_per_move))
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -98,19 +94,19 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     from ..referee.config import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
     from ..referee.sandbox import SandboxUnavailable
-    from ..referee.spec import BUILTIN, AgentSpec
+    from ..referee.spec import AgentSpec
     from .check import check_agent
-    from .registry import prepare
+    from .registry import builtin_agents
 
+    builtins = builtin_agents()
     try:
-        spec = AgentSpec.parse(agent_text)
+        spec = AgentSpec.parse(agent_text, builtins=builtins)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="AGENT") from None
     if spec.is_manual:
         raise click.BadParameter("a manual player cannot be checked", param_hint="AGENT")
     progress = (lambda line: None) if quiet else (lambda line: click.echo(f"... {line}", err=True))
-    if spec.kind == BUILTIN:
-        prepare([spec.file_name], progress)  # compile before the checker's clocks run
+    builtins.prepare_for([spec], progress)  # compile before the checker's clocks run
     try:
         with sigterm_as_interrupt():
             card = check_agent(spec, time_per_move, attempts, seed, log=progress,

@@ -19,15 +19,11 @@ import time
 from typing import Callable, Optional
 
 from ..protocol import Board, Colour, Move
-from ..protocol.rules import DIRECTIONS, FULL, shift, square
+from ..protocol.rules import DIRECTIONS, FULL, popcount, shift, square
 from .runtime import Strategy
 
 Evaluate = Callable[[Board, Colour], float]
 MoveStrategy = Callable[[Board, Colour, float], Move]  # a Strategy that never adds comments
-
-
-def popcount(bitboard: int) -> int:
-    return bitboard.bit_count()
 
 
 def _strategy_name(strategy: MoveStrategy, name: str) -> MoveStrategy:
@@ -438,7 +434,7 @@ def paper_evaluate(board: Board, me: Colour) -> float:
     return sum(weight * heuristic(board, me) for weight, heuristic in PAPER_HEURISTICS)
 
 
-def paper_searcher(depth: int) -> Strategy:
+def paper_searcher(depth: int) -> MoveStrategy:
     """The paper's computer player: alpha-beta ``depth`` plies deep over :func:`paper_evaluate`.
 
     The paper evaluates every leaf from the computer's side (its corners

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable
 
+from ..referee.spec import BuiltinAgents
 from .runtime import Strategy
 
 # name -> "module:factory"; the factory takes no argument and returns a Strategy.
@@ -39,6 +40,11 @@ def names() -> list[str]:
     return list(BUILTINS)
 
 
+def builtin_agents() -> BuiltinAgents:
+    """The built-in agents as the referee takes them: their names, and :func:`prepare`."""
+    return BuiltinAgents(tuple(BUILTINS), prepare)
+
+
 def get_strategy(name: str) -> Strategy:
     """A fresh strategy for the built-in agent ``name``.
 
@@ -49,7 +55,7 @@ def get_strategy(name: str) -> Strategy:
         raise UnknownAgentError(f"no built-in agent {name!r}; known agents: {', '.join(names())}")
     module_name, attribute = target.split(":")
     module = importlib.import_module(f"{__package__}.{module_name}")
-    factory = getattr(module, attribute)
+    factory: Callable[[], Strategy] = getattr(module, attribute)
     return factory()
 
 

@@ -1,11 +1,14 @@
-"""The learned pattern evaluation against seed 002's six heuristics, at equal depth.
+"""The learned pattern evaluation against seed 002's six heuristics (simplified), at equal depth.
 
     python bench/champion_vs_seed002.py [--pairs 100] [--depth 4] [--seed 1] [--weights FILE]
 
 Each pair of games starts from the same random opening (4 to 10 random
 plies) and is played twice with the colours swapped; both sides search with
 the same compiled NegaScout to the same fixed depth and neither uses the
-endgame solver, so the evaluation is the only difference.  Prints wins,
+endgame solver, so the evaluation is the only difference.  The opponent is
+``search.evaluate_paper_simplified``: seed 002's heuristics with the static
+weighting unscaled and stability from edges and corners only (the seed
+players' ``players.paper_evaluate`` also counts full lines).  Prints wins,
 draws, losses of the learned evaluation, its score (a win 1, a draw 1/2)
 with a 95% margin, and the mean disc difference.
 """
@@ -45,7 +48,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     weights = None if args.weights is None else load_weights(args.weights)
     learned = Engine(tt_bits=18, eval_kind=S.EVAL_PATTERNS, weights=weights)
-    seed002 = Engine(tt_bits=18, eval_kind=S.EVAL_SEED002)
+    seed002 = Engine(tt_bits=18, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
     results = []  # per game: 1, 0.5, 0 for the learned evaluation
     diffs = []
     started = time.perf_counter()
@@ -68,7 +71,7 @@ def main() -> None:
     draws = sum(r == 0.5 for r in results)
     print(f"depth {args.depth}, {n} games ({args.pairs} openings x 2 colours), seed {args.seed}, "
           f"{time.perf_counter() - started:.0f}s")
-    print(f"learned vs seed 002: +{wins} ={draws} -{n - wins - draws}  score {100 * score:.1f}% "
+    print(f"learned vs seed 002 (simplified): +{wins} ={draws} -{n - wins - draws}  score {100 * score:.1f}% "
           f"+- {100 * 1.96 * sd / math.sqrt(n):.1f}% (95%)  mean discs {sum(diffs) / n:+.1f}")
 
 

@@ -31,9 +31,9 @@ from .rules import (
 # parse_line, Comment and draw_board live in rules.py (beside Move and Board);
 # they are part of this module's formats and are imported from here as well.
 __all__ = [
-    "Comment", "draw_board", "format_colour", "format_comment", "format_end", "format_move", "format_obf",
-    "format_transcript", "is_end_line", "legal_names", "parse_board", "parse_colour", "parse_end", "parse_line",
-    "parse_message", "parse_move", "parse_obf", "parse_transcript",
+    "Comment", "draw_board", "format_cells", "format_colour", "format_comment", "format_end", "format_move",
+    "format_obf", "format_transcript", "is_end_line", "legal_names", "parse_board", "parse_cells", "parse_colour",
+    "parse_end", "parse_line", "parse_message", "parse_move", "parse_obf", "parse_transcript",
 ]
 
 # ---------------------------------------------------------------------------
@@ -175,13 +175,22 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
 # standard start position there: our White is OBF's X, our Black is O.
 
 
+def format_cells(board: Board, white: str, black: str, empty: str) -> str:
+    """The 64 squares A1..H8, one character each: how OBF and GGF write a board."""
+    marks = {WHITE: white, BLACK: black, None: empty}
+    return "".join(marks[board.at(sq)] for sq in range(64))
+
+
+def parse_cells(cells: str, white: str, black: str, to_move: Colour) -> Board:
+    """The board of :func:`format_cells`' 64 characters: one of ``white`` or ``black``, anything else empty."""
+    white_discs = sum(1 << sq for sq, cell in enumerate(cells) if cell in white)
+    black_discs = sum(1 << sq for sq, cell in enumerate(cells) if cell in black)
+    return Board(white_discs, black_discs, to_move)
+
+
 def format_obf(board: Board) -> str:
     """The position as an OBF line: ``"---...--- X;"`` (X is our White)."""
-    cells = []
-    for sq in range(64):
-        colour = board.at(sq)
-        cells.append("X" if colour is WHITE else "O" if colour is BLACK else "-")
-    return "".join(cells) + " " + ("X" if board.to_move is WHITE else "O") + ";"
+    return format_cells(board, "X", "O", "-") + " " + ("X" if board.to_move is WHITE else "O") + ";"
 
 
 def parse_obf(text: str) -> Board:
@@ -189,14 +198,9 @@ def parse_obf(text: str) -> Board:
     line = text.strip()
     if len(line) < 64:
         raise ParseError(f"an OBF line needs 64 cells then the side to move, got {text!r}")
-    cells, rest = line[:64], line[64:].strip()
-    white = black = 0
-    for sq, cell in enumerate(cells.upper()):
-        if cell in "X*":
-            white |= 1 << sq
-        elif cell in "O":
-            black |= 1 << sq
-        elif cell not in "-.":
+    cells, rest = line[:64].upper(), line[64:].strip()
+    for sq, cell in enumerate(cells):
+        if cell not in "X*O-.":
             raise ParseError(f"bad OBF cell {cell!r} at {square_name(sq)} in {text!r} (expected X, O or -)")
     side = rest[:1].upper()
     if side in ("X", "*"):
@@ -205,7 +209,7 @@ def parse_obf(text: str) -> Board:
         to_move = BLACK
     else:
         raise ParseError(f"OBF line {text!r} does not say the side to move (X or O after the 64 cells)")
-    return Board(white, black, to_move)
+    return parse_cells(cells, "X*", "O", to_move)
 
 
 # ---------------------------------------------------------------------------

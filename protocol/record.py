@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from .errors import IllegalMoveError, ParseError
-from .notation import format_obf, format_transcript, parse_obf
+from .notation import format_cells, format_obf, format_transcript, parse_cells, parse_obf
 from .rules import BLACK, WHITE, Board, Colour, Comment, Move, Result, Termination, parse_line, parse_square, square_name
 
 RECORD_VERSION = 1
@@ -285,11 +285,7 @@ def _ggf_text(text: str) -> str:
 def _ggf_board(board: Board) -> str:
     # GGF rows run from the top, labelled 1..8 there; labels are kept, so
     # GGF's first row is our row 1.
-    cells = []
-    for sq in range(64):
-        colour = board.at(sq)
-        cells.append("*" if colour is WHITE else "O" if colour is BLACK else "-")
-    return "".join(cells) + " " + ("*" if board.to_move is WHITE else "O")
+    return format_cells(board, "*", "O", "-") + " " + ("*" if board.to_move is WHITE else "O")
 
 
 def _parse_ggf_board(value: str) -> Board:
@@ -300,6 +296,4 @@ def _parse_ggf_board(value: str) -> Board:
     side = fields[-1]
     if len(cells) != 64:
         raise ParseError(f"GGF board {value!r} must have 64 cells")
-    white = sum(1 << sq for sq, c in enumerate(cells) if c == "*")
-    black = sum(1 << sq for sq, c in enumerate(cells) if c == "O")
-    return Board(white, black, WHITE if side == "*" else BLACK)
+    return parse_cells(cells, "*", "O", WHITE if side == "*" else BLACK)

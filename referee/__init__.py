@@ -1,10 +1,10 @@
 """The referee: one game between two agents that talk through files.
 
 >>> from othello_arena.referee import AgentSpec, GameConfig, play_game
->>> record = play_game(AgentSpec.parse("random"), AgentSpec.parse("bob=./bob"),   # doctest: +SKIP
+>>> record = play_game(AgentSpec.builtin("random"), AgentSpec.parse("bob=./bob"),   # doctest: +SKIP
 ...                    GameConfig(time_per_move=5), "games/1")
->>> record.result.summary()                                                        # doctest: +SKIP
-'White wins 40-24 (normal)'
+>>> record.result.summary()                                                          # doctest: +SKIP
+'1-0 White wins 40-24'
 
 See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 """
@@ -12,11 +12,14 @@ See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 from .config import GRACE_SECONDS, GameConfig
 from .game import GameEvent, check_opening, play_game
 from .pair import draw_openings, nth_opening, play_pair
-from .spec import AgentSpec, check_file_name, distinct_labels, draw_colours
+from .seat import AgentSeat
+from .spec import AgentSpec, BuiltinAgents, check_file_name, distinct_labels, draw_colours
 
 __all__ = [
     "GRACE_SECONDS",
+    "AgentSeat",
     "AgentSpec",
+    "BuiltinAgents",
     "GameConfig",
     "GameEvent",
     "check_file_name",

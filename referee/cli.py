@@ -19,15 +19,20 @@ from .game import check_opening, play_game
 from .pair import draw_openings, play_pair
 from .process import sigterm_as_interrupt
 from .sandbox import SandboxUnavailable
-from .spec import AgentSpec, distinct_labels, draw_colours, prepare_builtins
+from .spec import AgentSpec, BuiltinAgents, distinct_labels, draw_colours
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
 EXIT_NO_SANDBOX = 4  # the sandbox was asked for and cannot run on this machine
 
 
+def _builtins(ctx: click.Context) -> BuiltinAgents:
+    """The built-in agents the command line passed down (the referee does not import them)."""
+    return ctx.find_object(BuiltinAgents) or BuiltinAgents()
+
+
 def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
     try:
-        return AgentSpec.parse(value)
+        return AgentSpec.parse(value, builtins=_builtins(ctx))
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
@@ -112,7 +117,8 @@ def play(
             check_opening(*distinct_labels(agent_a, agent_b), opening[0])
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
-    prepare_builtins([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
+    builtins = _builtins(click.get_current_context())
+    builtins.prepare_for([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
     white, black, seed = draw_colours(agent_a, agent_b, seed)
     if opening is not None:
         white, black = distinct_labels(agent_a, agent_b)  # a pair: A is White first, then Black
@@ -136,8 +142,15 @@ def play(
     if opening is not None:
         _play_pair(white, black, opening[0], config, out_dir, seed, display, quiet, as_json)
         return
-    if not (quiet or as_json):
-        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
+    _play_one(white, black, config, out_dir, seed, display, quiet or as_json, as_json)
+
+
+def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: Path, seed: int, display: Display,
+              quiet: bool, as_json: bool) -> None:
+    """Play the one game of ``othello play``, print its result and exit as the command line promises."""
+    if not quiet:
+        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {config.time_per_move:g} s per move; "
+                   f"files in {out_dir}")
     try:
         with sigterm_as_interrupt():
             record = play_game(white, black, config, out_dir, seed=seed, on_event=display)

@@ -15,7 +15,7 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from ..protocol import Comment, Move, ParseError, parse_line
 
@@ -63,14 +63,6 @@ def exists(dir_fd: int, name: str) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-def read_text(dir_fd: int, name: str) -> Optional[str]:
-    """Read ``name`` if it is a regular file; ``None`` if absent or anything else."""
-    try:
-        return read_out(dir_fd, name, 1 << 16)
-    except OutFileError:
-        return None
 
 
 def read_out(dir_fd: int, name: str, limit: int) -> Optional[str]:
@@ -144,8 +136,8 @@ class Message:
     error: str = ""
 
 
-def complete_lines(text: str, closed: bool, person: bool = False) -> Optional[list[str]]:
-    """The lines of ``text`` if it is a complete message, else ``None`` (wait for more).
+def read_message(text: str, closed: bool, person: bool = False) -> Optional[Message]:
+    """The message ``text`` holds if it is complete, else ``None`` (wait for more).
 
     PROTOCOL.md section 3.5: the message is complete once it holds a line
     that is neither blank nor a comment (normally the move line) ending with
@@ -154,48 +146,46 @@ def complete_lines(text: str, closed: bool, person: bool = False) -> Optional[li
     are one (an empty message) once the writer has closed the file.  A
     ``person``'s file is complete whatever it holds once their editor has
     closed it: ``W D 3`` saved without a newline is a typo to point out,
-    not a move to wait for.
+    not a move to wait for.  Each line is parsed once, here.
     """
     lines = text.splitlines(keepends=True)
     if not lines:
         return None
-    if person and closed and text.strip():
-        return [line.rstrip("\r\n") for line in lines]
-    if not lines[-1].endswith(("\n", "\r")):
-        if closed and lines[-1].rstrip().endswith(")"):
-            lines[-1] += "\n"
-        else:
+    saved_by_person = person and closed and bool(text.strip())
+    if not saved_by_person and not lines[-1].endswith(("\n", "\r")):
+        if not (closed and lines[-1].rstrip().endswith(")")):
             lines = lines[:-1]  # still being written
-    stripped = [line.rstrip("\r\n") for line in lines]
-    if any(line.strip() and not _is_comment(line) for line in stripped):
-        return stripped
-    if closed and stripped and not any(line.strip() for line in stripped) and not text.strip():
-        return stripped
-    return None
+    parsed = [_parse(line.rstrip("\r\n")) for line in lines]
+    has_answer = any(line is not None and not isinstance(line, Comment) for line in parsed)
+    empty_and_closed = closed and bool(lines) and not text.strip()
+    if not (saved_by_person or has_answer or empty_and_closed):
+        return None
+    return _message(parsed)
 
 
-def _is_comment(line: str) -> bool:
+_Line = Union[Move, Comment, ParseError, None]  # a parsed line: None for a blank one
+
+
+def _parse(line: str) -> _Line:
+    if not line.strip():
+        return None
     try:
-        return isinstance(parse_line(line), Comment)
-    except ParseError:
-        return False
+        return parse_line(line)
+    except ParseError as exc:
+        return exc
 
 
-def parse_out(lines: list[str]) -> Message:
-    """Read a complete message: comment lines and exactly one move line."""
+def _message(lines: list[_Line]) -> Message:
+    """A complete message: comment lines and exactly one move line."""
     comments: list[str] = []
     moves: list[Move] = []
-    for raw in lines:
-        if not raw.strip():
-            continue
-        try:
-            parsed = parse_line(raw)
-        except ParseError as exc:
-            return Message(None, tuple(comments), str(exc))
-        if isinstance(parsed, Comment):
-            comments.append(parsed.text)
-        else:
-            moves.append(parsed)
+    for line in lines:
+        if isinstance(line, ParseError):
+            return Message(None, tuple(comments), str(line))
+        if isinstance(line, Comment):
+            comments.append(line.text)
+        elif line is not None:
+            moves.append(line)
     if len(moves) > 1:
         lines_text = ", ".join(m.line() for m in moves)
         return Message(None, tuple(comments), f"{len(moves)} move lines in one message ({lines_text}); exactly one is allowed")

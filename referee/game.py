@@ -3,15 +3,18 @@
 The referee is a loop that sleeps on file events (or polls), and each time
 it wakes it looks at the files and the processes themselves:
 
-1. start both agents, each in its own directory inside the game directory;
+1. start both agents, each in its own seat (:class:`.seat.AgentSeat`): its
+   own directory inside the game directory;
 2. write each side its colour (``W`` / ``B``);
-3. wait for the side to move to complete its ``NAME.out``; check the move
-   with the rules core; relay it to the other side's ``NAME.in``;
+3. then turn by turn: *read* the side to move's complete ``NAME.out`` (the
+   seat takes it and deletes it), *judge* it against the clock and the rules
+   core, *relay* it to the other side's ``NAME.in``;
 4. at the end, however it ends, send both sides the end line, give them a
    short grace to exit, stop every process they started, write ``game.json``.
 
 A fault of an agent is never an exception here: it ends the game with a
-reason (``timeout``, ``illegal``, ``malformed``, ``crash``) in the result.
+:class:`~othello_arena.protocol.Termination` (``timeout``, ``illegal``,
+``malformed``, ``crash``) in the result.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ..protocol import (
     BLACK,
@@ -43,8 +46,9 @@ from ..protocol.notation import legal_names
 from ..protocol.openings import format_opening, opening_board
 from . import files
 from .config import GameConfig
-from .launch import isolation_for, start_agent
-from .process import AgentProcess, StartError
+from .launch import isolation_for
+from .process import StartError
+from .seat import AgentSeat
 from .spec import AgentSpec, distinct_labels
 from .watch import Waker, make_waker
 
@@ -95,24 +99,16 @@ class _Fault:
     detail: str
 
 
-class _Player:
-    """The referee's view of one side."""
+class _Player(AgentSeat):
+    """The referee's view of one side: its seat, and what the game keeps of it (clock, faults, notes)."""
 
     def __init__(self, spec: AgentSpec, colour: Colour, directory: Path, config: GameConfig) -> None:
-        self.spec = spec
-        self.colour = colour
-        self.directory = directory
-        self.limit = config.time_for(spec.is_manual)
-        self.in_name = f"{spec.file_name}.in"
-        self.out_name = f"{spec.file_name}.out"
-        self.in_path = directory / self.in_name
-        self.out_path = directory / self.out_name
         # The agent's output is kept beside its directory, not in it: only the
         # referee writes it (an agent cannot rewrite it past its cap or turn it
         # into a link).
-        self.stderr_path = directory.parent / f"{directory.name}.stderr.log"
-        self.dir_fd = -1
-        self.process: Optional[AgentProcess] = None
+        super().__init__(spec, directory, directory.parent / f"{directory.name}.stderr.log")
+        self.colour = colour
+        self.limit = config.time_for(spec.is_manual)
         self.start_error = ""
         self.seconds = 0.0
         self.lost_turns = 0
@@ -128,10 +124,6 @@ class _Player:
         self.limits = ""  # how its limits were enforced: "cgroup" or "rlimits"
 
     @property
-    def label(self) -> str:
-        return self.spec.label
-
-    @property
     def suspended(self) -> bool:
         return self.process is not None and self.process.suspended
 
@@ -145,18 +137,6 @@ class _Player:
         if refusals := cgroup.fork_refusals():
             return f": refused {refusals} new processes at the limit of {cgroup.max_processes - 2}"
         return ""
-
-    def open_directory(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-
-    def close(self) -> None:
-        if self.dir_fd >= 0:
-            os.close(self.dir_fd)
-            self.dir_fd = -1
-
-    def pids(self) -> list[int]:
-        return self.process.pids() if self.process else []
 
     def take_snapshot(self) -> None:
         self.snapshot = _listing(self.dir_fd)
@@ -261,6 +241,7 @@ class _Game:
         self.timeout_seen = False
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
+        self.turn_start = 0.0  # when the side to move's NAME.in was in place: its clock runs from there
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -286,13 +267,13 @@ class _Game:
     def setup(self) -> Optional[_Fault]:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         for player in self.players.values():
-            player.open_directory()
-            files.remove(player.dir_fd, player.in_name)
-            files.remove(player.dir_fd, player.out_name)
+            player.open()
         # The referee's temporary files live outside the watched directories.
         temp_dir = self.out_dir / ".referee"
         temp_dir.mkdir(exist_ok=True)
         self.temp_fd = os.open(temp_dir, os.O_RDONLY | os.O_DIRECTORY)
+        for player in self.players.values():
+            player.temp_fd = self.temp_fd
         self.waker = make_waker(
             [p.directory for p in self.players.values()], self.config.polling, self.config.poll_interval,
             names=[name for p in self.players.values() for name in (p.in_name, p.out_name)],
@@ -319,15 +300,12 @@ class _Game:
 
     def start_process(self, player: _Player) -> Optional[_Fault]:
         try:
-            player.process = start_agent(
-                player.spec, player.directory, self.config, player.stderr_path, self.isolation,
-                time_per_move=player.limit, hidden=[self.out_dir], on_exit=self.waker.poke,
-                warn=lambda text: self.warn(text, player),
-            )
+            process = player.start(self.config, self.isolation, time_per_move=player.limit, hidden=[self.out_dir],
+                                   on_exit=self.waker.poke, warn=lambda text: self.warn(text, player))
         except StartError as exc:
             player.start_error = str(exc)
             return _Fault(player.colour, Termination.CRASH, f"{player.label} could not be started: {exc}")
-        cgroup = player.process.cgroup
+        cgroup = process.cgroup
         player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         return None
 
@@ -362,7 +340,7 @@ class _Game:
                 player.process.resume()
             text = player.pending_colour + (format_move(player.unsent) if player.unsent else "") + end
             try:
-                files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
+                player.write_in(text)
             except OSError as exc:
                 self.warn(f"could not write the end line to {player.in_name}: {exc}", player)
         deadline = time.monotonic() + self.config.end_grace
@@ -413,8 +391,9 @@ class _Game:
                     f"{player.label} kept {player.over_disk >> 20} MB in its directory, more than the {self.config.disk_mb} MB allowed",
                 )
         for player in waiting:
-            if files.exists(player.dir_fd, player.out_name):
+            if player.out_present():
                 if self.second_chance(player, "written before your turn: wait for your " + player.in_name):
+                    player.discard_out(self.waker)
                     continue
                 # Unsandboxed, a file written in a frozen agent's directory is the
                 # other's doing; sandboxed, no other process can reach it.
@@ -445,12 +424,12 @@ class _Game:
             )
         if player.process:
             player.process.resume()
-        if files.exists(player.dir_fd, player.in_name) and not player.spec.is_manual:
+        if player.in_present() and not player.spec.is_manual:
             # (a person need not delete NAME.in: it is simply replaced)
             self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
         text = player.pending_colour + text
         try:
-            files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
+            player.write_in(text)
         except OSError as exc:
             return _Fault(player.colour, Termination.CRASH, f"cannot write {player.label}'s {player.in_name}: {exc}")
         player.unsent = None
@@ -522,7 +501,7 @@ class _Game:
     def wait_gone(self, player: _Player, deadline: Optional[float]) -> Optional[_Fault]:
         """Wait until ``player`` has deleted its ``NAME.in`` (the colour file)."""
         others = [p for p in self.players.values()]
-        while files.exists(player.dir_fd, player.in_name):
+        while player.in_present():
             fault = self.faults(others, None)
             if fault:
                 return fault
@@ -538,17 +517,13 @@ class _Game:
         while True:
             if player.over_limit:  # killed by the monitor: say why rather than "exited"
                 return None, self.faults([], player)
-            exited = player.process is not None and player.process.exited
+            exited = player.exited
             try:
-                text = files.read_out(player.dir_fd, player.out_name, self.config.out_limit)
+                message = player.take_message(self.waker, self.config.out_limit)
             except files.OutFileError as exc:
-                files.remove(player.dir_fd, player.out_name)
                 return None, _Fault(player.colour, Termination.MALFORMED, f"{player.label}: {exc}")
-            if text is not None:
-                closed = exited or self.waker.is_closed(player.out_path, player.pids)
-                lines = files.complete_lines(text, closed, person=player.spec.is_manual)
-                if lines is not None:
-                    return files.parse_out(lines), None
+            if message is not None:
+                return message, None
             if exited and player.process is not None:
                 code = player.process.returncode
                 return None, _Fault(player.colour, Termination.CRASH, f"{player.label} exited (code {code}) without a move{player.limit_note()}")
@@ -562,90 +537,107 @@ class _Game:
             if (
                 other.colour is not self.first_colour and not self.record.moves
                 and self.second_colour_deadline is not None
-                and now > self.second_colour_deadline and files.exists(other.dir_fd, other.in_name)
+                and now > self.second_colour_deadline and other.in_present()
             ):
                 return None, _Fault(other.colour, Termination.TIMEOUT, f"{other.label} did not delete {other.in_name} in time")
             self.sleep(deadline if player.colour is not self.first_colour or self.record.moves
                        else _earliest(deadline, self.second_colour_deadline))
 
     def play(self) -> Result:
+        """The game: start both sides, then read a move, judge it and relay it, until the game ends."""
         fault = self.setup() or self.start_colours()
         if fault:
             return self.fault_result(fault)
-        turn_start = time.monotonic()
+        self.turn_start = time.monotonic()
         mover = self.players[self.first_colour]
         while True:
-            first_of_second = mover.colour is not self.first_colour and len(self.record.moves) == 1
-            first_name = self.first_colour.full_name
-            self.emit(
-                "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
-                time_limit=mover.limit, manual=mover.spec.is_manual,
-                message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
-                         else f"your colour and {first_name}'s first move") if first_of_second
-                else "the opponent's last move",
-            )
-            message, fault = self.read_move(mover, turn_start)
+            self.announce_turn(mover)
+            message, fault = self.read_move(mover, self.turn_start)
             read_at = time.monotonic()
             if fault:
                 return self.fault_result(fault)
             assert message is not None
-            if self.config.suspend_waiting:  # before the snapshot of the mover's files
-                self.collect(mover)
-            seconds = read_at - turn_start
-            deadline = self.deadline(mover, turn_start)
-            if deadline is not None and read_at > deadline:
-                mover.seconds += seconds
-                return self.fault_result(
-                    _Fault(mover.colour, Termination.TIMEOUT, f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
-                )
-            if message.move is None:
-                if self.second_chance(mover, f"malformed: {message.error}"):
-                    continue  # same turn, same clock
-                mover.seconds += seconds
-                return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
-            move = message.move
-            why = self.board.why_illegal(move)
-            if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
-                continue
-            mover.seconds += seconds
-            comments = [*message.comments, *mover.notes]
-            mover.notes = []
-            if why is not None:
-                if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
-                    return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
-                mover.lost_turns += 1
-                note = f"lost turn: illegal move {move.line()} ({why})"
-                move = Move.pass_(mover.colour)
-                self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
-                self.board = self.board.play_unchecked(move)
-                self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
-                          comments=[*comments, note])
-            else:
-                self.record.moves.append(MoveRecord(move, seconds, comments))
-                self.board = self.board.play_unchecked(move)  # checked just above
-                self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds,
-                          comments=comments)
-            other = self.players[mover.colour.opponent]
-            other.unsent = move
-            result = self.board.outcome()
-            if result is not None:
-                self.collect(mover)
-                return result
-            self.suspend(mover)
-            if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
-                # The second side's first file must be read before the first move replaces it.
-                self.collect(mover)
-                fault = self.wait_gone(other, self.second_colour_deadline)
-                if fault:
-                    return self.fault_result(fault)
-            fault = self.relay(other, format_move(move), mover)
-            turn_start = time.monotonic()
+            verdict = self.judge(mover, message, read_at)
+            if verdict is None:
+                continue  # a person's mistake, asked again: same turn, same clock
+            if isinstance(verdict, Result):
+                return verdict
+            fault = self.relay_move(mover, verdict)
             if fault:
                 return self.fault_result(fault)
-            self.confirm_suspended(mover)  # after the relay: who runs now, and the CPU time so far
-            self.emit("relayed", move=move, colour=other.colour, player=other.label)
-            self.collect(mover)  # after the relay: the relay comes first
-            mover = other
+            mover = self.players[mover.colour.opponent]
+
+    def announce_turn(self, mover: _Player) -> None:
+        """Tell the display whose turn it is and what they answer."""
+        first_of_second = mover.colour is not self.first_colour and len(self.record.moves) == 1
+        first_name = self.first_colour.full_name
+        self.emit(
+            "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
+            time_limit=mover.limit, manual=mover.spec.is_manual,
+            message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
+                     else f"your colour and {first_name}'s first move") if first_of_second
+            else "the opponent's last move",
+        )
+
+    def judge(self, mover: _Player, message: files.Message, read_at: float) -> Union[Move, Result, None]:
+        """Check the mover's message against the clock and the rules, and play it.
+
+        Returns the move to relay (a lost turn's pass too), the result if
+        the game ends (by a fault or on the board), or ``None`` when a
+        person is asked again.
+        """
+        seconds = read_at - self.turn_start
+        deadline = self.deadline(mover, self.turn_start)
+        if deadline is not None and read_at > deadline:
+            mover.seconds += seconds
+            return self.fault_result(
+                _Fault(mover.colour, Termination.TIMEOUT, f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
+            )
+        if message.move is None:
+            if self.second_chance(mover, f"malformed: {message.error}"):
+                return None
+            mover.seconds += seconds
+            return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
+        move = message.move
+        why = self.board.why_illegal(move)
+        if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
+            return None
+        mover.seconds += seconds
+        comments = [*message.comments, *mover.notes]
+        mover.notes = []
+        if why is not None:
+            if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
+                return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
+            mover.lost_turns += 1
+            note = f"lost turn: illegal move {move.line()} ({why})"
+            move = Move.pass_(mover.colour)
+            self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
+            self.board = self.board.play_unchecked(move)
+            self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
+                      comments=[*comments, note])
+        else:
+            self.record.moves.append(MoveRecord(move, seconds, comments))
+            self.board = self.board.play_unchecked(move)  # checked just above
+            self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds, comments=comments)
+        self.players[mover.colour.opponent].unsent = move
+        return self.board.outcome() or move
+
+    def relay_move(self, mover: _Player, move: Move) -> Optional[_Fault]:
+        """Freeze the mover and put its move in the other side's ``NAME.in``; the other side's clock starts."""
+        other = self.players[mover.colour.opponent]
+        self.suspend(mover)
+        if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
+            # The second side's first file must be read before the first move replaces it.
+            fault = self.wait_gone(other, self.second_colour_deadline)
+            if fault:
+                return fault
+        fault = self.relay(other, format_move(move), mover)
+        self.turn_start = time.monotonic()
+        if fault:
+            return fault
+        self.confirm_suspended(mover)  # after the relay: who runs now, and the CPU time so far
+        self.emit("relayed", move=move, colour=other.colour, player=other.label)
+        return None
 
     def second_chance(self, player: _Player, problem: str) -> bool:
         """A person's bad ``NAME.out``: say what was wrong and what is legal, and wait for another.
@@ -665,22 +657,16 @@ class _Game:
         legal = legal_names(self.board) if to_move else ""
         note = f"retry {player.retries}: {player.out_name} was {problem}"
         player.notes.append(note)
-        self.collect(player)
         advice = f"; legal: {legal or 'none, so pass: ' + Move.pass_(player.colour).line()}" if to_move else ""
         text = format_comment(f"your {player.out_name} was {problem}{advice}; write {player.out_name} again")
         if to_move:  # (a person waiting for their turn is told in the terminal only)
             try:
-                files.write_atomically(player.dir_fd, player.in_name, text + player.last_in, self.temp_fd)
+                player.write_in(text + player.last_in)
             except OSError as exc:
                 self.warn(f"could not write {player.in_name} again: {exc}", player)
         self.emit("retry", colour=player.colour, player=player.label, path=player.out_path,
                   message=f"your {player.out_name} was {problem}{advice}")
         return True
-
-    def collect(self, player: _Player) -> None:
-        """Delete the ``NAME.out`` just read (PROTOCOL.md section 3.6)."""
-        files.remove(player.dir_fd, player.out_name)
-        self.waker.forget(player.out_path)
 
     def fault_result(self, fault: _Fault) -> Result:
         white, black = self.board.count(WHITE), self.board.count(BLACK)

@@ -21,7 +21,7 @@ import shlex
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
 OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understands openings
@@ -38,6 +38,49 @@ def check_file_name(name: str) -> str:
             "(at most 64, not starting with . or -)"
         )
     return name
+
+
+def _nothing_to_prepare(names: Sequence[str], log: Callable[[str], None]) -> object:
+    return True
+
+
+@dataclass(frozen=True)
+class BuiltinAgents:
+    """The agents a game may name alone (``random``), handed down by the layer that has them.
+
+    The referee starts a built-in agent by its name only (``python -m
+    othello_arena agent NAME``).  Which names exist, and how each is made
+    ready before any clock runs (the champion compiles its engine), is the
+    agents' business: the command line passes
+    :func:`othello_arena.agents.registry.builtin_agents` down, and the
+    referee never imports the agents.  With none given, no bare name is an
+    agent.
+    """
+
+    names: tuple[str, ...] = ()
+    prepare: Callable[[Sequence[str], Callable[[str], None]], object] = _nothing_to_prepare
+
+    def check(self, name: str) -> str:
+        """Return ``name`` if it is a built-in agent, else raise ValueError saying how to run a program."""
+        if name not in self.names:
+            raise ValueError(
+                f"no built-in agent {name!r} (known: {', '.join(self.names) or 'none'}); "
+                f"to run a program write NAME=COMMAND, e.g. {name}=./{name}"
+            )
+        return name
+
+    def prepare_for(self, specs: Iterable["AgentSpec"], log: Callable[[str], None]) -> None:
+        """Make the built-in agents among ``specs`` ready before the clock runs (the champion compiles once).
+
+        ``specs`` come from :meth:`AgentSpec.parse`, where a built-in
+        agent's file name is its name.
+        """
+        names = [spec.file_name for spec in specs if spec.kind == BUILTIN]
+        if names:
+            self.prepare(names, log)
+
+
+NO_BUILTINS = BuiltinAgents()
 
 
 @dataclass(frozen=True)
@@ -80,8 +123,11 @@ class AgentSpec:
     # -- constructors ---------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, base: Optional[Path] = None) -> "AgentSpec":
+    def parse(cls, text: str, base: Optional[Path] = None, builtins: BuiltinAgents = NO_BUILTINS) -> "AgentSpec":
         """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND`` or ``manual:NAME``.
+
+        A bare name must be one of ``builtins`` (passed in by the command
+        line: the referee does not know the agents).
 
         An agent runs in its own directory, so in ``NAME=COMMAND`` every
         argument that names an existing file or directory relative to
@@ -100,36 +146,46 @@ class AgentSpec:
                     f"{text!r}: the openings: prefix is for a program, openings:NAME=COMMAND "
                     "(built-in agents understand openings already)"
                 )
-            return replace(cls.parse(rest, base), openings=True)
+            return replace(cls.parse(rest, base, builtins), openings=True)
         if text.lower().startswith("manual:"):
             name = text.split(":", 1)[1].strip()
             if not name:
                 raise ValueError(f"{text!r}: manual:NAME needs a name, e.g. manual:me")
             return cls.manual(_checked(text, name))
-        if "=" in text:
-            name, command = text.split("=", 1)
-            name = name.strip()
+        name, command = split_name_command(text)
+        if command is not None:
             if not name:
                 raise ValueError(f"{text!r}: NAME=COMMAND needs a name before '='")
-            try:
-                argv = shlex.split(command)
-            except ValueError as exc:
-                raise ValueError(f"{text!r}: cannot split the command: {exc}") from None
-            if not argv:
-                raise ValueError(f"{text!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
-            home = (base or Path.cwd()).resolve()
-            return cls.program(_checked(text, name), _absolute_paths(argv, home), home=home)
+            return cls.from_command(name, command, base, quoted=text)
         if " " in text or "/" in text:
             raise ValueError(
                 f"{text!r} is neither a built-in agent nor NAME=COMMAND: "
                 f"to run a program write e.g. myagent={shlex.quote(text)}"
             )
-        return cls.builtin(_checked(text, text))
+        return cls.builtin(builtins.check(_checked(text, text)))
+
+    @classmethod
+    def from_command(cls, name: str, command: str, base: Optional[Path] = None, quoted: str = "") -> "AgentSpec":
+        """A program named ``name`` run by ``command``, a shell-like command line (the ``COMMAND`` of ``NAME=COMMAND``).
+
+        Every argument that names an existing file or directory relative to
+        ``base`` (default: the current directory) is made absolute, and
+        ``base`` is its ``{home}``.  Raises :class:`ValueError` quoting
+        ``quoted`` (default: ``NAME=COMMAND``).
+        """
+        quoted = quoted or f"{name}={command}"
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"{quoted!r}: cannot split the command: {exc}") from None
+        if not argv:
+            raise ValueError(f"{quoted!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
+        home = (base or Path.cwd()).resolve()
+        return cls.program(_checked(quoted, name), _absolute_paths(argv, home), home=home)
 
     @classmethod
     def builtin(cls, name: str, file_name: Optional[str] = None) -> "AgentSpec":
-        """A built-in agent, checked against the agent registry when it is available."""
-        check_builtin(name)
+        """A built-in agent by name (the caller knows it is one: see :class:`BuiltinAgents`)."""
         file_name = file_name or name
         command = (sys.executable, "-m", "othello_arena", "agent", name, "--name", file_name)
         # Every built-in agent runs on agents.runtime, which reads openings.
@@ -177,6 +233,15 @@ class AgentSpec:
         return f"{prefix}{self.label}={shlex.join(self.command or ())}"
 
 
+def split_name_command(text: str) -> tuple[str, Optional[str]]:
+    """``NAME=COMMAND`` split at its first ``=``, both stripped; the command is ``None`` without an ``=``.
+
+    The one reading of that form, for the command line and for tournament files.
+    """
+    name, sep, command = text.partition("=")
+    return name.strip(), command.strip() if sep else None
+
+
 def _checked(text: str, name: str) -> str:
     try:
         return check_file_name(name)
@@ -204,38 +269,6 @@ _PLACEHOLDER = re.compile(r"\{(name|dir|time|home)\}")
 def _substitute(part: str, values: dict[str, str]) -> str:
     # Only our four placeholders: braces elsewhere (awk, shell) stay as they are.
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], part)
-
-
-def check_builtin(name: str) -> None:
-    """Raise ValueError if the agent registry exists and has no agent ``name``."""
-    try:
-        from ..agents import registry
-    except ImportError:  # the registry is optional for the referee
-        return
-    known = registry.names()
-    if name not in known:
-        raise ValueError(
-            f"no built-in agent {name!r} (known: {', '.join(known) or 'none'}); "
-            f"to run a program write NAME=COMMAND, e.g. {name}=./{name}"
-        )
-
-
-def prepare_builtins(specs: list[AgentSpec], log: Callable[[str], None]) -> None:
-    """Make the built-in agents among ``specs`` ready before the clock runs (the champion compiles once).
-
-    The work is the agent registry's (``agents.registry.prepare``), found
-    the way :func:`check_builtin` finds it: the referee runs built-in agents
-    by name only.  ``specs`` come from :meth:`AgentSpec.parse`, where a
-    built-in agent's file name is its name.
-    """
-    names = [spec.file_name for spec in specs if spec.kind == BUILTIN]
-    if not names:
-        return
-    try:
-        from ..agents import registry
-    except ImportError:  # the registry is optional for the referee
-        return
-    registry.prepare(names, log)
 
 
 def distinct_labels(first: AgentSpec, second: AgentSpec) -> tuple[AgentSpec, AgentSpec]:

@@ -106,7 +106,7 @@ def test_bridge_plays_a_real_game_through_the_referee(tmp_path):
     from othello_arena.referee import AgentSpec, GameConfig, play_game
 
     rhino = AgentSpec.parse(f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
-    record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "game")
+    record = play_game(AgentSpec.builtin("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "game")
     assert record.result.termination == "normal", record.result
     board = Board()
     for entry in record.moves:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from othello_arena.agents.check import FAIL, PASS, check_agent
 from othello_arena.agents.cli import check as check_command
+from othello_arena.agents.registry import builtin_agents
 from othello_arena.referee.spec import AgentSpec
 
 TESTS = Path(__file__).resolve().parent
@@ -23,7 +24,7 @@ def broken(fault: str) -> str:
 
 
 def card_for(agent: str, seconds: float = 1.0, attempts: int = 4, startup: float = 5.0):
-    return check_agent(AgentSpec.parse(agent), seconds, attempts=attempts, startup=startup)
+    return check_agent(AgentSpec.parse(agent, builtins=builtin_agents()), seconds, attempts=attempts, startup=startup)
 
 
 def test_a_correct_agent_passes_every_check():

@@ -29,7 +29,7 @@ raise SystemExit(Forgetful(first_legal, sys.argv[1], Path("."), default_time(), 
 
 
 def test_a_builtin_agent_plays_on_from_an_opening_as_both_colours() -> None:
-    card = check_agent(AgentSpec.parse("greedy"), 2.0, attempts=2)
+    card = check_agent(AgentSpec.builtin("greedy"), 2.0, attempts=2)
     assert card["openings"].status == PASS, card.lines()
     assert "played on from d3 c5 f6 as both colours" in "\n".join(card.lines())
 

@@ -103,9 +103,12 @@ def test_example_exits_on_the_end_line(start, kind):
 
 
 def referee_game(white: str, black: str, directory: Path, seconds: float = 5.0):
+    from othello_arena.agents.registry import builtin_agents
     from othello_arena.referee import AgentSpec, GameConfig, play_game
 
-    return play_game(AgentSpec.parse(white), AgentSpec.parse(black), GameConfig(time_per_move=seconds), directory)
+    builtins = builtin_agents()
+    return play_game(AgentSpec.parse(white, builtins=builtins), AgentSpec.parse(black, builtins=builtins),
+                     GameConfig(time_per_move=seconds), directory)
 
 
 def assert_clean_game(record) -> None:

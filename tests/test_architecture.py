@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "othello_arena"
 LAYERS = ["protocol", "referee", "agents", "tournaments", "web"]  # lowest first
@@ -69,6 +71,12 @@ def test_the_walk_sees_the_package() -> None:
     assert {"protocol.rules", "referee.game", "agents.check", "tournaments.runner", "cli"} <= set(MODULES)
     assert "protocol.rules" in imports_of("protocol.notation", MODULES["protocol.notation"])
     assert "referee.files" in imports_of("referee.game", MODULES["referee.game"])
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_imports_a_layer_above_its_own(name: str) -> None:
+    upward = sorted(target for target in imports_of(name, MODULES[name]) if layer(target) > layer(name))
+    assert not upward, f"{name} imports {', '.join(upward)}, a layer above it ({' < '.join(LAYERS)})"
 
 
 def test_protocol_has_no_import_cycle() -> None:

@@ -20,11 +20,11 @@ def engines():
     """One engine per evaluation (small tables: they are cleared per search anyway)."""
     return {
         "patterns": Engine(tt_bits=14, eval_kind=S.EVAL_PATTERNS),
-        "seed002": Engine(tt_bits=14, eval_kind=S.EVAL_SEED002),
+        "paper-simplified": Engine(tt_bits=14, eval_kind=S.EVAL_PAPER_SIMPLIFIED),
     }
 
 
-@pytest.mark.parametrize("kind", ["patterns", "seed002"])
+@pytest.mark.parametrize("kind", ["patterns", "paper-simplified"])
 def test_negascout_and_alphabeta_equal_minimax(engines, kind):
     engine = engines[kind]
     rng = random.Random(11)
@@ -185,3 +185,25 @@ def test_a_settled_move_is_clearly_the_best_at_its_depth():
             reference.clear()
             value, _ = reference.search_depth(board.play(move), result.depth - 1)
             assert -value <= best - SETTLE_MARGIN
+
+
+@pytest.mark.parametrize("weights_kind", ["shipped", "random"])
+def test_the_training_features_are_the_features_the_evaluation_reads(weights_kind):
+    """Training fits weights to pattern_indices; play sums them in evaluate_patterns: the two must agree."""
+    from othello_arena.agents.champion.patterns import N_STAGES, TABLES, load_weights
+
+    rng = random.Random(5)
+    if weights_kind == "shipped":
+        weights = load_weights()
+    else:
+        weights = np.random.default_rng(5).integers(-3000, 3000, (N_STAGES, TABLES.n_features), dtype=np.int32)
+    assert weights.any()
+    out = np.zeros(TABLES.n_indices, dtype=np.int64)
+    for plies in rng.choices(range(0, 61), k=120):
+        board = random_position(rng, plies)
+        P, O = np.uint64(board.own), np.uint64(board.opp)
+        n_empty = S.pattern_indices(P, O, TABLES.squares, TABLES.lengths, TABLES.offsets, out)
+        stage = min(n_empty // S.STAGE_WIDTH, N_STAGES - 1)
+        from_features = int(weights[stage][out].sum())
+        played = S.evaluate_patterns(P, O, weights, TABLES.squares, TABLES.lengths, TABLES.offsets)
+        assert played == from_features, board.draw()

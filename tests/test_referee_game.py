@@ -15,8 +15,8 @@ from referee_helpers import command, left_running, recorded_pids, write_agent
 
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Move, MoveRecord, parse_line
-from othello_arena.referee import AgentSpec, GameConfig, GameEvent, draw_colours, play_game
-from othello_arena.referee.files import complete_lines, parse_out
+from othello_arena.referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, draw_colours, play_game
+from othello_arena.referee.files import Message, read_message
 
 FAST = GameConfig(time_per_move=3, end_grace=0.3)
 
@@ -36,9 +36,12 @@ def test_spec_forms(tmp_path: Path) -> None:
     assert foo.command == (str(tmp_path / "foo"), "--name", "foo", "awk{x}")
     me = AgentSpec.parse("manual:me")
     assert (me.kind, me.command, me.is_manual) == ("manual", None, True)
-    rnd = AgentSpec.parse("random")
+    rnd = AgentSpec.parse("random", builtins=BuiltinAgents(("random", "greedy")))
     assert rnd.kind == "builtin" and rnd.command is not None
     assert rnd.command[-4:] == ("agent", "random", "--name", "random")
+    # the referee knows no agent by itself: the names are passed in from above
+    with pytest.raises(ValueError, match="no built-in agent 'random' \\(known: none\\)"):
+        AgentSpec.parse("random")
 
 
 @pytest.mark.parametrize(
@@ -69,16 +72,21 @@ def test_colours_are_drawn_from_the_seed() -> None:
 
 
 def test_message_completeness() -> None:
-    assert complete_lines("(W D", closed=False) is None
-    assert complete_lines("(W D 3)", closed=False) is None  # the writer may add more
-    assert complete_lines("(W D 3)", closed=True) == ["(W D 3)"]
-    assert complete_lines("(C thinking)\n", closed=True) is None  # comments alone are no message
-    assert complete_lines("(C d 9)\r\n(w d 3)\r\n", closed=False) == ["(C d 9)", "(w d 3)"]
-    assert complete_lines("\n", closed=False) is None
-    assert parse_out(complete_lines("\n", closed=True) or []).error.startswith("an empty message")
-    message = parse_out(["(C depth 9)", "(W D 3)", ""])
-    assert message.move == Move.parse("(W D 3)") and message.comments == ("depth 9",)
-    assert "2 move lines" in parse_out(["(W D 3)", "(W C 4)"]).error
+    d3 = Move.parse("(W D 3)")
+    assert read_message("(W D", closed=False) is None
+    assert read_message("(W D 3)", closed=False) is None  # the writer may add more
+    assert read_message("(W D 3)", closed=True) == Message(d3)
+    assert read_message("(C thinking)\n", closed=True) is None  # comments alone are no message
+    assert read_message("(C d 9)\r\n(w d 3)\r\n", closed=False) == Message(d3, ("d 9",))
+    assert read_message("(W D 3)\n(C still writ", closed=False) == Message(d3)  # a line being written waits
+    assert read_message("\n", closed=False) is None
+    empty = read_message("\n", closed=True)
+    assert empty is not None and empty.move is None and empty.error.startswith("an empty message")
+    assert read_message("(C depth 9)\n(W D 3)\n\n", closed=False) == Message(d3, ("depth 9",))
+    two = read_message("(W D 3)\n(W C 4)\n", closed=False)
+    assert two is not None and two.move is None and "2 move lines" in two.error
+    bad = read_message("(C ok)\nhello\n(W D 3)\n", closed=False)  # an unparsable line is an answer: malformed
+    assert bad is not None and bad.move is None and bad.comments == ("ok",) and "'hello'" in bad.error
 
 
 def test_a_forfeit_round_trips_in_the_record() -> None:
@@ -137,7 +145,7 @@ def test_a_builtin_agent_plays_a_program(tmp_path: Path) -> None:
     if "random" not in registry.names():
         pytest.skip("no built-in random agent")
     script = write_agent(tmp_path)
-    record = play_game(AgentSpec.parse("random"), AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
+    record = play_game(AgentSpec.builtin("random"), AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
     assert record.result is not None and record.result.termination == "normal", record.result
 
 

@@ -39,7 +39,7 @@ def java_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_java_class_runs_from_its_submission_folder(tmp_path: Path, java_home: Path) -> None:
     carol = AgentSpec.parse("carol=java -cp {home} Carol {name}", base=java_home)
-    record = play_game(carol, AgentSpec.parse("random"), CONFIG, tmp_path / "g")
+    record = play_game(carol, AgentSpec.builtin("random"), CONFIG, tmp_path / "g")
     assert record.result is not None and record.result.termination == "normal", record.result
     assert (tmp_path / "g" / "carol.stderr.log").read_text().startswith("carol is ready")
 
@@ -48,6 +48,6 @@ def test_a_python_package_and_its_data_file_run_from_their_submission_folder(tmp
     # PYTHONPATH is set inside the command (env), so it reaches the agent in any sandbox
     pkg = AgentSpec.parse(
         f"pkg=env PYTHONPATH={{home}} {sys.executable} -m firstmove {{name}} {{home}}/firstmove.txt", base=HOME)
-    record = play_game(AgentSpec.parse("random"), pkg, CONFIG, tmp_path / "g")
+    record = play_game(AgentSpec.builtin("random"), pkg, CONFIG, tmp_path / "g")
     assert record.result is not None and record.result.termination == "normal", record.result
     assert (tmp_path / "g" / "pkg.stderr.log").read_text().startswith("firstmove is ready")

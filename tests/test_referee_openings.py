@@ -84,7 +84,7 @@ def test_a_program_declares_openings_with_a_prefix(tmp_path: Path) -> None:
     assert str(alice) == "openings:alice=python3 alice.py '{name}'"
     assert AgentSpec.parse(str(alice), base=tmp_path) == alice
     assert not AgentSpec.parse("bob=./bob", base=tmp_path).openings
-    assert AgentSpec.parse("random").openings  # every built-in agent runs on agents.runtime
+    assert AgentSpec.builtin("random").openings  # every built-in agent runs on agents.runtime
     with pytest.raises(ValueError, match="built-in agents understand openings already"):
         AgentSpec.parse("openings:random")
 
@@ -92,10 +92,10 @@ def test_a_program_declares_openings_with_a_prefix(tmp_path: Path) -> None:
 def test_an_opening_game_with_an_agent_that_does_not_declare_it_is_refused(tmp_path: Path) -> None:
     plain = AgentSpec.program("bob", [sys.executable, "-c", "pass"])
     with pytest.raises(ValueError, match=r"bob does not declare that it understands openings.*openings:NAME=COMMAND"):
-        play_game(AgentSpec.parse("random"), plain, FAST, tmp_path / "g", opening=D3_C5_F6)
+        play_game(AgentSpec.builtin("random"), plain, FAST, tmp_path / "g", opening=D3_C5_F6)
     assert not (tmp_path / "g").exists()  # refused before anything started
     with pytest.raises(IllegalMoveError, match="move 2"):
-        play_game(AgentSpec.parse("random"), AgentSpec.parse("greedy"), FAST, tmp_path / "g",
+        play_game(AgentSpec.builtin("random"), AgentSpec.builtin("greedy"), FAST, tmp_path / "g",
                   opening=[Move.parse("(W D 3)"), Move.parse("(W C 5)")])
 
 
@@ -127,7 +127,7 @@ def test_two_runtime_agents_play_on_from_the_opening(tmp_path: Path, opening: st
     script.write_text(SPY)
     moves = parse_opening(opening)
     alice = AgentSpec.parse(f"openings:alice={sys.executable} spy.py {{name}}", base=tmp_path)
-    record = play_game(alice, AgentSpec.parse("greedy"), FAST, tmp_path / "g", opening=moves)
+    record = play_game(alice, AgentSpec.builtin("greedy"), FAST, tmp_path / "g", opening=moves)
     assert record.result is not None and record.result.termination == "normal", record.result
     assert record.opening == moves and record.moves[0].move.colour is first
     board = record.final_board()
@@ -146,7 +146,7 @@ RHINO = shutil.which("gtp-rhino") or ("/usr/games/gtp-rhino" if Path("/usr/games
 def test_the_gtp_bridge_sets_up_the_opening_on_its_engine(tmp_path: Path) -> None:
     rhino = AgentSpec.parse(f"openings:rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
     moves = parse_opening("f5 d6 c3 d3 c4")  # 5 plies: Black to move, rhino plays Black
-    record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "g", opening=moves)
+    record = play_game(AgentSpec.builtin("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "g", opening=moves)
     assert record.result is not None and record.result.termination == "normal", record.result
     assert record.moves[0].move.colour is BLACK and record.moves[0].comments[0].startswith("engine move")
     log = (tmp_path / "g" / "rhino.stderr.log").read_text()

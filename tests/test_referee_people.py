@@ -177,8 +177,9 @@ def test_a_bom_and_utf16_are_text() -> None:
     assert files.decode("(W D 3)\r\n".encode("utf-16")) == "(W D 3)\r\n"
     assert files.decode("(W D 3)".encode("utf-16-be").join([codecs.BOM_UTF16_BE, b""])) == "(W D 3)"
     assert files.decode("(W D 3)\n".encode("utf-16")[:-1]) == "(W D 3)"  # half a character: not yet
-    assert files.complete_lines("W D 3", closed=True) is None  # a program: still being written
-    assert files.complete_lines("W D 3", closed=True, person=True) == ["W D 3"]  # a person: saved
+    assert files.read_message("W D 3", closed=True) is None  # a program: still being written
+    typo = files.read_message("W D 3", closed=True, person=True)  # a person: saved, a typo to point out
+    assert typo is not None and typo.move is None and "a move without its brackets?" in typo.error
 
 
 @pytest.mark.parametrize("fault", ["bom", "utf16"])

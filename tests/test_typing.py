@@ -1,4 +1,4 @@
-"""The rules core is type-checked strictly (python-chess's habit); the check runs with the tests."""
+"""The package is type-checked strictly (python-chess's habit); the check runs with the tests."""
 
 import shutil
 import subprocess
@@ -34,3 +34,18 @@ def test_the_check_passes_in_a_checkout_named_after_the_project(tmp_path):
     shutil.copy(ROOT / "__init__.py", clone / "__init__.py")
     result = mypy_strict_protocol(clone, tmp_path / "cache")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_whole_package_passes_mypy_strict(tmp_path):
+    """Every module of the installed package, with the settings in pyproject.toml ([tool.mypy])."""
+    # mypy finds the package by its import name: a link named othello_arena to the checkout, whatever it is called.
+    (tmp_path / "othello_arena").symlink_to(ROOT, target_is_directory=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
+         str(tmp_path / "cache"), "-p", "othello_arena"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues found in" in result.stdout
+    checked = int(result.stdout.split("no issues found in ")[1].split()[0])
+    assert checked > 50, result.stdout  # the whole package, not a part of it

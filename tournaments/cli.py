@@ -64,7 +64,8 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
          rerun: Optional[tuple[str, str]] = None) -> None:
     from .live import LineDisplay, LiveDisplay, standings_table
     from .lock import LockHeldError
-    from .runner import Runner, RunnerError, sigterm_stops
+    from ..referee.process import sigterm_as_interrupt
+    from .runner import Runner, RunnerError
     from .standings import format_table
 
     console = Console(stderr=False, highlight=False)
@@ -134,7 +135,7 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             live = console.is_terminal and not quiet
             display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
             try:
-                with sigterm_stops(), display:
+                with sigterm_as_interrupt(), display:
                     runner.on_event = display
                     runner.run()
             except KeyboardInterrupt:

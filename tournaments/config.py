@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..referee.config import GameConfig
-from ..referee.spec import check_file_name
+from ..referee.spec import check_file_name, split_name_command
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 COLOUR_MODES = ("both", "random")
@@ -658,12 +658,11 @@ def check_agent_name(name: str, label: str) -> None:
 
 
 def _agent_from_string(text: str, label: str, base: Path) -> AgentEntry:
-    name, sep, command = text.partition("=")
-    name, command = name.strip(), command.strip()
+    name, command = split_name_command(text)
     check_agent_name(name, label)
-    if sep and not command:
+    if command == "":
         raise TournamentFileError(f"{label}: {text!r} has an empty command after '='")
-    return AgentEntry(name=name, command=command or None, cwd=str(base) if command else None)
+    return AgentEntry(name=name, command=command, cwd=str(base) if command else None)
 
 
 def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEntry:

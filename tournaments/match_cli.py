@@ -12,6 +12,7 @@ import click
 
 from ..protocol import IllegalMoveError, ParseError
 from ..protocol.openings import BALANCED, format_opening, read_openings, suite_path
+from ..agents.registry import builtin_agents
 from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels
 from ..referee.config import SANDBOXES
 from ..referee.process import sigterm_as_interrupt
@@ -109,7 +110,8 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
     if use_sprt == (games is not None):
         raise click.UsageError("give --games N or --sprt (with its parameters), one of them")
     try:
-        a, b = (AgentSpec.parse(text) for text in agents)
+        builtins = builtin_agents()
+        a, b = (AgentSpec.parse(text, builtins=builtins) for text in agents)
         sprt = SPRT.parse(params) if use_sprt else None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None

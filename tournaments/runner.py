@@ -14,13 +14,11 @@ files under ``games/voided/``), and ends any agent the dead runner left.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import dataclasses
 import hashlib
 import json
 import os
 import shutil
-import signal
 import socket
 import tempfile
 import threading
@@ -28,9 +26,10 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from ..protocol import BLACK, WHITE, GameRecord, Result, Termination, parse_move
+from ..referee.config import GRACE_SECONDS
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
@@ -157,7 +156,7 @@ def agent_spec(entry: dict[str, Any]) -> Any:
     # The program runs in its own directory inside the game directory
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
-    spec = AgentSpec.parse(f"{entry['name']}={entry['command']}", base=Path(entry["cwd"]) if entry.get("cwd") else None)
+    spec = AgentSpec.from_command(entry["name"], entry["command"], base=Path(entry["cwd"]) if entry.get("cwd") else None)
     return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)))
 
 
@@ -306,7 +305,7 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
     if outcome.result.termination is not Termination.TIMEOUT or loser is None:
         return None
     times = _agent_times(record).get(loser.value, {})
-    limit = (record.time_per_move or 0.0) + 0.25
+    limit = (record.time_per_move or 0.0) + GRACE_SECONDS
     wall = times.get("seconds") or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
     cpu = times.get("cpu_seconds")
     notes = []
@@ -964,23 +963,6 @@ def _unsandboxed(record_text: Optional[str]) -> bool:
     except (ValueError, AttributeError):
         return False
     return isinstance(referee, dict) and referee.get("sandbox") == "none"
-
-
-@contextlib.contextmanager
-def sigterm_stops() -> Iterator[None]:
-    """While inside, SIGTERM stops the runner like Ctrl-C (main thread only; the old handler comes back)."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = [

@@ -82,7 +82,7 @@ def logistic_elo(score: float) -> float:
 
 def logistic_score(elo: float) -> float:
     """The per-game score expected at an Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))
 
 
 @dataclass

@@ -9,7 +9,13 @@ Importing this package is cheap: numba loads only when an engine is made.
 """
 
 
-def strategy():
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..runtime import Strategy
+
+
+def strategy() -> "Strategy":
     """The registry's factory: a fresh champion strategy."""
     from .agent import champion_strategy
 

@@ -177,11 +177,6 @@ def perft(P: np.uint64, O: np.uint64, depth: int) -> int:
     return total
 
 
-def to_u64(bitboard: int) -> np.uint64:
-    """A Python-int bitboard as the ``np.uint64`` the compiled code takes."""
-    return np.uint64(bitboard)
-
-
 def board_bits(board) -> tuple[np.uint64, np.uint64]:
     """``(P, O)`` of a :class:`~othello_arena.protocol.Board`: side to move first."""
     return np.uint64(board.own), np.uint64(board.opp)

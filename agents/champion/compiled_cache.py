@@ -33,7 +33,7 @@ from .prepare import PACKAGE_DIR, numba_cache_dir, sources_digest
 _CACHE_IMPL: Any = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
 
 
-class _ChampionCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):  # type: ignore[misc]
+class _ChampionCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """numba's cache locator for this package's sources: :func:`numba_cache_dir`, writable or not."""
 
     def __init__(self, py_func: Any, py_file: str) -> None:
@@ -43,7 +43,8 @@ class _ChampionCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cach
         # installs (a wheel and a checkout) never load each other's code.
         # The sources' digest in the path: code compiled from other versions of any of the
         # package's files is never loaded (see prepare.sources_digest).
-        self._cache_path = str(numba_cache_dir() / sources_digest() / self.get_suitable_cache_subpath(py_file))
+        subpath = self.get_suitable_cache_subpath(py_file)  # type: ignore[no-untyped-call]  # numba's, untyped
+        self._cache_path = str(numba_cache_dir() / sources_digest() / subpath)
 
     def get_cache_path(self) -> str:
         return self._cache_path

@@ -70,7 +70,7 @@ class Engine:
     """A search engine with its own transposition table.
 
     ``eval_kind`` chooses the evaluation (:data:`.search.EVAL_PATTERNS`, the
-    learned one, or :data:`.search.EVAL_SEED002`); ``weights`` overrides the
+    learned one, or :data:`.search.EVAL_PAPER_SIMPLIFIED`); ``weights`` overrides the
     shipped weights.  With ``settle`` (the default) a search under a clock
     stops early once its move is settled: a single legal move, or the same
     best move for several iterations with a clear margin over every other.
@@ -125,11 +125,11 @@ class Engine:
 
     # -- one fixed search --------------------------------------------------------
 
-    def _search_root(self, P, O, depth: int, alpha: int, beta: int) -> tuple[int, int]:
+    def _search_root(self, P: np.uint64, O: np.uint64, depth: int, alpha: int, beta: int) -> tuple[int, int]:
         value = S.negascout(P, O, depth, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
         return int(value), int(self.ctl[S.BEST])
 
-    def _solve_root(self, P, O, alpha: int, beta: int) -> tuple[int, int]:
+    def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int) -> tuple[int, int]:
         value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
         return int(value), int(self.ctl[S.BEST])
 
@@ -186,7 +186,8 @@ class Engine:
             if timer is not None:
                 timer.cancel()
 
-    def _think(self, board, P, O, n_empty, started, deadline, max_depth, exact, node_limit) -> SearchResult:
+    def _think(self, board: Board, P: np.uint64, O: np.uint64, n_empty: int, started: float, deadline: Optional[float],
+               max_depth: int, exact: Optional[bool], node_limit: Optional[int]) -> SearchResult:
         nodes = 0
         result: Optional[SearchResult] = None
         iterations: list[tuple[int, float, Optional[int]]] = []
@@ -253,7 +254,7 @@ class Engine:
         result.settled = settled
         return result
 
-    def _settled(self, P, O, depth: int, value: int, iterations: list[tuple[int, float, Optional[int]]]) -> bool:
+    def _settled(self, P: np.uint64, O: np.uint64, depth: int, value: int, iterations: list[tuple[int, float, Optional[int]]]) -> bool:
         """Is the move of the last iteration settled: the same for a while, and clearly the best?
 
         Each other move is searched ``depth`` deep with a null window just
@@ -280,7 +281,7 @@ class Engine:
                 return False
         return True
 
-    def _solve(self, P, O, n_empty: int) -> Optional[SearchResult]:
+    def _solve(self, P: np.uint64, O: np.uint64, n_empty: int) -> Optional[SearchResult]:
         """Win/draw/loss first, then the exact score; ``None`` if stopped before the first."""
         base_nodes = int(self.ctl[S.NODES])
         self.ctl[S.NODES] = 0
@@ -329,7 +330,7 @@ def _to_discs(value: int) -> float:
     return value / S.SCALE
 
 
-def _first_ordered(P, O) -> int:
+def _first_ordered(P: np.uint64, O: np.uint64) -> int:
     """A move without any search (a corner if there is one): for a budget too small for depth 1."""
     moves = int(legal_moves(P, O))
     squares = [sq for sq in range(64) if moves >> sq & 1]

@@ -122,7 +122,7 @@ def load_weights(path: Optional[str] = None) -> np.ndarray:
 
 def _read(path: str) -> np.ndarray:
     with np.load(path) as data:
-        weights = data["weights"].astype(np.int32)
+        weights: np.ndarray = data["weights"].astype(np.int32)
     expected = (N_STAGES, TABLES.n_features)
     if weights.shape != expected:
         raise ValueError(f"weights file {path} has shape {weights.shape}, expected {expected} (patterns changed?)")

@@ -14,7 +14,8 @@ explicitly:
 ``ev``
     the evaluation: ``(kind, weights, inst_squares, inst_length, inst_offset)``;
     ``kind`` is :data:`EVAL_PATTERNS` (the learned pattern evaluation) or
-    :data:`EVAL_SEED002` (the six hand-tuned heuristics of seed 002).
+    :data:`EVAL_PAPER_SIMPLIFIED` (seed 002's six hand-tuned heuristics, simplified:
+    :func:`evaluate_paper_simplified`).
 ``ctl``
     an ``int64`` control array: ``ctl[STOP]`` is set by another thread (the
     time manager) to stop, ``ctl[NODES]`` counts nodes, ``ctl[NODE_LIMIT]``
@@ -54,7 +55,7 @@ MAX_PLY = 128
 MAX_MOVES = 40
 
 EVAL_PATTERNS = 0
-EVAL_SEED002 = 1
+EVAL_PAPER_SIMPLIFIED = 1
 
 STAGE_WIDTH = 4  # empties per stage of the learned evaluation
 N_SCALARS = 130  # one-hot slots of the scalar features (see pattern_indices)
@@ -89,7 +90,7 @@ _ROW_8 = U64(0xFF00000000000000)
 
 # Seed 002's static weighting matrix, from the readable seed player (symmetric,
 # so its orientation does not matter).
-SEED002_SQUARE_WEIGHTS = np.array(PAPER_WEIGHTS, dtype=np.int64).ravel()
+PAPER_SQUARE_WEIGHTS = np.array(PAPER_WEIGHTS, dtype=np.int64).ravel()
 
 
 @njit(cache=True, inline="always")
@@ -130,10 +131,17 @@ def _ratio(a: int, b: int) -> float:
 
 
 @njit(cache=True)
-def evaluate_seed002(P: np.uint64, O: np.uint64) -> int:
-    """Seed 002's evaluation: score + mobility + potential mobility
-    + 2 static weighting + 8 stability + 8 corners, each heuristic in -100..100
-    (static weighting is the plain weighted disc sum)."""
+def evaluate_paper_simplified(P: np.uint64, O: np.uint64) -> int:
+    """Seed 002's six heuristics, simplified for speed: not :func:`~othello_arena.agents.players.paper_evaluate`.
+
+    Score + mobility + potential mobility + 2 static weighting + 8 stability
+    + 8 corners, as the paper weighs them, with two simplifications: static
+    weighting is the plain weighted disc sum (the seed player scales it to
+    -100..100 by the occupied squares' weights), and stability counts only
+    the discs anchored on edges and corners (:func:`stable_discs`; the seed
+    player also counts discs on full lines).  Round 1 of training and the
+    benchmarks' opponent use it; the seed players (``paper-*``) do not.
+    """
     empty = ~(P | O)
     moves_p = legal_moves(P, O)
     moves_o = legal_moves(O, P)
@@ -143,11 +151,11 @@ def evaluate_seed002(P: np.uint64, O: np.uint64) -> int:
     static = 0
     x = P
     while x:
-        static += SEED002_SQUARE_WEIGHTS[first_square(x)]
+        static += PAPER_SQUARE_WEIGHTS[first_square(x)]
         x &= x - ONE
     x = O
     while x:
-        static -= SEED002_SQUARE_WEIGHTS[first_square(x)]
+        static -= PAPER_SQUARE_WEIGHTS[first_square(x)]
         x &= x - ONE
     stability = _ratio(popcount(stable_discs(P, O)), popcount(stable_discs(O, P)))
     own_corners = popcount(P & _CORNERS) + popcount(moves_p & ~moves_o & _CORNERS)
@@ -219,8 +227,8 @@ def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
 def evaluate(P, O, ev) -> int:
     """The evaluation chosen by ``ev[0]``, from the side to move, never a sure result."""
     kind, weights, inst_sq, inst_len, inst_off = ev
-    if kind == EVAL_SEED002:
-        return evaluate_seed002(P, O)
+    if kind == EVAL_PAPER_SIMPLIFIED:
+        return evaluate_paper_simplified(P, O)
     value = evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off)
     # Keep estimates below the value of a sure win.
     limit = WIN_BONUS - 1

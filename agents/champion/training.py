@@ -16,7 +16,7 @@
    Weights are saved in centi-discs as int16 in an ``.npz`` file.
 4. **Rounds.**  With ``rounds`` > 1, each later round plays its games
    with the weights of the round before (round 1 plays with seed 002's
-   evaluation), and each fit uses the positions of every round so far.
+   heuristics, simplified: ``search.evaluate_paper_simplified``), and each fit uses the positions of every round so far.
 
 Everything is seeded: the same seed and sizes give the same weights.
 """
@@ -33,7 +33,6 @@ from numba import njit
 
 from ...protocol import BLACK, WHITE, Board, Move
 from . import search as S
-from .bitboard import legal_moves
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .engine import Engine
 from .patterns import N_STAGES, TABLES
@@ -67,7 +66,7 @@ def generate(
 ) -> TrainingData:
     """Play ``games`` self-play games and label their positions (see the module doc)."""
     rng = random.Random(seed)
-    engine = engine or Engine(tt_bits=16, eval_kind=S.EVAL_SEED002)
+    engine = engine or Engine(tt_bits=16, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
     rows: list[np.ndarray] = []
     stages: list[int] = []
     labels: list[float] = []
@@ -118,7 +117,7 @@ def generate(
 
 
 @njit(cache=True)
-def _normal_product(indices, w, l2, out):
+def _normal_product(indices: np.ndarray, w: np.ndarray, l2: float, out: np.ndarray) -> None:
     """out = (X^T X + l2 I) w for the one-hot rows X given by ``indices``."""
     out[:] = l2 * w
     n, k = indices.shape
@@ -174,7 +173,8 @@ def fit(data: TrainingData, l2: float = 3.0) -> np.ndarray:
 
 def save_weights(weights: np.ndarray, path: str, **meta: object) -> None:
     """Write the weights (int16, compressed) with what made them."""
-    np.savez_compressed(path, weights=weights.astype(np.int16), **{k: np.array(v) for k, v in meta.items()})
+    arrays: dict[str, np.ndarray] = {k: np.array(v) for k, v in meta.items()}
+    np.savez_compressed(path, weights=weights.astype(np.int16), **arrays)  # type: ignore[arg-type]
 
 
 def holdout_error(weights: np.ndarray, data: TrainingData) -> float:
@@ -202,7 +202,7 @@ def train(
     for round_ in range(rounds):
         started = time.perf_counter()
         if weights is None:
-            engine = Engine(tt_bits=16, eval_kind=S.EVAL_SEED002)
+            engine = Engine(tt_bits=16, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
         else:
             engine = Engine(tt_bits=16, eval_kind=S.EVAL_PATTERNS, weights=weights)
         fresh = generate(games, seed + round_, depth, noise, solve_empties, engine)

@@ -1,0 +1,130 @@
+"""One agent in its place, seen from the referee: the one way to run an agent through its two files.
+
+The referee's games (:mod:`.game`) and the conformance checker
+(``othello check``, :mod:`othello_arena.agents.check`) both run agents
+through an :class:`AgentSeat`:
+
+1. :meth:`~AgentSeat.open` makes the agent's directory and clears files
+   left from before;
+2. :meth:`~AgentSeat.start` starts the agent there, sandboxed as the game's
+   configuration says (:func:`.launch.start_agent`);
+3. :meth:`~AgentSeat.write_in` writes its ``NAME.in`` atomically;
+4. :meth:`~AgentSeat.take_message` reads its ``NAME.out`` once complete
+   (PROTOCOL.md section 3.5, :func:`.files.read_message`) and deletes it:
+   the one place a read ``NAME.out`` is deleted.
+
+What a side owes in a game (clocks, turns, faults) is the game's business,
+not this module's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import files
+from .config import GameConfig
+from .launch import start_agent
+from .process import AgentProcess
+from .sandbox import Isolation
+from .spec import AgentSpec
+from .watch import Waker
+
+
+class AgentSeat:
+    """An agent's directory, its ``NAME.in`` and ``NAME.out``, and its processes once started.
+
+    Every file access goes through a descriptor of the directory opened by
+    :meth:`open` (``dir_fd``): an agent that renames or replaces its
+    directory cannot send the referee elsewhere.  ``NAME.in`` is written
+    through a temporary file in ``temp_fd`` when given (a directory on the
+    same file system that nobody watches), else in the directory itself.
+    """
+
+    def __init__(self, spec: AgentSpec, directory: Path, stderr_path: Path) -> None:
+        self.spec = spec
+        self.directory = directory
+        self.stderr_path = stderr_path  # the agent's output, kept outside its directory (only the referee writes it)
+        self.in_name = f"{spec.file_name}.in"
+        self.out_name = f"{spec.file_name}.out"
+        self.in_path = directory / self.in_name
+        self.out_path = directory / self.out_name
+        self.dir_fd = -1
+        self.temp_fd: Optional[int] = None
+        self.process: Optional[AgentProcess] = None
+
+    @property
+    def label(self) -> str:
+        """The agent's name in the game record."""
+        return self.spec.label
+
+    def open(self) -> None:
+        """Make the directory (if needed), hold it open, and delete a ``NAME.in`` or ``NAME.out`` left there."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        files.remove(self.dir_fd, self.in_name)
+        files.remove(self.dir_fd, self.out_name)
+
+    def start(self, config: GameConfig, isolation: Optional[Isolation], *, time_per_move: Optional[float],
+              hidden: Sequence[Path] = (), on_exit: Optional[Callable[[], None]] = None,
+              warn: Callable[[str], None] = lambda text: None) -> AgentProcess:
+        """Start the agent in its directory; raises :class:`~.process.StartError` if it cannot start."""
+        self.process = start_agent(self.spec, self.directory, config, self.stderr_path, isolation,
+                                   time_per_move=time_per_move, hidden=hidden, on_exit=on_exit, warn=warn)
+        return self.process
+
+    @property
+    def exited(self) -> bool:
+        """Whether the agent's main process has exited (``False`` before it starts)."""
+        return self.process is not None and self.process.exited
+
+    def pids(self) -> list[int]:
+        """The agent's processes now (none before it starts)."""
+        return self.process.pids() if self.process else []
+
+    # -- the two files ---------------------------------------------------------------
+
+    def write_in(self, text: str) -> None:
+        """Put ``text`` in place as ``NAME.in`` in one rename (raises OSError)."""
+        files.write_atomically(self.dir_fd, self.in_name, text, self.temp_fd)
+
+    def in_present(self) -> bool:
+        """Whether ``NAME.in`` is still there (the agent deletes it once read)."""
+        return files.exists(self.dir_fd, self.in_name)
+
+    def out_present(self) -> bool:
+        return files.exists(self.dir_fd, self.out_name)
+
+    def take_message(self, waker: Waker, limit: int) -> Optional[files.Message]:
+        """The agent's ``NAME.out`` once complete, deleted as it is taken; ``None`` while absent or incomplete.
+
+        The file is complete by :func:`.files.read_message`'s rule, its
+        writer having closed it when the agent has exited or ``waker`` saw
+        the close.  Raises :class:`~.files.OutFileError` (the file deleted
+        too) for a ``NAME.out`` the referee will not read.
+        """
+        exited = self.exited  # before the read: an agent that wrote, then exited, has closed the file
+        try:
+            text = files.read_out(self.dir_fd, self.out_name, limit)
+        except files.OutFileError:
+            self.discard_out(waker)
+            raise
+        if text is None:
+            return None
+        closed = exited or waker.is_closed(self.out_path, self.pids)
+        message = files.read_message(text, closed, person=self.spec.is_manual)
+        if message is not None:
+            self.discard_out(waker)
+        return message
+
+    def discard_out(self, waker: Waker) -> None:
+        """Delete ``NAME.out`` (PROTOCOL.md section 3.6), and forget what ``waker`` knew of its writer."""
+        files.remove(self.dir_fd, self.out_name)
+        waker.forget(self.out_path)
+
+    def close(self) -> None:
+        """Let go of the directory (the processes are the caller's to stop)."""
+        if self.dir_fd >= 0:
+            os.close(self.dir_fd)
+            self.dir_fd = -1
