@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from othello_arena.agents.registry import builtin_agents
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE
 from othello_arena.referee import AgentSpec, GameConfig, play_game
@@ -86,7 +87,7 @@ def test_a_bad_form_names_its_field(form: dict, field: str) -> None:
 ])
 def test_a_player_that_cannot_play_is_named(tmp_path: Path, form: dict, field: str) -> None:
     with pytest.raises(GameRequestError, match=f"^{field}:"):
-        GameRequest.from_form(form).players(tmp_path)
+        GameRequest.from_form(form).players(tmp_path, builtin_agents())
 
 
 def test_serve_names_a_tournament_file_it_cannot_read(tmp_path: Path) -> None:

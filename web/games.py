@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from ..agents.registry import builtin_agents
 from ..protocol import GameRecord
-from ..referee import AgentSpec, GameConfig, GameEvent, distinct_labels, play_game
-from ..referee.spec import prepare_builtins
+from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, distinct_labels, play_game
 from ..tournaments.livelog import LiveLogWriter, event_entry
 from ..tournaments.safefiles import GAME_RECORD_LIMIT, read_whole
 from .gameview import game_view, square_move
@@ -91,11 +91,11 @@ class GameRequest:
                    opponent=text("opponent", "greedy"), second_opponent=text("second_opponent", "random"),
                    colour=colour, time_per_move=time_per_move or 5.0, person_time=seconds("person_time", None))
 
-    def players(self, base: Path) -> tuple[AgentSpec, AgentSpec]:
+    def players(self, base: Path, builtins: BuiltinAgents) -> tuple[AgentSpec, AgentSpec]:
         """``(white, black)`` for this request; :class:`GameRequestError` quotes a player that cannot be parsed."""
         def parse(field: str, text: str, manual: bool = False) -> AgentSpec:
             try:
-                return AgentSpec.manual(text) if manual else AgentSpec.parse(text, base=base)
+                return AgentSpec.manual(text) if manual else AgentSpec.parse(text, base=base, builtins=builtins)
             except ValueError as exc:
                 raise GameRequestError(f"{field}: {exc}") from None
 
@@ -118,8 +118,9 @@ class WebGame:
     """One game the server plays: the referee in a thread, its events kept for the page."""
 
     def __init__(self, game_id: str, directory: Path, white: AgentSpec, black: AgentSpec,
-                 config: GameConfig, mode: str) -> None:
+                 config: GameConfig, mode: str, builtins: BuiltinAgents) -> None:
         self.id = game_id
+        self.builtins = builtins
         self.directory = directory
         self.mode = mode
         self.specs = {"W": white, "B": black}
@@ -143,7 +144,7 @@ class WebGame:
 
     def _play(self) -> None:
         try:
-            prepare_builtins(list(self.specs.values()), lambda line: None)
+            self.builtins.prepare_for(list(self.specs.values()), lambda line: None)  # before any clock runs
             self.record = play_game(self.specs["W"], self.specs["B"], self.config, self.directory,
                                     seed=None, on_event=self.on_event)
         except Exception as exc:  # noqa: BLE001 - a setup problem (no sandbox here...): shown on the page
@@ -248,6 +249,7 @@ class GameHall:
         self.sandbox = sandbox
         self.base = base or Path.cwd()
         self.config_overrides = config_overrides or {}
+        self.builtins = builtin_agents()
         self.games: dict[str, WebGame] = {}
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
@@ -255,7 +257,7 @@ class GameHall:
 
     def start(self, request: GameRequest) -> WebGame:
         """Start the game ``request`` asks for; :class:`GameRequestError` if it cannot be."""
-        white, black = request.players(self.base)
+        white, black = request.players(self.base, self.builtins)
         config = GameConfig(time_per_move=request.time_per_move, manual_time=request.person_time,
                             sandbox=self.sandbox, **self.config_overrides)
         with self._lock:
@@ -263,7 +265,7 @@ class GameHall:
                 raise GameRequestError(f"{MAX_LIVE_GAMES} games are in play already; finish one first")
             game_id = f"{next(self._counter)}"
             directory = self.root / f"{self.stamp}-{game_id}-{white.file_name}-vs-{black.file_name}"
-            game = WebGame(game_id, directory, white, black, config, request.mode)
+            game = WebGame(game_id, directory, white, black, config, request.mode, self.builtins)
             self.games[game_id] = game
         directory.mkdir(parents=True, exist_ok=True)
         game.start()
