@@ -22,7 +22,7 @@ from othello_arena.protocol.openings import opening_board, parse_opening
 EXAMPLES = Path(__file__).resolve().parent.parent / "agents" / "examples"
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("awk") is None,
-                                reason="needs gcc and awk")
+                                reason="needs gcc and awk: apt-get install gcc mawk")
 
 
 @pytest.fixture(scope="module")
