@@ -30,7 +30,7 @@ from othello_arena.referee import AgentSpec, GameConfig, GameEvent, play_game
 
 AGENT = r'''
 import ctypes, os, struct, sys, time
-from othello_arena.protocol import Board, Colour, parse_line, format_move
+from othello_arena.protocol import Board, Colour, Termination, parse_line, format_move
 
 IN_CLOSE_WRITE, IN_MOVED_TO = 0x08, 0x80
 libc = ctypes.CDLL(None, use_errno=True)
@@ -94,7 +94,7 @@ def measure(games: int, polling: bool, interval: float, work: Path, sandbox: str
         folder = work / f"{'poll' if polling else 'events'}-{sandbox}-{suspend}-{game}"
         record = play_game(white, black, config, folder, on_event=collect)
         wall = time.monotonic() - started
-        assert record.result is not None and record.result.reason == "normal", record.result
+        assert record.result is not None and record.result.termination is Termination.NORMAL, record.result
         # relayed events follow the moves in order (the last move is never relayed: the game ends).
         # The first relay is left out: it waits, as the protocol says, until Black (still
         # starting up) has deleted its colour file.

@@ -23,14 +23,15 @@ from .notation import (
     parse_obf,
     parse_transcript,
 )
-from .record import GameRecord, MoveRecord, Result
+from .record import GameRecord, MoveRecord
 from .rules import (
     BLACK,
     WHITE,
     Board,
     Colour,
     Move,
-    Outcome,
+    Result,
+    Termination,
     bits,
     flips,
     legal_squares,
@@ -43,7 +44,7 @@ from .rules import (
 
 __all__ = [
     "BLACK", "WHITE", "Board", "Colour", "Comment", "GameRecord", "IllegalMoveError", "Move",
-    "MoveRecord", "OthelloError", "Outcome", "ParseError", "Result", "bits", "draw_board", "flips",
+    "MoveRecord", "OthelloError", "ParseError", "Result", "Termination", "bits", "draw_board", "flips",
     "format_colour", "format_comment", "format_end", "format_move", "format_obf", "format_transcript",
     "legal_squares", "parse_board", "parse_colour", "parse_end", "parse_line", "parse_message",
     "parse_move", "parse_obf", "parse_square", "parse_transcript", "perft", "popcount", "square",

@@ -8,37 +8,37 @@ forms are written down in ``PROTOCOL.md``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional
 
 from .errors import ParseError
 from .rules import (
     BLACK,
-    COLUMNS,
     WHITE,
     Board,
     Colour,
+    Comment,
     Move,
-    Outcome,
+    Result,
+    Termination,
     bits,
+    draw_board,
+    parse_line,
     parse_square,
     square,
     square_name,
 )
 
+# parse_line, Comment and draw_board live in rules.py (beside Move and Board);
+# they are part of this module's formats and are imported from here as well.
+__all__ = [
+    "Comment", "draw_board", "format_colour", "format_comment", "format_end", "format_move", "format_obf",
+    "format_transcript", "is_end_line", "legal_names", "parse_board", "parse_colour", "parse_end", "parse_line",
+    "parse_message", "parse_move", "parse_obf", "parse_transcript",
+]
+
 # ---------------------------------------------------------------------------
 # Move lines: "(W D 3)", "(W P)", comments "(C text)"
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comment:
-    """A ``(C any text)`` line: an agent's note, kept in the record, never a move."""
-
-    text: str
-
-    def line(self) -> str:
-        return f"(C {self.text})" if self.text else "(C)"
 
 
 def format_move(move: Move) -> str:
@@ -51,77 +51,9 @@ def format_comment(text: str) -> str:
     return Comment(" ".join(text.split())).line() + "\n"
 
 
-_MOVE_BODY = re.compile(r"^([WB])(?:P0?|([A-Z])([0-9]*))?$")
-_WIDE_OPENING = "\uff08\uff3b\u3010"  # full-width ( and [, and a lenticular bracket
-_WIDE_CLOSING = "\uff09\uff3d\u3011"
-
-
-def parse_line(text: str) -> Union[Move, Comment]:
-    """Parse one move or comment line.
-
-    Accepted: any case, spaces and tabs anywhere (or none), CRLF, a trailing
-    newline or none; a pass as ``(W)``, ``(W P)`` or ``(W P 0)``; a comment
-    as ``(C any text)``.  Anything else raises :class:`ParseError` that
-    quotes the text and says what was wrong.
-
-    >>> parse_line(" ( b  c3 ) ")
-    Move.parse('(B C 3)')
-    >>> parse_line("(W P 0)")
-    Move.parse('(W P)')
-    >>> parse_line("(C depth 9)")
-    Comment(text='depth 9')
-    >>> parse_line("(W D 9)")
-    Traceback (most recent call last):
-    ...
-    othello_arena.protocol.errors.ParseError: could not parse move line '(W D 9)': row '9' is not 1-8
-    """
-    stripped = text.strip()
-    if not stripped:
-        raise ParseError(f"empty move line {text!r}: expected a move such as (W D 3)")
-    if stripped[:1] in _WIDE_OPENING or stripped[-1:] in _WIDE_CLOSING:
-        # an input method for Chinese or Japanese types these: they look like brackets but are not
-        raise ParseError(f"could not parse move line {text!r}: full-width brackets; use the ASCII ( and )")
-    if not stripped.startswith("("):
-        bare = _MOVE_BODY.match("".join(stripped.split()).upper())
-        hint = f": a move without its brackets? write ({stripped})" if bare else ""
-        raise ParseError(f"could not parse move line {text!r}: it must start with '('{hint}")
-    if not stripped.endswith(")"):
-        raise ParseError(f"could not parse move line {text!r}: it must end with ')'")
-    inner = stripped[1:-1].strip()
-    if inner[:1] in ("C", "c") and (len(inner) == 1 or inner[1] in " \t"):
-        return Comment(inner[1:].strip())  # a comment may hold any text, brackets too
-    if "(" in inner or ")" in inner:
-        raise ParseError(f"could not parse move line {text!r}: one move per line, in one pair of parentheses")
-    body = "".join(inner.split()).upper()
-    if not body:
-        raise ParseError(f"could not parse move line {text!r}: no colour between the parentheses")
-    if body[0] not in "WB":
-        raise ParseError(f"could not parse move line {text!r}: colour {inner.split()[0]!r} is not W or B")
-    match = _MOVE_BODY.match(body)
-    if not match:
-        rest = body[1:]
-        if rest[:1] == "P":
-            raise ParseError(f"could not parse move line {text!r}: a pass is written (W P)")
-        raise ParseError(f"could not parse move line {text!r}: expected a column A-H and a row 1-8 after the colour")
-    colour = Colour(match.group(1))
-    column, row = match.group(2), match.group(3)
-    if column is None:
-        return Move.pass_(colour)
-    if column not in COLUMNS:
-        raise ParseError(f"could not parse move line {text!r}: column {column!r} is not A-H (or P for a pass)")
-    if not row:
-        raise ParseError(f"could not parse move line {text!r}: no row after column {column}")
-    if len(row) != 1 or row not in "12345678":
-        raise ParseError(f"could not parse move line {text!r}: row {row!r} is not 1-8")
-    return Move(colour, square(COLUMNS.index(column), int(row)))
-
-
 def parse_move(text: str) -> Move:
     """Parse a move line; a comment is an error here."""
-    parsed = parse_line(text)
-    if isinstance(parsed, Comment):
-        raise ParseError(f"expected a move, got the comment {text.strip()!r}")
-    return parsed
+    return Move.parse(text)
 
 
 def parse_message(text: str) -> tuple[list[Comment], list[Move]]:
@@ -154,32 +86,33 @@ def parse_colour(text: str) -> Colour:
     return Colour.parse(text)
 
 
-# "build" is never sent to an agent: the tournament runner gives it to the games of an agent whose
-# build failed (it never started), so the record says why the game was lost.
-END_REASONS = ("normal", "timeout", "illegal", "malformed", "crash", "build")
-
-
-def format_end(outcome: Outcome) -> str:
+def format_end(result: Result) -> str:
     """The last line the referee sends: ``(END W 40 24 normal)``.
 
     Winner ``W``/``B`` or ``D`` for a draw, then White's and Black's discs
-    and the reason.
+    and how the game ended (the result's detail is not sent).
     """
-    winner = outcome.winner.value if outcome.winner else "D"
-    return f"(END {winner} {outcome.white_discs} {outcome.black_discs} {outcome.reason})\n"
+    winner = result.winner.value if result.winner else "D"
+    return f"(END {winner} {result.white_discs} {result.black_discs} {result.termination.value})\n"
 
 
 _END = re.compile(r"^\(\s*END\s+([WBD])\s+(\d+)\s+(\d+)\s+([a-z]+)\s*\)$", re.IGNORECASE)
 
 
-def parse_end(text: str) -> Outcome:
-    """Parse an end line written by :func:`format_end`."""
+def parse_end(text: str) -> Result:
+    """Parse an end line written by :func:`format_end`.
+
+    >>> parse_end("(END B 24 40 timeout)")
+    Result(winner=Colour.BLACK, termination=Termination.TIMEOUT, white_discs=24, black_discs=40, detail='')
+    >>> format_end(parse_end("(end d 32 32 normal)"))
+    '(END D 32 32 normal)\\n'
+    """
     match = _END.match(text.strip())
-    if not match or match.group(4).lower() not in END_REASONS:
+    if not match or match.group(4).lower() not in {t.value for t in Termination}:
         raise ParseError(f"not an end line: {text!r} (expected e.g. (END W 40 24 normal))")
     w = match.group(1).upper()
     winner = None if w == "D" else Colour(w)
-    return Outcome(winner, match.group(4).lower(), int(match.group(2)), int(match.group(3)))
+    return Result(winner, Termination(match.group(4).lower()), int(match.group(2)), int(match.group(3)))
 
 
 def is_end_line(text: str) -> bool:
@@ -190,34 +123,6 @@ def is_end_line(text: str) -> bool:
 # ---------------------------------------------------------------------------
 # Board drawings
 # ---------------------------------------------------------------------------
-
-_CELL = {WHITE: "W", BLACK: "B", None: "."}
-_HEADER = "    A B C D E F G H"
-
-
-def draw_board(board: Board, last_move: Optional[Move] = None) -> str:
-    """Draw the board as the referee shows it: row 8 at the top.
-
-    The disc of the last move is drawn in lower case.  The last line says
-    whose turn it is, or that the game is over, with the disc counts.
-    """
-    lines = [_HEADER]
-    marked = last_move.square if last_move else None
-    for row in range(8, 0, -1):
-        cells = []
-        for col in range(8):
-            sq = square(col, row)
-            cell = _CELL[board.at(sq)]
-            cells.append(cell.lower() if sq == marked else cell)
-        lines.append(f"  {row} {' '.join(cells)} {row}")
-    lines.append(_HEADER)
-    w, b = board.count(WHITE), board.count(BLACK)
-    if board.is_game_over():
-        lines.append(f"  W {w}  B {b}  game over")
-    else:
-        lines.append(f"  W {w}  B {b}  {board.to_move.value} to move")
-    return "\n".join(lines) + "\n"
-
 
 _ROW = re.compile(r"^\s*([1-8])?\s*((?:[WBOX.\-*@][ \t]*){8})\s*([1-8])?\s*$", re.IGNORECASE)
 _TO_MOVE = re.compile(r"\b([WB])\s+to\s+move\b|\b(white|black)\s+to\s+move\b", re.IGNORECASE)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from .errors import IllegalMoveError, ParseError
-from .notation import END_REASONS, Comment, format_transcript, parse_line
-from .rules import BLACK, WHITE, Board, Colour, Move, Outcome, parse_square, square_name
+from .notation import format_obf, format_transcript, parse_obf
+from .rules import BLACK, WHITE, Board, Colour, Comment, Move, Result, Termination, parse_line, parse_square, square_name
 
 RECORD_VERSION = 1
 
@@ -56,55 +56,29 @@ class MoveRecord:
         return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])], forfeit)
 
 
-@dataclass
-class Result:
-    """The end of a game: winner (``None`` for a draw), reason, discs."""
+def result_to_dict(result: Result) -> dict[str, Any]:
+    """A result as ``game.json`` holds it: ``{"winner": "W", "reason": "normal", "discs": {"W": 40, "B": 24}}``."""
+    data: dict[str, Any] = {
+        "winner": result.winner.value if result.winner else None,
+        "reason": result.termination.value,
+        "discs": {"W": result.white_discs, "B": result.black_discs},
+    }
+    if result.detail:
+        data["detail"] = result.detail
+    return data
 
-    winner: Optional[Colour]
-    reason: str
-    white_discs: int
-    black_discs: int
-    detail: str = ""
 
-    def __post_init__(self) -> None:
-        if self.reason not in END_REASONS:
-            raise ValueError(f"unknown result reason {self.reason!r}; expected one of {', '.join(END_REASONS)}")
-
-    @classmethod
-    def from_outcome(cls, outcome: Outcome, detail: str = "") -> "Result":
-        return cls(outcome.winner, outcome.reason, outcome.white_discs, outcome.black_discs, detail)
-
-    def outcome(self) -> Outcome:
-        return Outcome(self.winner, self.reason, self.white_discs, self.black_discs)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "winner": self.winner.value if self.winner else None,
-            "reason": self.reason,
-            "discs": {"W": self.white_discs, "B": self.black_discs},
-        }
-        if self.detail:
-            data["detail"] = self.detail
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Result":
-        winner = data.get("winner")
-        discs = data.get("discs", {})
-        return cls(
-            Colour(winner) if winner else None,
-            str(data["reason"]),
-            int(discs.get("W", 0)),
-            int(discs.get("B", 0)),
-            str(data.get("detail", "")),
-        )
-
-    def summary(self) -> str:
-        """One line for people: ``White wins 40-24 (normal)``."""
-        score = f"{self.white_discs}-{self.black_discs}"
-        if self.winner is None:
-            return f"Draw {score} ({self.reason})"
-        return f"{self.winner.full_name} wins {score} ({self.reason})"
+def result_from_dict(data: dict[str, Any]) -> Result:
+    """Read what :func:`result_to_dict` wrote (an unknown reason raises ``ValueError``)."""
+    winner = data.get("winner")
+    discs = data.get("discs", {})
+    return Result(
+        Colour(winner) if winner else None,
+        Termination.parse(str(data["reason"])),
+        int(discs.get("W", 0)),
+        int(discs.get("B", 0)),
+        str(data.get("detail", "")),
+    )
 
 
 @dataclass
@@ -167,11 +141,9 @@ class GameRecord:
             "seed": self.seed,
             "time_per_move": self.time_per_move,
             "moves": [m.to_dict() for m in self.moves],
-            "result": self.result.to_dict() if self.result else None,
+            "result": result_to_dict(self.result) if self.result else None,
         }
         if self.start != Board():
-            from .notation import format_obf
-
             data["start"] = format_obf(self.start)
         if self.opening:
             data["opening"] = [move.line() for move in self.opening]
@@ -187,15 +159,13 @@ class GameRecord:
         try:
             start = Board()
             if data.get("start"):
-                from .notation import parse_obf
-
                 start = parse_obf(data["start"])
             record = cls(
                 white=str(data["white"]),
                 black=str(data["black"]),
                 seed=data.get("seed"),
                 moves=[MoveRecord.from_dict(m) for m in data.get("moves", [])],
-                result=Result.from_dict(data["result"]) if data.get("result") else None,
+                result=result_from_dict(data["result"]) if data.get("result") else None,
                 time_per_move=data.get("time_per_move"),
                 start=start,
                 extra={k: v for k, v in data.items() if k not in known},
@@ -246,10 +216,9 @@ class GameRecord:
             empties = 64 - self.result.white_discs - self.result.black_discs
             diff += empties if diff > 0 else -empties if diff < 0 else 0
             # GGF knows a normal end, a loss on time (:t) and a resignation (:r): every forfeit is the last.
-            suffix = {"normal": "", "timeout": ":t", "illegal": ":r", "malformed": ":r", "crash": ":r", "build": ":r"}[
-                self.result.reason
-            ]
-            if self.result.reason != "normal":
+            how = self.result.termination
+            suffix = "" if how is Termination.NORMAL else ":t" if how is Termination.TIMEOUT else ":r"
+            if how.is_forfeit:
                 diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0
             parts.append(f"RE[{diff:+d}.000{suffix}]")
         parts.append(f"BO[8 {_ggf_board(self.start)}]")
@@ -298,9 +267,7 @@ class GameRecord:
                     raise ParseError(f"GGF game has an illegal move {key}[{value}]: {exc}") from None
                 moves.append(MoveRecord(move, seconds))
         record = cls(white, black, moves=moves, time_per_move=time_per_move, start=start)
-        outcome = board.outcome()
-        if outcome is not None:
-            record.result = Result.from_outcome(outcome)
+        record.result = board.outcome()
         return record
 
 

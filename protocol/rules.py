@@ -15,8 +15,9 @@ checker, the tournaments) asks this module.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Union
 
 from .errors import IllegalMoveError, ParseError
 
@@ -96,16 +97,6 @@ def parse_square(name: str) -> int:
     if len(text) != 2 or text[0] not in COLUMNS or text[1] not in "12345678":
         raise ParseError(f"not a square: {name!r} (expected a column A-H and a row 1-8, like D3)")
     return square(COLUMNS.index(text[0]), int(text[1]))
-
-
-def square_column(sq: int) -> int:
-    """Column index 0-7 (A-H) of a square."""
-    return sq % 8
-
-
-def square_row(sq: int) -> int:
-    """Row 1-8 (bottom to top) of a square."""
-    return sq // 8 + 1
 
 
 def bits(bitboard: int) -> Iterator[int]:
@@ -208,10 +199,11 @@ class Move:
 
     @classmethod
     def parse(cls, line: str) -> "Move":
-        """Parse a move line such as ``(W D 3)`` (see :mod:`.notation`)."""
-        from .notation import parse_move
-
-        return parse_move(line)
+        """Parse a move line such as ``(W D 3)``; a comment line is an error here (see :func:`parse_line`)."""
+        parsed = parse_line(line)
+        if isinstance(parsed, Comment):
+            raise ParseError(f"expected a move, got the comment {line.strip()!r}")
+        return parsed
 
     @property
     def is_pass(self) -> bool:
@@ -235,25 +227,225 @@ class Move:
 
 
 # ---------------------------------------------------------------------------
+# Move lines: "(W D 3)", "(W P)", comments "(C text)"
+# ---------------------------------------------------------------------------
+# The parser lives beside Move.line(), the printer, so that the pair is one
+# place and notation.py (every other text format) can stand on this module.
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A ``(C any text)`` line: an agent's note, kept in the record, never a move."""
+
+    text: str
+
+    def line(self) -> str:
+        return f"(C {self.text})" if self.text else "(C)"
+
+
+_MOVE_BODY = re.compile(r"^([WB])(?:P0?|([A-Z])([0-9]*))?$")
+_WIDE_OPENING = "\uff08\uff3b\u3010"  # full-width ( and [, and a lenticular bracket
+_WIDE_CLOSING = "\uff09\uff3d\u3011"
+
+
+def parse_line(text: str) -> Union[Move, Comment]:
+    """Parse one move or comment line.
+
+    Accepted: any case, spaces and tabs anywhere (or none), CRLF, a trailing
+    newline or none; a pass as ``(W)``, ``(W P)`` or ``(W P 0)``; a comment
+    as ``(C any text)``.  Anything else raises :class:`ParseError` that
+    quotes the text and says what was wrong.
+
+    >>> parse_line(" ( b  c3 ) ")
+    Move.parse('(B C 3)')
+    >>> parse_line("(W P 0)")
+    Move.parse('(W P)')
+    >>> parse_line("(C depth 9)")
+    Comment(text='depth 9')
+    >>> parse_line("(W D 9)")
+    Traceback (most recent call last):
+    ...
+    othello_arena.protocol.errors.ParseError: could not parse move line '(W D 9)': row '9' is not 1-8
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise ParseError(f"empty move line {text!r}: expected a move such as (W D 3)")
+    if stripped[:1] in _WIDE_OPENING or stripped[-1:] in _WIDE_CLOSING:
+        # an input method for Chinese or Japanese types these: they look like brackets but are not
+        raise ParseError(f"could not parse move line {text!r}: full-width brackets; use the ASCII ( and )")
+    if not stripped.startswith("("):
+        bare = _MOVE_BODY.match("".join(stripped.split()).upper())
+        hint = f": a move without its brackets? write ({stripped})" if bare else ""
+        raise ParseError(f"could not parse move line {text!r}: it must start with '('{hint}")
+    if not stripped.endswith(")"):
+        raise ParseError(f"could not parse move line {text!r}: it must end with ')'")
+    inner = stripped[1:-1].strip()
+    if inner[:1] in ("C", "c") and (len(inner) == 1 or inner[1] in " \t"):
+        return Comment(inner[1:].strip())  # a comment may hold any text, brackets too
+    if "(" in inner or ")" in inner:
+        raise ParseError(f"could not parse move line {text!r}: one move per line, in one pair of parentheses")
+    body = "".join(inner.split()).upper()
+    if not body:
+        raise ParseError(f"could not parse move line {text!r}: no colour between the parentheses")
+    if body[0] not in "WB":
+        raise ParseError(f"could not parse move line {text!r}: colour {inner.split()[0]!r} is not W or B")
+    match = _MOVE_BODY.match(body)
+    if not match:
+        rest = body[1:]
+        if rest[:1] == "P":
+            raise ParseError(f"could not parse move line {text!r}: a pass is written (W P)")
+        raise ParseError(f"could not parse move line {text!r}: expected a column A-H and a row 1-8 after the colour")
+    colour = Colour(match.group(1))
+    column, row = match.group(2), match.group(3)
+    if column is None:
+        return Move.pass_(colour)
+    if column not in COLUMNS:
+        raise ParseError(f"could not parse move line {text!r}: column {column!r} is not A-H (or P for a pass)")
+    if not row:
+        raise ParseError(f"could not parse move line {text!r}: no row after column {column}")
+    if len(row) != 1 or row not in "12345678":
+        raise ParseError(f"could not parse move line {text!r}: row {row!r} is not 1-8")
+    return Move(colour, square(COLUMNS.index(column), int(row)))
+
+
+# ---------------------------------------------------------------------------
+# The end of a game
+# ---------------------------------------------------------------------------
+
+
+class Termination(str, enum.Enum):
+    """How a game ended: python-chess's ``Termination``, fastchess's ``MatchTermination``.
+
+    Every way but ``NORMAL`` is a forfeit: the side at fault loses, whatever
+    the discs on the board.  ``BUILD`` is never sent to an agent: the
+    tournament runner gives it to the games of an agent whose build failed
+    (it never started), so the record says why the game was lost.  The
+    values are the words the end line, ``game.json`` and the database hold.
+    """
+
+    NORMAL = "normal"  # neither side can place a disc: most discs wins
+    TIMEOUT = "timeout"  # no complete move within the time per move and its grace
+    ILLEGAL = "illegal"  # a move the rules refuse
+    MALFORMED = "malformed"  # a NAME.out that is not a move line
+    CRASH = "crash"  # the program exited, could not start, or broke the protocol's files
+    BUILD = "build"  # its build command failed or timed out: it never played
+
+    @classmethod
+    def parse(cls, word: str) -> "Termination":
+        """The termination named ``word`` (``"timeout"``); ``ValueError`` for an unknown word."""
+        try:
+            return cls(word)
+        except ValueError:
+            known = ", ".join(t.value for t in cls)
+            raise ValueError(f"unknown result reason {word!r}; expected one of {known}") from None
+
+    @property
+    def is_forfeit(self) -> bool:
+        """Whether the game was lost on a fault rather than on the board."""
+        return self is not Termination.NORMAL
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Termination.{self.name}"
+
+
+# How each forfeit reads, said before the discs: with a fault the winner may
+# well have fewer discs on the board ("White wins 13-36 (timeout)" puzzled people).
+_LOSES = {
+    Termination.TIMEOUT: "loses on time",
+    Termination.ILLEGAL: "loses by an illegal move",
+    Termination.MALFORMED: "loses by a malformed move",
+    Termination.CRASH: "loses: its program crashed",
+    Termination.BUILD: "loses: its build failed",
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game, one value from the referee to the report.
+
+    The winner (``None`` for a draw), how the game ended, both sides' discs
+    as the board stood, and a sentence for people (``detail``: what the
+    faulty agent did).  The referee makes it, ``game.json`` and the end line
+    carry it, the tournament store keeps it, the standings count it.
+
+    >>> result = Result(BLACK, Termination.TIMEOUT, 13, 36)
+    >>> result.points(BLACK), result.loser
+    (1.0, Colour.WHITE)
+    >>> result.summary()
+    '0-1 White loses on time (13-36 on the board)'
+    """
+
+    winner: Optional[Colour]
+    termination: Termination
+    white_discs: int
+    black_discs: int
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        # Termination is a str: a word ("timeout") given in its place becomes its member, an unknown word is refused.
+        object.__setattr__(self, "termination", Termination.parse(self.termination))
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+    @property
+    def loser(self) -> Optional[Colour]:
+        """The side that lost, ``None`` for a draw."""
+        return None if self.winner is None else self.winner.opponent
+
+    def discs(self, colour: Colour) -> int:
+        """``colour``'s discs on the board at the end."""
+        return self.white_discs if colour is WHITE else self.black_discs
+
+    def points(self, colour: Colour) -> float:
+        """What the game scores for ``colour``: 1 a win, 1/2 a draw, 0 a loss."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner is colour else 0.0
+
+    def score(self) -> str:
+        """``1-0``, ``0-1`` or ``1/2-1/2`` (White's points first, as in chess)."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner is WHITE else "0-1"
+
+    def summary(self, white: str = "White", black: str = "Black") -> str:
+        """The result in words for people, how it ended before the discs; the one summary text.
+
+        ``white`` and ``black`` name the sides (default: the colours).
+
+        >>> Result(WHITE, Termination.NORMAL, 40, 24).summary()
+        '1-0 White wins 40-24'
+        >>> Result(WHITE, Termination.CRASH, 3, 2).summary("alice", "bob")
+        '1-0 bob loses: its program crashed (3-2 on the board)'
+        >>> Result(None, Termination.BUILD, 2, 2).summary()
+        '1/2-1/2 Draw: neither build succeeded'
+        """
+        discs = f"{self.white_discs}-{self.black_discs}"
+        names = {WHITE: white, BLACK: black}
+        if self.winner is None:
+            if self.termination is Termination.BUILD:
+                return f"{self.score()} Draw: neither build succeeded"
+            how = "" if self.termination is Termination.NORMAL else f" ({self.termination})"
+            return f"{self.score()} Draw {discs}{how}"
+        if self.termination is Termination.NORMAL:
+            return f"{self.score()} {names[self.winner]} wins {discs}"
+        words = f"{self.score()} {names[self.winner.opponent]} {_LOSES[self.termination]}"
+        if self.termination is Termination.BUILD:
+            return words  # it never played: the board is the start position
+        return f"{words} ({discs} on the board)"
+
+
+# ---------------------------------------------------------------------------
 # The board
 # ---------------------------------------------------------------------------
 
 START_WHITE = (1 << square(3, 5)) | (1 << square(4, 4))  # D5, E4
 START_BLACK = (1 << square(3, 4)) | (1 << square(4, 5))  # D4, E5
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a game ended: the winner (``None`` for a draw), why, and the discs."""
-
-    winner: Optional[Colour]
-    reason: str
-    white_discs: int
-    black_discs: int
-
-    @property
-    def is_draw(self) -> bool:
-        return self.winner is None
 
 
 @dataclass(frozen=True)
@@ -376,20 +568,18 @@ class Board:
 
     # -- the end -------------------------------------------------------------
 
-    def outcome(self) -> Optional[Outcome]:
+    def outcome(self) -> Optional["Result"]:
         """The result if the game is over (most discs wins), else ``None``."""
         if not self.is_game_over():
             return None
         w, b = self.count(WHITE), self.count(BLACK)
         winner = WHITE if w > b else BLACK if b > w else None
-        return Outcome(winner, "normal", w, b)
+        return Result(winner, Termination.NORMAL, w, b)
 
-    # -- notation shortcuts ----------------------------------------------------
+    # -- drawing -------------------------------------------------------------
 
     def draw(self, last_move: Optional[Move] = None) -> str:
-        """The referee's drawing of the board (see :func:`.notation.draw_board`)."""
-        from .notation import draw_board
-
+        """The referee's drawing of the board (see :func:`draw_board`)."""
         return draw_board(self, last_move)
 
     def __str__(self) -> str:
@@ -421,3 +611,35 @@ def _perft(own: int, opp: int, depth: int) -> int:
         flipped = flips(own, opp, sq)
         total += _perft(opp & ~flipped, own | flipped | (1 << sq), depth - 1)
     return total
+
+
+# ---------------------------------------------------------------------------
+# Drawing a board
+# ---------------------------------------------------------------------------
+
+_CELL = {WHITE: "W", BLACK: "B", None: "."}
+_HEADER = "    A B C D E F G H"
+
+
+def draw_board(board: Board, last_move: Optional[Move] = None) -> str:
+    """Draw the board as the referee shows it: row 8 at the top.
+
+    The disc of the last move is drawn in lower case.  The last line says
+    whose turn it is, or that the game is over, with the disc counts.
+    """
+    lines = [_HEADER]
+    marked = last_move.square if last_move else None
+    for row in range(8, 0, -1):
+        cells = []
+        for col in range(8):
+            sq = square(col, row)
+            cell = _CELL[board.at(sq)]
+            cells.append(cell.lower() if sq == marked else cell)
+        lines.append(f"  {row} {' '.join(cells)} {row}")
+    lines.append(_HEADER)
+    w, b = board.count(WHITE), board.count(BLACK)
+    if board.is_game_over():
+        lines.append(f"  W {w}  B {b}  game over")
+    else:
+        lines.append(f"  W {w}  B {b}  {board.to_move.value} to move")
+    return "\n".join(lines) + "\n"

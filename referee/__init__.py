@@ -11,7 +11,7 @@ See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 
 from .config import GRACE_SECONDS, GameConfig
 from .game import GameEvent, check_opening, play_game
-from .pair import draw_openings, play_pair
+from .pair import draw_openings, nth_opening, play_pair
 from .spec import AgentSpec, check_file_name, distinct_labels, draw_colours
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "distinct_labels",
     "draw_colours",
     "draw_openings",
+    "nth_opening",
     "play_game",
     "play_pair",
 ]

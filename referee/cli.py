@@ -13,7 +13,7 @@ import click
 
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, summary
-from ..protocol import IllegalMoveError, Move, ParseError
+from ..protocol import BLACK, WHITE, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
 from .pair import draw_openings, play_pair
@@ -205,12 +205,9 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
         points = {first.label: 0.0, second.label: 0.0}
         for record in records:
             click.echo(summary(record))
-            result = record.result
-            if result is not None and result.winner is None:
-                points[record.white] += 0.5
-                points[record.black] += 0.5
-            elif result is not None:
-                points[record.name(result.winner)] += 1
+            if record.result is not None:
+                for colour in (WHITE, BLACK):
+                    points[record.name(colour)] += record.result.points(colour)
         click.echo(f"pair: {first.label} {points[first.label]:g} - {points[second.label]:g} {second.label}")
     for record in records:
         for info in record.extra.get("agents", {}).values():

@@ -114,19 +114,11 @@ class Display:
 
 
 def summary(record: GameRecord) -> str:
-    """The result in one line for people: ``bob (B) beats alice (W) 40-24 (normal)``."""
+    """The result in one line for people: ``alice (W) vs bob (B): 0-1 alice loses on time (13-36 on the board)``."""
     result = record.result
     if result is None:
         return "no result"
-    score = f"{result.white_discs}-{result.black_discs}"
-    if result.winner is None:
-        text = f"draw {score} ({result.reason}): {record.white} (W) - {record.black} (B)"
-    else:
-        winner = record.name(result.winner)
-        loser = record.name(result.winner.opponent)
-        discs = {WHITE: result.white_discs, BLACK: result.black_discs}
-        score = f"{discs[result.winner]}-{discs[result.winner.opponent]}"  # the winner's discs first
-        text = f"{winner} ({result.winner.value}) beats {loser} ({result.winner.opponent.value}) {score} ({result.reason})"
+    text = f"{record.white} (W) vs {record.black} (B): {result.summary(record.white, record.black)}"
     if result.detail:
         text += f": {result.detail}"
     return text

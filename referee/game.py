@@ -33,6 +33,7 @@ from ..protocol import (
     Move,
     MoveRecord,
     Result,
+    Termination,
     format_colour,
     format_comment,
     format_end,
@@ -85,10 +86,10 @@ EventCallback = Callable[[GameEvent], None]
 
 @dataclass
 class _Fault:
-    """An agent broke a rule: ``loser`` loses for ``reason``."""
+    """An agent broke a rule: ``loser`` loses (``None``: both did, a draw), ``termination`` says how."""
 
-    loser: Colour
-    reason: str
+    loser: Optional[Colour]
+    termination: Termination
     detail: str
 
 
@@ -307,7 +308,7 @@ class _Game:
             if fault:
                 failed.append(fault)
         if len(failed) == 2:
-            return _Fault(WHITE, "crash", "neither agent could be started: " + "; ".join(f.detail for f in failed))
+            return _Fault(None, Termination.CRASH, "neither agent could be started: " + "; ".join(f.detail for f in failed))
         if failed:
             return failed[0]
         self._monitor = threading.Thread(target=self.monitor, name="referee-monitor", daemon=True)
@@ -323,7 +324,7 @@ class _Game:
             )
         except StartError as exc:
             player.start_error = str(exc)
-            return _Fault(player.colour, "crash", f"{player.label} could not be started: {exc}")
+            return _Fault(player.colour, Termination.CRASH, f"{player.label} could not be started: {exc}")
         cgroup = player.process.cgroup
         player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         return None
@@ -347,7 +348,7 @@ class _Game:
                     self.waker.poke()
 
     def teardown(self, result: Result) -> None:
-        end = format_end(result.outcome())
+        end = format_end(result)
         for player in self.players.values():
             if player.process:  # know every process before any exits and orphans its children
                 player.process.scan_tree()
@@ -401,12 +402,12 @@ class _Game:
         for player in self.players.values():
             if player.over_limit:
                 return _Fault(
-                    player.colour, "crash",
+                    player.colour, Termination.CRASH,
                     f"{player.label} ran {player.over_limit} processes, more than the {self.config.max_processes} allowed",
                 )
             if player.over_disk:
                 return _Fault(
-                    player.colour, "crash",
+                    player.colour, Termination.CRASH,
                     f"{player.label} kept {player.over_disk >> 20} MB in its directory, more than the {self.config.disk_mb} MB allowed",
                 )
         for player in waiting:
@@ -417,13 +418,13 @@ class _Game:
                 # other's doing; sandboxed, no other process can reach it.
                 if player.suspended and mover is not None and self.isolation is None:
                     return _Fault(
-                        mover.colour, "illegal",
+                        mover.colour, Termination.ILLEGAL,
                         f"{mover.label} wrote {player.label}'s file {player.out_name} while {player.label} was suspended",
                     )
-                return _Fault(player.colour, "malformed", f"{player.label} wrote {player.out_name} when it was not its turn")
+                return _Fault(player.colour, Termination.MALFORMED, f"{player.label} wrote {player.out_name} when it was not its turn")
             if player.process and player.process.exited:
                 return _Fault(
-                    player.colour, "crash",
+                    player.colour, Termination.CRASH,
                     f"{player.label} exited (code {player.process.returncode}) before the end of the game{player.limit_note()}",
                 )
         return None
@@ -437,7 +438,7 @@ class _Game:
         changes = player.changes_since_snapshot()
         if changes and mover is not None and self.isolation is None:
             return _Fault(
-                mover.colour, "illegal",
+                mover.colour, Termination.ILLEGAL,
                 f"{mover.label} changed {player.label}'s files while {player.label} was suspended: {', '.join(changes)}",
             )
         if player.process:
@@ -449,7 +450,7 @@ class _Game:
         try:
             files.write_atomically(player.dir_fd, player.in_name, text, self.temp_fd)
         except OSError as exc:
-            return _Fault(player.colour, "crash", f"cannot write {player.label}'s {player.in_name}: {exc}")
+            return _Fault(player.colour, Termination.CRASH, f"cannot write {player.label}'s {player.in_name}: {exc}")
         player.unsent = None
         player.pending_colour = ""
         player.last_in = text
@@ -524,7 +525,7 @@ class _Game:
             if fault:
                 return fault
             if deadline is not None and time.monotonic() > deadline:
-                return _Fault(player.colour, "timeout", f"{player.label} did not delete {player.in_name} in time")
+                return _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not delete {player.in_name} in time")
             self.sleep(deadline)
         return None
 
@@ -540,7 +541,7 @@ class _Game:
                 text = files.read_out(player.dir_fd, player.out_name, self.config.out_limit)
             except files.OutFileError as exc:
                 files.remove(player.dir_fd, player.out_name)
-                return None, _Fault(player.colour, "malformed", f"{player.label}: {exc}")
+                return None, _Fault(player.colour, Termination.MALFORMED, f"{player.label}: {exc}")
             if text is not None:
                 closed = exited or self.waker.is_closed(player.out_path, player.pids)
                 lines = files.complete_lines(text, closed, person=player.spec.is_manual)
@@ -548,20 +549,20 @@ class _Game:
                     return files.parse_out(lines), None
             if exited and player.process is not None:
                 code = player.process.returncode
-                return None, _Fault(player.colour, "crash", f"{player.label} exited (code {code}) without a move{player.limit_note()}")
+                return None, _Fault(player.colour, Termination.CRASH, f"{player.label} exited (code {code}) without a move{player.limit_note()}")
             fault = self.faults([other], player)
             if fault:
                 return None, fault
             now = time.monotonic()
             if deadline is not None and now > deadline:
-                return None, _Fault(player.colour, "timeout", f"{player.label} did not move within {player.limit:g} s")
+                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.limit:g} s")
             # The second side's first file: it must be deleted within the time limit.
             if (
                 other.colour is not self.first_colour and not self.record.moves
                 and self.second_colour_deadline is not None
                 and now > self.second_colour_deadline and files.exists(other.dir_fd, other.in_name)
             ):
-                return None, _Fault(other.colour, "timeout", f"{other.label} did not delete {other.in_name} in time")
+                return None, _Fault(other.colour, Termination.TIMEOUT, f"{other.label} did not delete {other.in_name} in time")
             self.sleep(deadline if player.colour is not self.first_colour or self.record.moves
                        else _earliest(deadline, self.second_colour_deadline))
 
@@ -593,13 +594,13 @@ class _Game:
             if deadline is not None and read_at > deadline:
                 mover.seconds += seconds
                 return self.fault_result(
-                    _Fault(mover.colour, "timeout", f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
+                    _Fault(mover.colour, Termination.TIMEOUT, f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
                 )
             if message.move is None:
                 if self.second_chance(mover, f"malformed: {message.error}"):
                     continue  # same turn, same clock
                 mover.seconds += seconds
-                return self.fault_result(_Fault(mover.colour, "malformed", f"{mover.label}: {message.error}"))
+                return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
             move = message.move
             why = self.board.why_illegal(move)
             if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
@@ -609,7 +610,7 @@ class _Game:
             mover.notes = []
             if why is not None:
                 if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
-                    return self.fault_result(_Fault(mover.colour, "illegal", f"{mover.label} played {move.line()}: {why}"))
+                    return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
                 mover.lost_turns += 1
                 note = f"lost turn: illegal move {move.line()} ({why})"
                 move = Move.pass_(mover.colour)
@@ -622,10 +623,10 @@ class _Game:
                 self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds)
             other = self.players[mover.colour.opponent]
             other.unsent = move
-            outcome = self.board.outcome()
-            if outcome is not None:
+            result = self.board.outcome()
+            if result is not None:
                 self.collect(mover)
-                return Result.from_outcome(outcome)
+                return result
             self.suspend(mover)
             if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
                 # The second side's first file must be read before the first move replaces it.
@@ -679,10 +680,10 @@ class _Game:
 
     def fault_result(self, fault: _Fault) -> Result:
         white, black = self.board.count(WHITE), self.board.count(BLACK)
-        if fault.reason == "timeout":
+        if fault.termination is Termination.TIMEOUT:
             self.timeout_seen = True
-        winner = None if fault.detail.startswith("neither agent") else fault.loser.opponent
-        return Result(winner, fault.reason, white, black, fault.detail)
+        winner = None if fault.loser is None else fault.loser.opponent
+        return Result(winner, fault.termination, white, black, fault.detail)
 
     # -- the record ----------------------------------------------------------------------
 
@@ -806,7 +807,7 @@ def play_game(
     ends the game, or if an agent does not understand openings
     (:attr:`AgentSpec.openings`).
 
-    A fault of an agent never raises: it is the result's reason.  The call
+    A fault of an agent never raises: it is the result's termination.  The call
     installs no signal handler and keeps no global state, so several games
     may run at once in threads.  Every process an agent started is gone
     when it returns.
@@ -817,7 +818,7 @@ def play_game(
         result = game.play()
     finally:
         if result is None:  # the referee itself failed: still leave no process behind
-            game.teardown(Result(None, "crash", game.board.count(WHITE), game.board.count(BLACK), "referee error"))
+            game.teardown(Result(None, Termination.CRASH, game.board.count(WHITE), game.board.count(BLACK), "referee error"))
     game.teardown(result)
     record = game.finish(result)
     game.emit("end", record=record)

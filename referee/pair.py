@@ -27,14 +27,27 @@ def draw_openings(openings: Sequence[Sequence[Move]], count: int, seed: int) -> 
     the same for the same seed and a suite of N openings gives N distinct
     ones before any comes back.
     """
-    if not openings:
+    return [list(openings[i]) for i in _drawn_indices(len(openings), count, seed)]
+
+
+def nth_opening(openings: Sequence[Sequence[Move]], number: int, seed: int) -> list[Move]:
+    """The opening :func:`draw_openings` gives at position ``number`` (0-based), without drawing the ones before.
+
+    Only indices are drawn, and only up to ``number``: a match of thousands
+    of pairs asks for each pair's opening in turn.
+    """
+    return list(openings[_drawn_indices(len(openings), number + 1, seed)[number]])
+
+
+def _drawn_indices(size: int, count: int, seed: int) -> list[int]:
+    if not size:
         raise ValueError("no openings to draw from")
     generator = random.Random(seed)
-    drawn: list[list[Move]] = []
+    drawn: list[int] = []
     while len(drawn) < count:
-        order = list(range(len(openings)))
+        order = list(range(size))
         generator.shuffle(order)
-        drawn += [list(openings[i]) for i in order[: count - len(drawn)]]
+        drawn += order[: count - len(drawn)]
     return drawn
 
 
@@ -62,4 +75,4 @@ def play_pair(
     return one, two
 
 
-__all__ = ["draw_openings", "play_pair"]
+__all__ = ["draw_openings", "nth_opening", "play_pair"]

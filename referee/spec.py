@@ -44,7 +44,7 @@ def check_file_name(name: str) -> str:
 class AgentSpec:
     """One player of a game.
 
-    ``label`` is the name in the game record (``foo#2`` for a second copy of
+    ``label`` is the name in the game record (``foo-2`` for a second copy of
     ``foo``); ``file_name`` is the NAME of its ``NAME.in`` / ``NAME.out``;
     ``command`` is the argument vector before placeholder substitution
     (``None`` for a person); ``cwd`` overrides the working directory (by
@@ -239,9 +239,9 @@ def prepare_builtins(specs: list[AgentSpec], log: Callable[[str], None]) -> None
 
 
 def distinct_labels(first: AgentSpec, second: AgentSpec) -> tuple[AgentSpec, AgentSpec]:
-    """Give a second copy of the same agent the label ``foo#2``."""
+    """Give a second copy of the same agent the label ``foo-2`` (a name a tournament file accepts too)."""
     if first.label == second.label:
-        return first, second.relabelled(f"{second.label}#2")
+        return first, second.relabelled(f"{second.label}-2")
     return first, second
 
 

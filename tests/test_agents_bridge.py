@@ -107,7 +107,7 @@ def test_bridge_plays_a_real_game_through_the_referee(tmp_path):
 
     rhino = AgentSpec.parse(f"rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
     record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "game")
-    assert record.result.reason == "normal", record.result
+    assert record.result.termination == "normal", record.result
     board = Board()
     for entry in record.moves:
         board = board.play(entry.move)

@@ -143,7 +143,7 @@ def assert_clean_game(record) -> None:
     """A game that ended normally, every move legal from the opening or the start (replayed by the rules core)."""
     from othello_arena.protocol import Board
 
-    assert record.result.reason == "normal", record.result
+    assert record.result.termination == "normal", record.result
     board = opening_board(record.opening) if record.opening else Board()
     for entry in record.moves:
         board = board.play(entry.move)

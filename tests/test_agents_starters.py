@@ -195,7 +195,7 @@ def test_starter_passes_othello_check(starter, tmp_path):
 
 def assert_clean_game(record, starter_label: str) -> list[str]:
     """A game that ended normally, every move legal from the opening (or the start); returns the starter's comments."""
-    assert record.result.reason == "normal", record.result
+    assert record.result.termination == "normal", record.result
     board = opening_board(record.opening) if record.opening else Board()
     comments = []
     for entry in record.moves:

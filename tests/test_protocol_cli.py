@@ -63,7 +63,7 @@ def test_replay_prints_every_position_and_the_result(tmp_path):
     result = run("replay", str(path))
     assert result.exit_code == 0, result.output
     assert result.output.count("A B C D E F G H") == 2 * 62
-    assert "Result: Draw 32-32 (normal)" in result.output
+    assert "Result: 1/2-1/2 Draw 32-32" in result.output
     ggf = run("replay", str(tmp_path), "--format", "ggf")
     assert ggf.exit_code == 0 and ggf.output.startswith("(;GM[Othello]") and "B[d3//0.01]" in ggf.output
 

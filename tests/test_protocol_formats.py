@@ -34,8 +34,8 @@ from othello_arena.protocol import (
     parse_square,
     parse_transcript,
 )
-from othello_arena.protocol.notation import END_REASONS
-from othello_arena.protocol.rules import Outcome
+from othello_arena.protocol.record import result_from_dict
+from othello_arena.protocol.rules import Termination
 
 moves_st = st.builds(Move, st.sampled_from([WHITE, BLACK]), st.one_of(st.none(), st.integers(0, 63)))
 
@@ -137,10 +137,10 @@ def test_colour_line_round_trip(colour):
 
 
 @given(st.sampled_from([WHITE, BLACK, None]), st.integers(0, 64), st.integers(0, 64),
-       st.sampled_from(["normal", "timeout", "illegal", "malformed", "crash"]))
-def test_end_line_round_trip(winner, w, b, reason):
-    outcome = Outcome(winner, reason, w, b)
-    assert parse_end(format_end(outcome)) == outcome
+       st.sampled_from(list(Termination)))
+def test_end_line_round_trip(winner, w, b, termination):
+    result = Result(winner, termination, w, b)
+    assert parse_end(format_end(result)) == result
 
 
 # -- board drawings and OBF ---------------------------------------------------------
@@ -224,7 +224,7 @@ def finished_record(seed: int) -> GameRecord:
         black="bob",
         seed=seed,
         moves=[MoveRecord(m, round(0.5 + i / 100, 2), [f"note {i}"] if i % 7 == 0 else []) for i, m in enumerate(moves)],
-        result=Result.from_outcome(outcome),
+        result=outcome,
         time_per_move=60.0,
     )
 
@@ -247,7 +247,7 @@ def test_game_json_errors_name_the_field():
     with pytest.raises(ParseError, match="not valid JSON"):
         GameRecord.from_json("{")
     with pytest.raises(ValueError, match="unknown result reason"):
-        Result.from_dict({"winner": "W", "reason": "bored", "discs": {"W": 1, "B": 0}})
+        result_from_dict({"winner": "W", "reason": "bored", "discs": {"W": 1, "B": 0}})
 
 
 @settings(max_examples=20, deadline=None)
@@ -257,7 +257,7 @@ def test_ggf_round_trip(seed):
     again = GameRecord.from_ggf(record.to_ggf())
     assert [m.move for m in again.moves] == [m.move for m in record.moves]
     assert again.white == "alice" and again.black == "bob"
-    assert again.result is not None and again.result.to_dict() == record.result.to_dict()
+    assert again.result is not None and again.result == record.result
 
 
 # A real game from the Generic Game Server (GGS), as published in NBoard's
@@ -312,16 +312,41 @@ def test_ggf_result_gives_the_empty_squares_to_the_winner_as_the_standard_does()
         record.moves.append(MoveRecord(move, 0.1))
     outcome = board.outcome()
     assert outcome is not None
-    record.result = Result.from_outcome(outcome)
+    record.result = outcome
     assert (record.result.white_discs, record.result.black_discs) == (13, 0)  # the referee's counts stay
     assert "RE[+64.000]" in record.to_ggf()
-    assert GameRecord.from_ggf(record.to_ggf()).result.to_dict() == record.result.to_dict()
+    assert GameRecord.from_ggf(record.to_ggf()).result == record.result
 
 
-@pytest.mark.parametrize("reason", [r for r in END_REASONS if r != "normal"])
+@pytest.mark.parametrize("reason", [t.value for t in Termination if t.is_forfeit])
 def test_every_forfeit_exports_to_ggf_as_a_loss_of_the_faulty_side(reason: str) -> None:
     record = GameRecord("alice", "bob")
     record.moves.append(MoveRecord(parse_move("(W D 3)"), 0.1))
     record.result = Result(BLACK, reason, 4, 1, "White's fault")
     exported = record.to_ggf()
     assert "RE[-64.000:t]" in exported if reason == "timeout" else "RE[-64.000:r]" in exported
+
+
+# game.json and GGF as the code before Result carried a Termination (commit 14b2ff3) wrote them: files
+# already on disk must still load, and be written back byte for byte.
+OLD_GAME_JSON = (
+    '{\n  "version": 1,\n  "white": "alice",\n  "black": "bob",\n  "seed": 7,\n  "time_per_move": 2.5,\n'
+    '  "moves": [\n    {\n      "move": "(B C 3)",\n      "seconds": 0.1235,\n      "comments": [\n'
+    '        "depth 3"\n      ]\n    },\n    {\n      "move": "(W P)",\n      "seconds": 0.5,\n'
+    '      "comments": [\n        "lost turn"\n      ],\n      "forfeit": true\n    }\n  ],\n'
+    '  "result": {\n    "winner": "W",\n    "reason": "timeout",\n    "discs": {\n      "W": 4,\n'
+    '      "B": 3\n    },\n    "detail": "bob did not move within 2.5 s"\n  },\n  "opening": [\n'
+    '    "(W D 3)"\n  ],\n  "agents": {\n    "alice": {\n      "colour": "W"\n    }\n  }\n}\n'
+)
+OLD_GGF = (
+    "(;GM[Othello]PC[Othello Arena]PB[alice]PW[bob]TI[2.5]TY[8]RE[+64.000:t]"
+    "BO[8 ---------------------------O*------*O--------------------------- *]B[d3//0.00]W[c3//0.12]B[PA//0.50];)"
+)
+
+
+def test_a_game_json_written_before_the_termination_enum_loads_and_writes_back_unchanged() -> None:
+    record = GameRecord.from_json(OLD_GAME_JSON)
+    assert record.result == Result(WHITE, Termination.TIMEOUT, 4, 3, "bob did not move within 2.5 s")
+    assert record.result.termination is Termination.TIMEOUT  # the word read from the file became its member
+    assert record.to_json() == OLD_GAME_JSON
+    assert record.to_ggf() == OLD_GGF

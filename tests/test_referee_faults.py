@@ -49,7 +49,7 @@ def run(
 
 def check(record: GameRecord, winner: Optional[Colour], reason: str) -> None:
     assert record.result is not None
-    assert (record.result.winner, record.result.reason) == (winner, reason), record.result
+    assert (record.result.winner, record.result.termination) == (winner, reason), record.result
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_children_left_behind_are_killed(tmp_path: Path, script: Path, fault: st
 
 def test_an_agent_that_ignores_the_end_and_sigterm_is_killed(tmp_path: Path, script: Path) -> None:
     record = run(tmp_path, script, "ignore-term", black_fault="linger")
-    assert record.result is not None and record.result.reason == "normal"
+    assert record.result is not None and record.result.termination == "normal"
 
 
 def test_too_many_processes_is_a_crash(tmp_path: Path, script: Path) -> None:
@@ -172,7 +172,7 @@ def test_tampering_with_the_referee_files_changes_nothing(tmp_path: Path, script
 def test_lose_turn_rule_ignores_an_illegal_move(tmp_path: Path, script: Path) -> None:
     config = GameConfig(time_per_move=3, end_grace=0.3, illegal="lose-turn")
     record = run(tmp_path, script, "lose-turn", 0, config=config)
-    assert record.result is not None and record.result.reason == "normal"
+    assert record.result is not None and record.result.termination == "normal"
     first = record.moves[0]
     assert first.forfeit and first.move.is_pass and "A1" in first.comments[-1]
     assert record.moves[1].move.colour is BLACK
@@ -197,7 +197,7 @@ def test_black_that_never_deletes_its_colour_file_loses_on_time(tmp_path: Path, 
 def test_output_is_kept_but_capped(tmp_path: Path, script: Path) -> None:
     config = GameConfig(time_per_move=3, end_grace=0.3, stderr_limit=10_000)
     record = run(tmp_path, script, "noisy", 1, config=config)
-    assert record.result is not None and record.result.reason == "normal"
+    assert record.result is not None and record.result.termination == "normal"
     log = (tmp_path / "game" / "alice.stderr.log").read_text()
     # The first and the last half of the cap are kept: where a program starts, and where it failed.
     assert log.startswith("x" * 5_000) and "2990015 more bytes of output dropped" in log

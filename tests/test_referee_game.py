@@ -65,7 +65,7 @@ def test_colours_are_drawn_from_the_seed() -> None:
     assert draws == {"a", "b"}
     assert draw_colours(a, b, 5) == draw_colours(a, b, 5)
     white, black, seed = draw_colours(a, a, None)
-    assert {white.label, black.label} == {"a", "a#2"} and isinstance(seed, int)
+    assert {white.label, black.label} == {"a", "a-2"} and isinstance(seed, int)
 
 
 def test_message_completeness() -> None:
@@ -98,7 +98,7 @@ def test_a_whole_game_relays_every_move(tmp_path: Path) -> None:
     white = AgentSpec.program("alice", command(script))
     black = AgentSpec.program("bob", command(script))
     record = play_game(white, black, FAST, tmp_path / "g", seed=11, on_event=events.append)
-    assert record.result is not None and record.result.reason == "normal"
+    assert record.result is not None and record.result.termination == "normal"
     board = record.final_board()
     assert board.is_game_over()
     assert (record.result.white_discs, record.result.black_discs) == (board.count(WHITE), board.count(BLACK))
@@ -116,9 +116,9 @@ def test_two_copies_with_a_hard_coded_name_play_each_other(tmp_path: Path) -> No
     script = write_agent(tmp_path)
     spec = AgentSpec.program("foo", command(script, name="foo"))  # --name foo: ignores OTHELLO_NAME
     record = play_game(spec, spec, FAST, tmp_path / "g")
-    assert (record.white, record.black) == ("foo", "foo#2")
-    assert record.result is not None and record.result.reason == "normal"
-    assert (tmp_path / "g" / "foo#2" / "pids").exists()
+    assert (record.white, record.black) == ("foo", "foo-2")
+    assert record.result is not None and record.result.termination == "normal"
+    assert (tmp_path / "g" / "foo-2" / "pids").exists()
 
 
 def test_polling_reads_pieces_and_a_closed_line_without_newline(tmp_path: Path) -> None:
@@ -128,7 +128,7 @@ def test_polling_reads_pieces_and_a_closed_line_without_newline(tmp_path: Path) 
     black = AgentSpec.program("bob", command(script, "nano", 1))
     record = play_game(white, black, config, tmp_path / "g")
     assert record.extra["referee"]["watch"] == "polling"
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert left_running(tmp_path / "g") == []
 
 
@@ -138,14 +138,14 @@ def test_a_builtin_agent_plays_a_program(tmp_path: Path) -> None:
         pytest.skip("no built-in random agent")
     script = write_agent(tmp_path)
     record = play_game(AgentSpec.parse("random"), AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
 
 
 def test_suspension_stops_the_waiting_agent_and_the_game_goes_on(tmp_path: Path) -> None:
     script = write_agent(tmp_path)
     config = GameConfig(time_per_move=3, end_grace=0.3, suspend_waiting=True)
     record = play_game(AgentSpec.program("a", command(script)), AgentSpec.program("b", command(script)), config, tmp_path / "g")
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert left_running(tmp_path / "g") == []
 
 
@@ -191,7 +191,7 @@ def test_a_manual_player_is_prompted_and_plays_through_the_files(tmp_path: Path)
     finally:
         stop.set()
         person.join(5)
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert prompts and prompts[0].time_limit is None and prompts[0].path == (tmp_path / "g" / "me" / "me.out").resolve()
     assert record.extra["agents"]["me"]["kind"] == "manual"
 
@@ -211,8 +211,10 @@ def test_cli_plays_and_prints_the_board(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "    A B C D E F G H" in result.output and "game over" in result.output
-    assert "(normal)" in result.output.splitlines()[-1]
     record = GameRecord.load(str(tmp_path / "g" / "game.json"))
+    assert record.result is not None and record.result.termination == "normal"
+    assert result.output.splitlines()[-1] == (
+        f"{record.white} (W) vs {record.black} (B): {record.result.summary(record.white, record.black)}")
     assert record.seed == 4
 
 
@@ -234,7 +236,12 @@ def test_cli_quiet_prints_one_line(tmp_path: Path) -> None:
         cli, ["play", _agent_arg(script, "a"), _agent_arg(script, "b"), "--time", "3", "-q", "--out", str(tmp_path / "g")],
     )
     assert result.exit_code == 0, result.output
-    assert len(result.stdout.strip().splitlines()) == 1 and "beats" in result.stdout or "draw" in result.stdout
+    record = GameRecord.load(str(tmp_path / "g" / "game.json"))
+    assert record.result is not None
+    # one line: who played which colour, then the result's one summary text
+    detail = f": {record.result.detail}" if record.result.detail else ""
+    line = f"{record.white} (W) vs {record.black} (B): {record.result.summary(record.white, record.black)}{detail}"
+    assert result.stdout.strip().splitlines() == [line]
 
 
 def test_cli_bad_command_line_and_unstartable_agent(tmp_path: Path) -> None:
@@ -252,7 +259,7 @@ def test_cli_bad_command_line_and_unstartable_agent(tmp_path: Path) -> None:
     assert ghost.exit_code == 3
     assert "cannot start '/nonexistent/ghost'" in ghost.output
     record = GameRecord.load(str(tmp_path / "g" / "game.json"))
-    assert record.result is not None and record.result.reason == "crash"
+    assert record.result is not None and record.result.termination == "crash"
     assert record.name(record.result.winner) == "bob"  # type: ignore[arg-type]
 
 
@@ -267,7 +274,7 @@ def test_the_watchdog_observer_is_the_fallback_of_direct_inotify(tmp_path: Path,
     white = AgentSpec.program("alice", command(script, "nano", 1))
     record = play_game(white, AgentSpec.program("bob", command(script)), FAST, tmp_path / "g")
     assert record.extra["referee"]["watch"] == "events"
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
 
 
 def test_games_in_threads_at_once_leave_no_thread_behind(tmp_path: Path) -> None:
@@ -285,7 +292,7 @@ def test_games_in_threads_at_once_leave_no_thread_behind(tmp_path: Path) -> None
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert len(records) == 3 and all(r.result and r.result.reason == "normal" for r in records)
+    assert len(records) == 3 and all(r.result and r.result.termination == "normal" for r in records)
     assert {t.name for t in threading.enumerate()} <= before
     for index in range(3):
         assert left_running(tmp_path / f"g{index}") == []
@@ -332,7 +339,7 @@ def test_a_forked_child_gets_file_events_of_its_own(tmp_path: Path) -> None:
         try:
             record = play_game(spec, spec, FAST, tmp_path / "child")
             referee = record.extra["referee"]
-            result.write_text(f"{referee['watch']} {referee['file_events']} {record.result.reason}")  # type: ignore[union-attr]
+            result.write_text(f"{referee['watch']} {referee['file_events']} {record.result.termination}")  # type: ignore[union-attr]
         finally:
             os._exit(0)
     os.waitpid(pid, 0)

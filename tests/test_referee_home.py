@@ -40,7 +40,7 @@ def java_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_java_class_runs_from_its_submission_folder(tmp_path: Path, java_home: Path) -> None:
     carol = AgentSpec.parse("carol=java -cp {home} Carol {name}", base=java_home)
     record = play_game(carol, AgentSpec.parse("random"), CONFIG, tmp_path / "g")
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert (tmp_path / "g" / "carol.stderr.log").read_text().startswith("carol is ready")
 
 
@@ -49,5 +49,5 @@ def test_a_python_package_and_its_data_file_run_from_their_submission_folder(tmp
     pkg = AgentSpec.parse(
         f"pkg=env PYTHONPATH={{home}} {sys.executable} -m firstmove {{name}} {{home}}/firstmove.txt", base=HOME)
     record = play_game(AgentSpec.parse("random"), pkg, CONFIG, tmp_path / "g")
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert (tmp_path / "g" / "pkg.stderr.log").read_text().startswith("firstmove is ready")

@@ -128,7 +128,7 @@ def test_two_runtime_agents_play_on_from_the_opening(tmp_path: Path, opening: st
     moves = parse_opening(opening)
     alice = AgentSpec.parse(f"openings:alice={sys.executable} spy.py {{name}}", base=tmp_path)
     record = play_game(alice, AgentSpec.parse("greedy"), FAST, tmp_path / "g", opening=moves)
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert record.opening == moves and record.moves[0].move.colour is first
     board = record.final_board()
     assert (record.result.white_discs, record.result.black_discs) == (board.count(WHITE), board.count(BLACK))
@@ -147,7 +147,7 @@ def test_the_gtp_bridge_sets_up_the_opening_on_its_engine(tmp_path: Path) -> Non
     rhino = AgentSpec.parse(f"openings:rhino={sys.executable} -m othello_arena bridge gtp --name {{name}} -- {RHINO} -l 1")
     moves = parse_opening("f5 d6 c3 d3 c4")  # 5 plies: Black to move, rhino plays Black
     record = play_game(AgentSpec.parse("greedy"), rhino, GameConfig(time_per_move=5), tmp_path / "g", opening=moves)
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert record.moves[0].move.colour is BLACK and record.moves[0].comments[0].startswith("engine move")
     log = (tmp_path / "g" / "rhino.stderr.log").read_text()
     assert "illegal" not in log and "cannot follow" not in log, log
@@ -166,6 +166,14 @@ def test_openings_are_drawn_without_repeats_from_the_seed() -> None:
     assert draw_openings(suite, 5, seed=10) != drawn
     with pytest.raises(ValueError, match="no openings"):
         draw_openings([], 1, seed=1)
+
+
+def test_the_nth_opening_is_the_nth_of_the_draw_past_the_suites_end() -> None:
+    from othello_arena.referee import draw_openings, nth_opening
+
+    suite = parse_openings("d3\nc4\nf5\ne6\nd3 c3\n")
+    drawn = draw_openings(suite, 13, seed=4)  # two reshuffles
+    assert [nth_opening(suite, number, seed=4) for number in range(13)] == drawn
 
 
 def test_cli_plays_a_game_pair_from_an_opening_file(tmp_path: Path) -> None:

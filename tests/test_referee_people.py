@@ -105,7 +105,7 @@ def test_a_person_playing_black_who_reads_pauses_and_deletes_loses_no_message(tm
     bot = AgentSpec.program("bot", command(write_agent(tmp_path)))
     with person:
         record = play_game(bot, AgentSpec.manual("me"), PEOPLE, tmp_path / "g", on_event=on_event)
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     first = person.seen[0].splitlines()
     assert first[0] == "B" and first[1] == record.moves[0].move.line()  # colour and White's move, in one file
 
@@ -129,7 +129,7 @@ def test_a_persons_typos_are_explained_and_asked_again_and_counted(tmp_path: Pat
         encodings=(lambda text: codecs.BOM_UTF8 + text.encode(), lambda text: text.replace("\n", "\r\n").encode("utf-16")),
     )
     record = _game(tmp_path, person, WHITE, events=events)
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
     assert record.extra["agents"]["me"]["retries"] == len(TYPOS)
     notes = record.moves[0].comments
     assert len(notes) == len(TYPOS) and notes[0].startswith("retry 1: me.out was malformed")
@@ -150,7 +150,7 @@ def test_strict_manual_makes_a_person_as_strict_as_a_program(tmp_path: Path, typ
     person = Person(tmp_path / "g" / "me", attempts=(typo,))
     config = GameConfig(time_per_move=5, end_grace=0.3, manual_time=30, strict_manual=True)
     record = _game(tmp_path, person, WHITE, config)
-    assert record.result is not None and record.result.reason == reason
+    assert record.result is not None and record.result.termination == reason
     assert record.name(record.result.winner) == "bot"  # type: ignore[arg-type]
 
 
@@ -186,12 +186,12 @@ def test_a_program_writing_a_bom_or_utf16_is_read(tmp_path: Path, fault: str) ->
     script = write_agent(tmp_path)
     record = play_game(AgentSpec.program("alice", command(script, fault, 1)), AgentSpec.program("bob", command(script)),
                        GameConfig(time_per_move=3, end_grace=0.3), tmp_path / "g")
-    assert record.result is not None and record.result.reason == "normal", record.result
+    assert record.result is not None and record.result.termination == "normal", record.result
 
 
 def test_a_program_still_loses_on_a_typo(tmp_path: Path) -> None:
     script = write_agent(tmp_path)
     record = play_game(AgentSpec.program("alice", command(script, "garbage", 0)), AgentSpec.program("bob", command(script)),
                        GameConfig(time_per_move=3, end_grace=0.3), tmp_path / "g")
-    assert record.result is not None and record.result.reason == "malformed"
+    assert record.result is not None and record.result.termination == "malformed"
     assert "retries" not in record.extra["agents"]["alice"]

@@ -72,7 +72,7 @@ def check_game(arena: Arena, record: GameRecord, games: Path, before: dict[str, 
     result = record.result
     assert result is not None
     victim = "W" if record.white == "victim" else "B"
-    if result.reason != "normal":  # a fault: the attacker's, never the victim's
+    if result.termination != "normal":  # a fault: the attacker's, never the victim's
         assert result.winner is not None and result.winner.value == victim, result
     assert arena.fingerprint() == before, "a file outside the attacker's directory changed"
     saved = GameRecord.load(str(games / "game.json"))
@@ -175,7 +175,7 @@ def test_orphans_count_against_the_process_limit(arena: Arena, user: Optional[st
     made = attacker_found(games).get("orphans")
     assert record.result is not None
     # The kernel refused the 17th process, or the referee counted them and the attacker lost.
-    assert (isinstance(made, int) and made < 300) or record.result.reason == "crash"
+    assert (isinstance(made, int) and made < 300) or record.result.termination == "crash"
 
 
 def test_a_big_file_costs_the_attacker(arena: Arena, user: Optional[str]) -> None:

@@ -87,7 +87,7 @@ def test_schedule_basis_ignores_clock_and_agents_but_not_seed(tmp_path: Path) ->
         ('agents = ["a", "b"]\n[tournament]\nconcurrency = 0\n', "concurrency must be"),
         ('agents = ["a", "b"]\n[tournament]\nconcurrency = 5000\n', "an integer from 1 to 1024, not 5000"),
         ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = 20000000\n',
-         "games_per_pairing = 20000000: expected an integer from 1 to 1000"),
+         "games_per_pairing = 20000000: expected an integer from 1 to 20000"),
         ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = "2"\n', 'games_per_pairing = "2": expected an integer'),
         ('agents = ["a", "b"]\n[tournament]\ntime_per_move = true\n', "time_per_move = true: expected a number"),
         ('agents = ["a", "b"]\n[tournament]\nbuild_timeout = 0\n', "build_timeout must be a positive"),

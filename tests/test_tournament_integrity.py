@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
+from othello_arena.protocol import Colour, Result, Termination
 from tournament_helpers import agents_gone_under, agent, kill_agents_under, query, write_tournament
 
 
@@ -187,7 +188,8 @@ def test_verify_catches_a_result_forged_in_the_database_and_a_record_edited_by_h
     result = invoke("verify", str(path))
     assert result.exit_code == 1
     assert f"{lost['key']} ({lost['white']} vs {lost['black']}): the database says" in result.output
-    assert f"{discs[0]}-{discs[1]} (normal), the record says" in result.output
+    tampered = Result(Colour(loser), Termination.NORMAL, *discs)
+    assert f"the database says {tampered.summary()}, the record says" in result.output
     db.execute("UPDATE games SET winner = ?, white_discs = ?, black_discs = ? WHERE key = ?",
                (lost["winner"], lost["white_discs"], lost["black_discs"], lost["key"]))
     db.commit()

@@ -11,7 +11,7 @@ from rich.console import Console
 from othello_arena.tournaments import config
 from othello_arena.tournaments.live import in_progress_table
 from othello_arena.tournaments.runner import Runner
-from othello_arena.tournaments.standings import result_words
+from othello_arena.protocol import BLACK, WHITE, Result, Termination
 from tournament_helpers import agent, write_tournament
 
 
@@ -54,8 +54,11 @@ def test_the_live_display_names_the_games_in_progress_with_move_and_clocks(tmp_p
 
 
 def test_result_lines_say_the_reason_before_the_discs() -> None:
-    assert result_words("W", "normal", 40, 24) == "1-0 White wins 40-24"
-    assert result_words("B", "timeout", 13, 36) == "0-1 White loses on time (13-36 on the board)"
-    assert result_words("W", "crash", 3, 2) == "1-0 Black loses: its program crashed (3-2 on the board)"
-    assert result_words("W", "build", 2, 2) == "1-0 Black loses: its build failed"
-    assert result_words(None, "normal", 32, 32) == "1/2-1/2 Draw 32-32"
+    assert Result(WHITE, Termination.NORMAL, 40, 24).summary() == "1-0 White wins 40-24"
+    assert Result(BLACK, Termination.TIMEOUT, 13, 36).summary() == "0-1 White loses on time (13-36 on the board)"
+    assert Result(WHITE, Termination.CRASH, 3, 2).summary() == "1-0 Black loses: its program crashed (3-2 on the board)"
+    assert Result(WHITE, Termination.BUILD, 2, 2).summary() == "1-0 Black loses: its build failed"
+    assert Result(None, Termination.NORMAL, 32, 32).summary() == "1/2-1/2 Draw 32-32"
+    assert Result(None, Termination.BUILD, 2, 2).summary() == "1/2-1/2 Draw: neither build succeeded"
+    assert Result(BLACK, Termination.ILLEGAL, 30, 20).summary("alice", "bob") == (
+        "0-1 alice loses by an illegal move (30-20 on the board)")

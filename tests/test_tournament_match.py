@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
-from othello_arena.protocol import BLACK, WHITE, GameRecord, Result
+from othello_arena.protocol import GameRecord
 from othello_arena.protocol.openings import format_opening, parse_openings
-from othello_arena.referee import AgentSpec, GameConfig, draw_openings
-from othello_arena.tournaments.match import run_match
-from othello_arena.tournaments.stats import SPRT
+from othello_arena.referee import draw_openings
+from othello_arena.tournaments.match import MatchState, PairResult
+from othello_arena.tournaments.pairing import derive_seed
+from tournament_helpers import AGENT as TINY_AGENT, query
 
 BOOK = "d3 c5 f6\nd3 c3 c4\nf5 f6 e6\n"
 
@@ -24,11 +29,12 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     book.write_text(BOOK)
     out = tmp_path / "m"
     result = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "4", "--openings", str(book),
-                                      "--seed", "3", "--time", "3", "--out", str(out)])
+                                      "--seed", "3", "--time", "3", "-j", "2", "--out", str(out)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    drawn = [format_opening(o) for o in draw_openings(parse_openings(BOOK), 2, seed=3)]  # drawn by the seed
-    assert [line.split(":")[0] for line in lines if line.startswith("pair ")] == [f"pair 1 ({drawn[0]})", f"pair 2 ({drawn[1]})"]
+    drawn = [format_opening(o) for o in draw_openings(parse_openings(BOOK), 2, derive_seed(3, "openings"))]
+    assert sorted(line.split(":")[0] for line in lines if line.startswith("pair ")) == [
+        f"pair 1 ({drawn[0]})", f"pair 2 ({drawn[1]})"]  # (with -j 2 the second pair may finish first)
     final = lines[-1]
     assert final.startswith("final: random vs greedy: 4 games, W-D-L ") and "pairs [LL LD DD/WL WD WW] " in final
     assert "Elo " in final and ("(95%)" in final or "(no interval" in final) and "LLR" not in final
@@ -37,11 +43,19 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     assert data["wins"] + data["draws"] + data["losses"] == 4
     for pair in data["pairs"]:
         one, two = (GameRecord.load(str(out / game / "game.json")) for game in pair["games"])
-        assert (one.white, one.black, two.white, two.black) == ("random", "greedy", "greedy", "random")
+        assert {one.white, one.black} == {"random", "greedy"} and (one.white, one.black) == (two.black, two.white)
         assert format_opening(one.opening) == format_opening(two.opening) == pair["opening"]
         points = [1.0 if r.result.winner and r.name(r.result.winner) == "random" else 0.5 if not r.result.winner else 0.0
                   for r in (one, two)]
         assert points == pair["points"]
+    # The match is a tournament file of one pairing, on the runner's database: status reads it.
+    status = CliRunner().invoke(cli, ["tournament", "status", str(out / "match.toml"), "--json"])
+    assert status.exit_code == 0, status.output
+    standings = {line["agent"]: line for line in json.loads(status.output)["standings"]}
+    assert standings["random"]["points"] == sum(sum(pair["points"]) for pair in data["pairs"])
+    # ... but only othello match plays it (it stops at the SPRT's decision).
+    run = CliRunner().invoke(cli, ["tournament", "run", str(out / "match.toml")])
+    assert run.exit_code == 1 and f"othello match --resume {out}" in run.output
 
 
 def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_path: Path) -> None:
@@ -57,6 +71,85 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
     assert data["stopped"] == "max-games" and data["sprt"]["decision"] is None
 
 
+def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
+    # B crashes at its first move: A wins every game, so the SPRT accepts H1 at the tenth pair (min_pairs),
+    # and the runner starts no new game: far fewer than the cap of 200 are played.
+    loser = f"loser={sys.executable} {TINY_AGENT} --name {{name}} --crash-at 1"
+    result = CliRunner().invoke(cli, ["match", "greedy", loser, "--sprt", "elo0=0", "elo1=10", "--max-games", "200",
+                                      "--seed", "2", "--time", "5", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "H1 accepted: greedy is better (elo1=10)"
+    data = json.loads((tmp_path / "m" / "match.json").read_text())
+    assert data["stopped"] == "sprt" and data["sprt"]["decision"] == "H1"
+    # The pairs in flight when it decided are counted too: at most one more with two games at once.
+    assert 10 <= len(data["pairs"]) <= 11 and data["wins"] == data["games"] == 2 * len(data["pairs"])
+    played = [row for row in query(tmp_path / "m" / "tournament.sqlite", "SELECT * FROM games WHERE status = 'finished'")]
+    assert len(played) <= 2 * 11 + 1  # (a lone game of a pair started before the decision is stored, not counted)
+
+
+def test_a_stopped_match_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """Ctrl-C in the middle of a match: the games in flight are voided; --resume plays the rest, keeps the others."""
+    out = tmp_path / "m"
+    slow = f"{sys.executable} {TINY_AGENT} --name {{name}} --delay 0.02"
+    command = [sys.executable, "-m", "othello_arena", "match", f"first={slow} --style first",
+               f"last={slow} --style last", "--games", "12", "--seed", "5", "--time", "5", "-j", "2", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=_as_at_a_terminal)
+    database = out / "tournament.sqlite"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            finished = _count(database, "finished")
+            if finished >= 3 and _count(database, "running"):
+                break
+            assert process.poll() is None, process.stdout.read() if process.stdout else ""
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, output
+    assert f"othello match --resume {out}" in output
+    before = {row["key"]: dict(row) for row in query(database, "SELECT * FROM games WHERE status = 'finished'")}
+    assert 3 <= len(before) < 12
+
+    result = CliRunner().invoke(cli, ["match", "--resume", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    rows = {row["key"]: dict(row) for row in query(database, "SELECT * FROM games")}
+    assert len(rows) == 12 and all(row["status"] == "finished" for row in rows.values())
+    for key, row in before.items():  # kept, not played again
+        assert rows[key]["record"] == row["record"] and rows[key]["attempts"] == 1
+    assert any(row["attempts"] == 2 for row in rows.values())  # the games in flight were played again
+    data = json.loads((out / "match.json").read_text())
+    assert data["games"] == 12 and sorted(pair["pair"] for pair in data["pairs"]) == list(range(1, 7))
+    # Two deterministic agents from the start position: six pairs, one distinct.
+    assert data["distinct_pairs"] == 1 and "5 of 6 pairs repeat an earlier pair move for move" in result.output
+
+
+def test_repeated_pairs_are_said_and_the_interval_uses_the_distinct_ones() -> None:
+    state = MatchState("a", "b")
+    for number in range(1, 5):
+        state.add(PairResult(number, [], (1.0, 0.5), ("g1", "g2"), ("same-1", "same-2")))
+    assert (state.counts.pairs, state.distinct.pairs) == (4, 1)
+    text = " | ".join(state.lines())
+    assert "3 of 4 pairs repeat an earlier pair move for move; over the 1 distinct pairs: Elo" in text
+    assert state.to_dict()["distinct_pentanomial"] == [0, 0, 0, 1, 0]
+
+
+def _count(database: Path, status: str) -> int:
+    if not database.exists():
+        return 0
+    try:
+        return query(database, f"SELECT COUNT(*) AS n FROM games WHERE status = '{status}'")[0]["n"]
+    except Exception:  # the schema may not exist yet
+        return 0
+
+
+def _as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # (see test_tournament_run: a shell's background job ignores it)
+
+
 @pytest.mark.parametrize("args, message", [
     (["random", "greedy", "--games", "3"], "must be even"),
     (["random", "greedy"], "give --games N or --sprt"),
@@ -65,6 +158,7 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
     (["random", "greedy", "--sprt", "elo0=5", "elo1=0"], "elo1 must be above elo0"),
     (["random"], "expected two agents"),
     (["random", f"bob={sys.executable} -c pass", "--games", "2", "--openings", "BOOK"], "bob does not declare"),
+    (["random", "manual:me", "--games", "2"], "a match is played by programs"),
 ])
 def test_a_bad_match_command_line_says_what_is_wrong(tmp_path: Path, args: list[str], message: str) -> None:
     book = tmp_path / "book.txt"
@@ -74,37 +168,29 @@ def test_a_bad_match_command_line_says_what_is_wrong(tmp_path: Path, args: list[
     assert result.exit_code == 2 and message in result.output, result.output
 
 
-def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
-    # A scripted pair player: A wins every game, so the SPRT accepts H1 at its tenth pair (min_pairs).
-    played = []
-
-    def sweep(a, b, opening, config, out_dir, seed=None):
-        played.append(out_dir)
-        one = GameRecord(a.label, b.label, result=Result(WHITE, "normal", 40, 24))
-        two = GameRecord(b.label, a.label, result=Result(BLACK, "normal", 24, 40))
-        return one, two
-
-    state = run_match(AgentSpec.parse("greedy"), AgentSpec.parse("random"), GameConfig(), tmp_path / "m",
-                      sprt=SPRT(0, 10), max_games=100, pair_player=sweep)
-    assert (state.decision, state.stopped, len(played)) == ("H1", "sprt", 10)
-    assert state.counts.counts == [0, 0, 0, 0, 10] and state.counts.wins == 20
-    assert json.loads((tmp_path / "m" / "match.json").read_text())["sprt"]["decision"] == "H1"
+def test_resume_says_what_is_wrong(tmp_path: Path) -> None:
+    nowhere = CliRunner().invoke(cli, ["match", "--resume", str(tmp_path / "none")])
+    assert nowhere.exit_code == 2 and "no match here (match.toml is missing)" in nowhere.output
+    first = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--time", "3", "--out", str(tmp_path / "m"), "-q"])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--out", str(tmp_path / "m")])
+    assert again.exit_code == 2 and f"holds a match already: go on with it with --resume {tmp_path / 'm'}" in again.output
+    mixed = CliRunner().invoke(cli, ["match", "random", "greedy", "--resume", str(tmp_path / "m")])
+    assert mixed.exit_code == 2 and "--resume DIR goes on with the match as it was started" in mixed.output
+    done = CliRunner().invoke(cli, ["match", "--resume", str(tmp_path / "m")])
+    assert done.exit_code == 0 and "1 pair(s) already played" in done.output and done.output.splitlines()[-1].startswith(
+        "final: random vs greedy: 2 games")
 
 
-def test_repeated_pairs_are_said_and_the_interval_uses_the_distinct_ones(tmp_path: Path) -> None:
-    # Deterministic agents from the start position: every pair is the same two games.
-    from othello_arena.protocol import Move, MoveRecord
+@pytest.mark.parametrize("table, message", [
+    ('[match]\nsprt = "elo0=5 elo1=1"', "[match] sprt: elo1 must be above elo0"),
+    ('[match]\nsprt = 3', "[match] sprt must be a string"),
+    ('[match]\nstop = "now"', "unknown key(s) in [match]: stop"),
+])
+def test_a_broken_match_file_names_the_key(tmp_path: Path, table: str, message: str) -> None:
+    from othello_arena.tournaments.config import TournamentFileError, load
 
-    def same(a, b, opening, config, out_dir, seed=None):
-        game = [MoveRecord(Move.parse("(W D 3)")), MoveRecord(Move.parse("(B C 3)"))]
-        one = GameRecord(a.label, b.label, moves=list(game), result=Result(WHITE, "normal", 40, 24))
-        two = GameRecord(b.label, a.label, moves=list(game), result=Result(None, "normal", 32, 32))
-        return one, two
-
-    state = run_match(AgentSpec.parse("greedy"), AgentSpec.parse("random"), GameConfig(), tmp_path / "m",
-                      games=8, pair_player=same)
-    assert (state.counts.pairs, state.distinct.pairs) == (4, 1)
-    text = " | ".join(state.lines())
-    assert "3 of 4 pairs repeat an earlier pair move for move; over the 1 distinct pairs: Elo" in text
-    data = json.loads((tmp_path / "m" / "match.json").read_text())
-    assert data["distinct_pairs"] == 1 and data["distinct_pentanomial"] == [0, 0, 0, 1, 0]
+    path = tmp_path / "match.toml"
+    path.write_text(f'agents = ["random", "greedy"]\n[tournament]\ngames_per_pairing = 2\n{table}\n')
+    with pytest.raises(TournamentFileError, match=re.escape(message)):
+        load(path)

@@ -34,7 +34,7 @@ def test_every_pairing_plays_game_pairs_from_the_same_drawn_openings(tmp_path: P
     assert drawn[0] != drawn[1]  # no repeat
     assert (records[0].white, records[0].black) == (records[1].black, records[1].white)  # a pair: colours swapped
     for row, record in zip(rows, records):
-        assert record.result is not None and record.result.reason == "normal", record.result
+        assert record.result is not None and record.result.termination == "normal", record.result
         on_disk = GameRecord.load(str(Path(row["game_dir"]) / "game.json"))
         assert on_disk.opening == record.opening
     verify = CliRunner().invoke(cli, ["tournament", "verify", str(path)], catch_exceptions=False)

@@ -8,13 +8,15 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
+from othello_arena.protocol import Colour, Result, Termination
 from othello_arena.tournaments import standings
 from othello_arena.tournaments.store import FinishedGame, moves_key
 from tournament_helpers import agent, write_tournament
 
 
 def game(key: str, white: str, black: str, winner: str, moves: str) -> FinishedGame:
-    return FinishedGame(key, 1, white, black, winner, "normal", 40, 24, 60, None, moves)
+    result = Result(Colour(winner) if winner else None, Termination.NORMAL, 40, 24)
+    return FinishedGame(key, 1, white, black, result, 60, None, moves)
 
 
 def test_repeats_are_counted_and_widen_the_intervals() -> None:
@@ -25,7 +27,7 @@ def test_repeats_are_counted_and_widen_the_intervals() -> None:
     assert "6 of 8 games repeat an earlier game move for move" in standings.format_table(honest)
     assert "the rating intervals use the 2 distinct games" in honest.repeats_note()
     # the same 8 games if all were distinct: the estimate is the same, the interval far narrower
-    unique = standings.compute(["a", "b"], [game(f"u{i}", g.white, g.black, g.winner or "", f"m{i}")
+    unique = standings.compute(["a", "b"], [game(f"u{i}", g.white, g.black, g.result.winner.value if g.result.winner else "", f"m{i}")
                                             for i, g in enumerate(repeated)])
     assert unique.repeats == 0 and unique.repeats_note() == "" and "repeat" not in standings.format_table(unique)
     assert honest.line("a").elo == unique.line("a").elo

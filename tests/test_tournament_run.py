@@ -56,7 +56,7 @@ def test_round_robin_through_the_cli(tmp_path: Path) -> None:
     assert len(rows) == 6
     for row in rows:
         record = GameRecord.from_dict(json.loads(row["record"]))
-        assert record.result is not None and record.result.reason == "normal"
+        assert record.result is not None and record.result.termination == "normal"
         assert (record.white, record.black) == (row["white"], row["black"])
         assert row["plies"] == len(record.moves) > 50
         assert f"{row['white']}: playing W" in row["white_stderr"]
@@ -201,7 +201,7 @@ def test_sigkill_mid_tournament_then_resume(tmp_path: Path) -> None:
     for key in in_flight:  # the interrupted games were replayed from scratch
         assert rows[key]["attempts"] == 2
         record = GameRecord.load(str(Path(rows[key]["game_dir"]) / "game.json"))
-        assert record.result is not None and record.result.reason == "normal"
+        assert record.result is not None and record.result.termination == "normal"
     state = status_json(path)
     assert state["finished"] == 12 and sum(line["games"] for line in state["standings"]) == 24
     assert sum(line["points"] for line in state["standings"]) == 12

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from othello_arena.protocol import Colour, Result, Termination
 from othello_arena.tournaments import ratings, standings
 from othello_arena.tournaments.store import FinishedGame
 
 
 def game(white: str, black: str, winner: str | None, reason: str = "normal", discs: tuple[int, int] = (40, 24)) -> FinishedGame:
-    return FinishedGame("k", 1, white, black, winner, reason, discs[0], discs[1])
+    return FinishedGame("k", 1, white, black, Result(Colour(winner) if winner else None, Termination(reason), *discs))
 
 
 def test_points_colours_discs_and_forfeits() -> None:
@@ -102,10 +103,10 @@ def test_timeouts_under_load_are_flagged() -> None:
         return {"record": data, "load": load, "cores": 2}
 
     thinking = outcome_from(result(cpu=1.2, load=0.5))
-    assert thinking.reason == "timeout" and thinking.black_cpu == 1.2 and thinking.load_flag is None
+    assert thinking.result.termination is Termination.TIMEOUT and thinking.black_cpu == 1.2 and thinking.load_flag is None
     starved = outcome_from(result(cpu=0.1, load=0.5))
     assert starved.load_flag is not None and "CPU 0.10 s over 1.25 s" in starved.load_flag
     loaded = outcome_from(result(cpu=1.2, load=6.0))
     assert loaded.load_flag is not None and "load average 6.0 on 2 cores" in loaded.load_flag
-    table = standings.compute(["a", "b"], [FinishedGame("k", 1, "a", "b", "W", "timeout", 2, 2, 0, starved.load_flag)])
+    table = standings.compute(["a", "b"], [FinishedGame("k", 1, "a", "b", Result(Colour.WHITE, Termination.TIMEOUT, 2, 2), 0, starved.load_flag)])
     assert table.line("b").forfeits["timeout"] == 1 and table.line("b").load_flagged == 1

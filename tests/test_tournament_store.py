@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from othello_arena.protocol import BLACK, WHITE, Result, Termination
 from othello_arena.tournaments.pairing import ScheduledGame
 from othello_arena.tournaments.store import GameOutcome, Store, StoreError
 
@@ -21,11 +22,11 @@ def test_a_game_is_counted_once(tmp_path: Path) -> None:
         store.mark_running("r01-p001-g1")
         assert store.counts() == {"scheduled": 2, "finished": 0, "running": 1, "excluded": 0}
         assert store.counts(exclude=["a"]) == {"scheduled": 0, "finished": 0, "running": 0, "excluded": 2}
-        first = GameOutcome("W", "normal", 40, 24, white_stderr="x" * 200_000)
+        first = GameOutcome(Result(WHITE, Termination.TIMEOUT, 40, 24, "b did not move"), white_stderr="x" * 200_000)
         assert store.finish("r01-p001-g1", first)
-        assert not store.finish("r01-p001-g1", GameOutcome("B", "normal", 10, 54))
+        assert not store.finish("r01-p001-g1", GameOutcome(Result(BLACK, Termination.NORMAL, 10, 54)))
         [game] = store.finished_games()
-        assert (game.winner, game.white_discs) == ("W", 40)
+        assert game.result == first.result  # the one Result, stored and read back whole
         row = next(store.game_rows())
         assert len(row["white_stderr"]) < 70_000 and "characters cut" in row["white_stderr"]
         store.mark_running("r01-p001-g2")
@@ -57,7 +58,7 @@ def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> 
         assert reader.attempt_rows() == [] and reader.builds() == {}
     with Store(tmp_path / "t.sqlite") as store:
         [game] = store.finished_games()
-        assert (game.key, game.winner, game.white_discs) == ("r01-p001-g1", "W", 40)
+        assert (game.key, game.result) == ("r01-p001-g1", Result(WHITE, Termination.NORMAL, 40, 24))
         assert next(store.game_rows())["record_sha256"] is None
         assert store.get_meta("schema") == "3"
         assert store.withdrawals() == {} and store.replaced_rows() == []

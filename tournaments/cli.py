@@ -68,6 +68,10 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
     from .standings import format_table
 
     console = Console(stderr=False, highlight=False)
+    if tournament_.is_match:
+        # Its runner must stop when the SPRT decides, and count pairs: that is othello match's job.
+        raise click.ClickException(f"{tournament_.path} is a match written by othello match ([match]); go on with it "
+                                   f"with: othello match --resume {tournament_.path.parent}")
     exists = tournament_.database.exists()
     if (resume or rerun) and not exists:
         raise click.ClickException(

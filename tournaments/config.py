@@ -89,7 +89,7 @@ MAX_INCLUDE_DEPTH = 8
 
 # Bounds that keep a typo from running away (``games_per_pairing = 20000000``
 # once made ``check`` build a schedule of 6 GB): far above any class's needs.
-MAX_GAMES_PER_PAIRING = 1000
+MAX_GAMES_PER_PAIRING = 20_000  # a match (othello match) is one pairing: its SPRT may need thousands
 MAX_ROUNDS = 1000
 MAX_GAMES = 100_000  # games in the whole tournament
 MAX_CONCURRENCY = 1024
@@ -168,6 +168,14 @@ class Tournament:
     build_timeout: float = DEFAULT_BUILD_TIMEOUT
     openings: Optional[Path] = None  # the opening suite: game pairs from its openings
     openings_sha256: str = ""  # of the suite's text: resume refuses a changed suite
+    # A head-to-head written by ``othello match`` ([match] table): its SPRT, if it plays until one decides
+    # (then games_per_pairing is the cap).  ``None`` for a tournament; ``""`` for a match of fixed length.
+    match_sprt: Optional[str] = None
+
+    @property
+    def is_match(self) -> bool:
+        """Whether the file is a match of ``othello match`` (run and resumed by that command)."""
+        return self.match_sprt is not None
 
     @property
     def agent_names(self) -> list[str]:
@@ -231,6 +239,7 @@ class Tournament:
             "referee": dict(self.referee),
             "build_timeout": self.build_timeout,
             "openings": str(self.openings) if self.openings is not None else None,
+            **({"match": {"sprt": self.match_sprt}} if self.match_sprt is not None else {}),
         }
 
 
@@ -259,10 +268,11 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
     where = str(path)
     base = path.parent
 
-    unknown_top = set(data) - {"tournament", "agents", "referee"}
+    unknown_top = set(data) - {"tournament", "agents", "referee", "match"}
     if unknown_top:
         raise TournamentFileError(
-            f"{where}: unknown section(s) {', '.join(sorted(unknown_top))}; expected [tournament], [[agents]], [referee]"
+            f"{where}: unknown section(s) {', '.join(sorted(unknown_top))}; expected [tournament], [[agents]], "
+            "[referee] (and [match] in a file written by othello match)"
         )
     section = data.get("tournament", {})
     if not isinstance(section, dict):
@@ -375,6 +385,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
 
     referee = parse_referee(data.get("referee", {}), where, time_per_move)
     openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
+    match_sprt = _parse_match(data.get("match"), where, agents)
 
     return Tournament(
         path=path,
@@ -394,7 +405,33 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         build_timeout=build_timeout,
         openings=openings,
         openings_sha256=openings_sha256,
+        match_sprt=match_sprt,
     )
+
+
+def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[str]:
+    """The ``[match]`` table of a file ``othello match`` wrote: ``sprt = "elo0=0 elo1=10 ..."`` or nothing."""
+    from .stats import SPRT
+
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise TournamentFileError(f"{where}: 'match' must be a table ([match])")
+    unknown = set(table) - {"sprt"}
+    if unknown:
+        raise TournamentFileError(f"{where}: unknown key(s) in [match]: {', '.join(sorted(unknown))}; "
+                                  "the known key is sprt")
+    if len(agents) != 2:
+        raise TournamentFileError(f"{where}: a match ([match]) is between two agents, not {len(agents)}")
+    sprt = table.get("sprt", "")
+    if not isinstance(sprt, str):
+        raise TournamentFileError(f"{where}: [match] sprt must be a string such as \"elo0=0 elo1=10\", not {sprt!r}")
+    if sprt:
+        try:
+            SPRT.parse(sprt)
+        except ValueError as exc:
+            raise TournamentFileError(f"{where}: [match] sprt: {exc}") from None
+    return sprt
 
 
 def _parse_openings(section: dict[str, Any], where: str, base: Path, colours: str,

@@ -23,11 +23,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..protocol import BLACK, WHITE
 from .config import Tournament
 from .pairing import active_names
 from .runner import withdrawn_agents
 from .standings import FAULTS, compute
-from .store import Store
+from .store import Store, result_from_row
 
 GAME_COLUMNS = ["key", "round", "pairing", "game_index", "white", "black", "seed", "status", "counts", "result",
                 "winner", "loser", "reason", "detail", "white_discs", "black_discs", "plies", "white_seconds",
@@ -47,15 +48,15 @@ def tables(tournament: Tournament) -> dict[str, Any]:
         games = []
         for row in store.game_rows():
             out = row["white"] in withdrawn or row["black"] in withdrawn
-            winner = {"W": row["white"], "B": row["black"]}.get(row["winner"] or "", "")
-            loser = {"W": row["black"], "B": row["white"]}.get(row["winner"] or "", "")
-            done = row["status"] == "finished"
+            result = result_from_row(row) if row["status"] == "finished" else None
+            names = {WHITE: row["white"], BLACK: row["black"]}
+            winner = names[result.winner] if result and result.winner else ""
+            loser = names[result.loser] if result and result.loser else ""
             games.append({
                 "key": row["key"], "round": row["round"], "pairing": row["pairing"], "game_index": row["game_index"],
                 "white": row["white"], "black": row["black"], "seed": row["seed"], "status": row["status"],
                 "counts": not out,
-                "result": ("" if not done else "1-0" if row["winner"] == "W" else "0-1" if row["winner"] == "B"
-                           else "1/2-1/2"),
+                "result": result.score() if result else "",
                 "winner": winner, "loser": loser, "reason": row["reason"] or "", "detail": row["detail"] or "",
                 "white_discs": row["white_discs"], "black_discs": row["black_discs"], "plies": row["plies"],
                 "white_seconds": _round(row["white_seconds"]), "black_seconds": _round(row["black_seconds"]),

@@ -21,13 +21,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .runner import GameEvent, Runner
-from .standings import Standings, result_words
+from .standings import Standings
 
 def result_text(event: GameEvent) -> str:
     """``1-0 White wins 40-24``, ``0-1 White loses on time (13-36 on the board)``."""
     outcome = event.outcome
     assert outcome is not None
-    words = result_words(outcome.winner, outcome.reason, outcome.white_discs, outcome.black_discs)
+    words = outcome.result.summary()
     if outcome.load_flag:
         words += f" [timeout under load? {outcome.load_flag}]"
     return words

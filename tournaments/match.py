@@ -1,60 +1,85 @@
-"""A head-to-head match in game pairs: a fixed number of games, or until an SPRT decides.
+"""A head-to-head match in game pairs, played by the tournament runner.
 
-Each pair plays one opening twice, A White first then Black
-(:func:`~othello_arena.referee.play_pair`), in ``out_dir/pair-0001/1`` and
-``.../2``; openings are drawn from the suite by the seed without repeats
-(:func:`~othello_arena.referee.draw_openings`).  After each pair the
-pentanomial counts, the Elo estimate and the LLR are updated
-(:mod:`.stats`) and handed to ``on_pair``, so the command line can print
-them live; at the end ``match.json`` keeps every pair and the figures.
+``othello match A B`` writes ``match.toml`` in its directory: a tournament
+file of one pairing, A against B, whose ``games_per_pairing`` is the number
+of games (with an SPRT: the most it may play), with the opening suite, the
+seed and a ``[match]`` table naming the SPRT.  The tournament runner plays
+it, so a match has what a tournament has: games in parallel, agents in
+their sandboxes, every result stored in SQLite as it comes, and a resume
+after a stop (``othello match --resume DIR``) that replays only the games
+in flight.
+
+Games 2k-1 and 2k of the pairing are game pair k: the k-th opening drawn
+from the suite by the seed, once with each colour
+(:func:`~.pairing.expand`, :func:`~.pairing.game_opening`).  When both
+games of a pair are stored, A's two scores go into the pentanomial counts,
+the Elo estimate and the LLR (:mod:`.stats`); once the SPRT decides, the
+runner starts no new game (the games already running finish and are
+stored, and the figures count them).  ``match.json`` keeps the figures and
+every pair, rewritten after each pair.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
-from ..protocol import GameRecord, Move
+from ..protocol import Move
 from ..protocol.openings import format_opening
-from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels, draw_openings, play_pair
+from ..referee import AgentSpec, distinct_labels
+from ..referee.spec import BUILTIN
+from . import config as tournament_config
+from .pairing import ScheduledGame, game_opening
+from .runner import GameEvent, Runner
 from .stats import SPRT, Pentanomial
+
+MATCH_FILE = "match.toml"
+SUMMARY_FILE = "match.json"
 
 
 @dataclass
 class PairResult:
-    """One game pair: its opening, A's points in each game, and the two records."""
+    """One game pair: its opening, A's points in each game, the two games' folders and move-list keys."""
 
     number: int
     opening: list[Move]
     points: tuple[float, float]
-    records: tuple[GameRecord, GameRecord]
-
-    @property
-    def moves_key(self) -> tuple[str, str]:
-        """The two games' whole move lists (opening included): equal keys are the same pair played again."""
-        return (self.records[0].transcript(), self.records[1].transcript())
+    games: tuple[str, str]  # the game directories, relative to the match directory
+    moves_key: tuple[str, str]  # equal keys: the same two games played again, move for move
 
 
 @dataclass
 class MatchState:
-    """Where the match stands: the counts, the pairs so far and, at the end, why it stopped."""
+    """Where the match stands: the counts, the complete pairs so far and, at the end, why it stopped."""
 
     a: str
     b: str
+    sprt: Optional[SPRT] = None
+    limit: int = 0  # games: the match's length, or the SPRT's cap
     counts: Pentanomial = field(default_factory=Pentanomial)
     distinct: Pentanomial = field(default_factory=Pentanomial)  # the pairs not seen before, move for move
     pairs: list[PairResult] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
-    sprt: Optional[SPRT] = None
-    decision: Optional[str] = None  # "H0" / "H1" once the SPRT decides
-    stopped: str = ""  # "games", "sprt", "max-games", "not-started"
+    decision: Optional[str] = None  # "H0" / "H1" once the SPRT decides (kept: later pairs do not undo it)
+    stopped: str = ""  # "games", "sprt", "max-games", "not-started", "interrupted"
 
     @property
     def games(self) -> int:
         return 2 * len(self.pairs)
+
+    def add(self, pair: PairResult) -> None:
+        """Count a complete pair; take the SPRT's decision the first time its LLR crosses a bound."""
+        self.pairs.append(pair)
+        self.counts.add(*pair.points)
+        if pair.moves_key not in self.seen:
+            self.seen.add(pair.moves_key)
+            self.distinct.add(*pair.points)
+        if self.sprt is not None and self.decision is None:
+            self.decision = self.sprt.decision(self.counts)
 
     def lines(self) -> list[str]:
         """The figures for people: W-D-L and pentanomial counts, Elo, and the LLR with its bounds."""
@@ -68,6 +93,16 @@ class MatchState:
         if self.sprt is not None:
             lines.append(self.sprt.line(self.counts))
         return lines
+
+    def verdict(self) -> str:
+        """The SPRT's answer in words ("" for a match of fixed length)."""
+        if self.sprt is None:
+            return ""
+        if self.decision == "H1":
+            return f"H1 accepted: {self.a} is better (elo1={self.sprt.elo1:g})"
+        if self.decision == "H0":
+            return f"H0 accepted: {self.a} is not better than elo0={self.sprt.elo0:g}"
+        return f"no decision after {self.games} games"
 
     def to_dict(self) -> dict[str, Any]:
         """``match.json``: the figures, the SPRT and every pair with its opening and its games' folders."""
@@ -88,11 +123,8 @@ class MatchState:
             "stopped": self.stopped,
             "distinct_pairs": self.distinct.pairs,
             "distinct_pentanomial": self.distinct.counts,
-            "pairs": [
-                {"pair": p.number, "opening": format_opening(p.opening), "points": list(p.points),
-                 "games": [f"pair-{p.number:04d}/1", f"pair-{p.number:04d}/2"]}
-                for p in self.pairs
-            ],
+            "pairs": [{"pair": p.number, "opening": format_opening(p.opening), "points": list(p.points),
+                       "games": list(p.games)} for p in self.pairs],
         }
         if self.sprt is not None:
             data["sprt"] = {
@@ -107,71 +139,201 @@ def _finite(value: float) -> Optional[float]:
     return round(value, 3) if math.isfinite(value) else None  # JSON has no infinity
 
 
-def points_of(record: GameRecord, label: str) -> float:
-    """The points ``label`` scored in ``record``: 1, 0.5 or 0."""
-    result = record.result
-    if result is None or result.winner is None:
-        return 0.5
-    return 1.0 if record.name(result.winner) == label else 0.0
+# ---------------------------------------------------------------------------
+# The match file
+# ---------------------------------------------------------------------------
+
+
+def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int, sprt: Optional[SPRT],
+                     time_per_move: float, seed: int, openings: Optional[str], concurrency: Optional[int],
+                     sandbox: str) -> Path:
+    """Write ``directory/match.toml``, the tournament file of the match; return its path.
+
+    Raises :class:`ValueError` for arguments that do not make a match (an odd
+    number of games, a person as a player); the file itself is then checked
+    by the tournament file's own rules when the match loads it.
+    """
+    if games < 2 or games % 2:
+        raise ValueError(f"a match plays game pairs: the number of games must be even and at least 2, not {games}")
+    a, b = distinct_labels(a, b)
+    lines = [
+        "# Written by `othello match`: a tournament of one pairing, played by the tournament runner.",
+        "# Go on after a stop with: othello match --resume " + shlex.quote(str(directory)),
+        "[tournament]",
+        f"name = {_toml(f'match {a.label} vs {b.label}')}",
+        'format = "round-robin"',
+        f"games_per_pairing = {games}",
+        'colours = "both"',
+        f"time_per_move = {time_per_move!r}",
+        f"seed = {seed}",
+        'results = "."',
+    ]
+    if concurrency is not None:
+        lines.append(f"concurrency = {concurrency}")
+    if openings is not None:
+        lines.append(f"openings = {_toml(openings)}")
+    lines += ["", "[referee]", f"sandbox = {_toml(sandbox)}", "", "[match]",
+              f"sprt = {_toml(_sprt_words(sprt) if sprt is not None else '')}"]
+    for spec in (a, b):
+        lines += ["", "[[agents]]", *(f"{key} = {_toml(value)}" for key, value in _agent_table(spec).items())]
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / MATCH_FILE
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _agent_table(spec: AgentSpec) -> dict[str, Any]:
+    """The ``[[agents]]`` table that starts ``spec`` the way the referee would."""
+    if spec.is_manual:
+        raise ValueError(f"{spec}: a match is played by programs; a person plays with othello play")
+    if spec.kind == BUILTIN:
+        return {"name": spec.label, "builtin": spec.file_name}  # (a second copy keeps the file name: its built-in)
+    table: dict[str, Any] = {"name": spec.label, "command": shlex.join(spec.command or ())}
+    if spec.home is not None:
+        table["cwd"] = str(spec.home)
+    if spec.file_name != spec.label:
+        table["files"] = spec.file_name
+    if spec.openings:
+        table["openings"] = True
+    return table
+
+
+def _sprt_words(sprt: SPRT) -> str:
+    return f"elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} beta={sprt.beta:g} model={sprt.model}"
+
+
+def _toml(value: Any) -> str:
+    # A JSON string or literal is a TOML basic string or literal too (the same escapes).
+    return json.dumps(value, ensure_ascii=False)
+
+
+def load_match(directory: Path) -> tournament_config.Tournament:
+    """The match in ``directory`` (its ``match.toml``); :class:`~.config.TournamentFileError` if there is none."""
+    path = Path(directory) / MATCH_FILE
+    if not path.is_file():
+        raise tournament_config.TournamentFileError(f"{directory}: no match here ({MATCH_FILE} is missing)")
+    match = tournament_config.load(path)
+    if not match.is_match:
+        raise tournament_config.TournamentFileError(f"{path}: not a match (it has no [match] table)")
+    return match
+
+
+# ---------------------------------------------------------------------------
+# Playing it
+# ---------------------------------------------------------------------------
 
 
 def run_match(
-    a: AgentSpec,
-    b: AgentSpec,
-    config: GameConfig,
-    out_dir: Path,
-    openings: Optional[Sequence[Sequence[Move]]] = None,
-    games: Optional[int] = None,
-    sprt: Optional[SPRT] = None,
-    max_games: int = 1000,
-    seed: int = 0,
+    directory: Path,
+    *,
+    concurrency: Optional[int] = None,
     on_pair: Optional[Callable[[MatchState, PairResult], None]] = None,
-    pair_player: Callable[..., tuple[GameRecord, GameRecord]] = play_pair,
+    on_start: Optional[Callable[[MatchState, Runner], None]] = None,
+    log: Callable[[str], None] = lambda line: None,
 ) -> MatchState:
-    """Play game pairs of A against B until ``games`` are played, or the SPRT decides, or ``max_games``.
+    """Play (or go on with) the match in ``directory`` until its games are played or its SPRT decides.
 
-    Without ``openings`` every game starts from the start position.  Raises
-    :class:`ValueError` before any game if the arguments do not make a match
-    (an odd number of games, neither ``games`` nor ``sprt``, an agent that
-    does not understand openings).  An agent that cannot be started stops the
-    match (``stopped == "not-started"``).
+    The pairs already stored count first (a resumed match); ``on_start``
+    hears the state before any new game, ``on_pair`` each pair as it
+    completes.  ``KeyboardInterrupt`` stops it like a tournament: the
+    games in flight are voided and replayed by the next run.  Raises
+    :class:`~.config.TournamentFileError`, :class:`~.store.StoreError` and
+    :class:`~.lock.LockHeldError` as the runner does.
     """
-    if (games is None) == (sprt is None):
-        raise ValueError("a match plays a number of games or until an SPRT decides: give one of them")
-    limit = games if games is not None else max_games
-    if limit < 2 or limit % 2:
-        raise ValueError(f"a match plays game pairs: the number of games must be even and at least 2, not {limit}")
-    a, b = distinct_labels(a, b)
-    if openings is not None:
-        if not openings:
-            raise ValueError("the opening suite is empty")
-        check_opening(a, b, openings[0])
-    drawn = draw_openings(openings, limit // 2, seed) if openings else [[] for _ in range(limit // 2)]
-    state = MatchState(a.label, b.label, sprt=sprt)
-    out_dir = Path(out_dir)
-    for number, opening in enumerate(drawn, 1):
-        one, two = pair_player(a, b, opening, config, out_dir / f"pair-{number:04d}", seed=seed)
-        pair = PairResult(number, opening, (points_of(one, a.label), points_of(two, a.label)), (one, two))
-        state.pairs.append(pair)
-        state.counts.add(*pair.points)
-        if pair.moves_key not in state.seen:
-            state.seen.add(pair.moves_key)
-            state.distinct.add(*pair.points)
-        if sprt is not None:
-            state.decision = sprt.decision(state.counts)
-        if on_pair is not None:
-            on_pair(state, pair)
-        if any(info.get("start_error") for record in (one, two) for info in record.extra.get("agents", {}).values()):
-            state.stopped = "not-started"
-            break
-        if state.decision is not None:
-            state.stopped = "sprt"
-            break
-    else:
-        state.stopped = "games" if games is not None else "max-games"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "match.json").write_text(json.dumps(state.to_dict(), indent=2) + "\n", encoding="utf-8")
+    match = load_match(directory)
+    a, b = match.agent_names
+    state = MatchState(a, b, sprt=SPRT.parse(match.match_sprt) if match.match_sprt else None,
+                       limit=match.games_per_pairing)
+    runner = Runner(match, concurrency=concurrency)
+    try:
+        runner.prepare()
+        schedule = {game.index: game for game in runner.store.scheduled_games()}
+        for index in sorted(schedule):
+            if index % 2 == 0:
+                pair = _complete_pair(runner, match, schedule, index)
+                if pair is not None:
+                    state.add(pair)
+        if on_start is not None:
+            on_start(state, runner)
+
+        def heard(event: GameEvent, runner_: Runner) -> None:
+            if event.kind != "finished":
+                return
+            if event.outcome is not None and start_errors(event.outcome.record):
+                # Every game would be a forfeit of the same agent: stop, and say why (exit code 3).
+                state.stopped = "not-started"
+                runner_.request_stop()
+            pair = _complete_pair(runner_, match, schedule, event.game.index)
+            if pair is None:
+                return
+            state.add(pair)
+            _write_summary(directory, state)
+            if on_pair is not None:
+                on_pair(state, pair)
+            if state.decision is not None:
+                runner_.request_stop()
+
+        if state.decision is None and runner.store.unfinished_games():
+            runner.prepare_builtins(log)
+            runner.on_event = heard
+            try:
+                runner.run()
+            except KeyboardInterrupt:
+                state.stopped = "interrupted"
+                raise
+        state.stopped = _why_stopped(state, runner)
+    finally:
+        runner.close()
+        _write_summary(directory, state)
     return state
 
 
-__all__ = ["MatchState", "PairResult", "points_of", "run_match"]
+def _complete_pair(runner: Runner, match: tournament_config.Tournament, schedule: dict[int, ScheduledGame],
+                   index: int) -> Optional[PairResult]:
+    """The pair game ``index`` belongs to, if both its games are stored."""
+    first_index = index - 1 if index % 2 == 0 else index
+    games = (schedule.get(first_index), schedule.get(first_index + 1))
+    if games[0] is None or games[1] is None:
+        return None
+    found = [runner.store.finished_game(game.key) for game in games if game is not None]
+    if any(game is None for game in found):
+        return None
+    one, two = found
+    assert one is not None and two is not None and games[0] is not None and games[1] is not None
+    a = match.agent_names[0]
+    return PairResult(
+        number=(first_index + 1) // 2,
+        opening=game_opening(match, first_index),
+        points=(one.points(a), two.points(a)),
+        games=(_relative(runner, match, games[0]), _relative(runner, match, games[1])),
+        moves_key=(one.moves_key, two.moves_key),
+    )
+
+
+def _relative(runner: Runner, match: tournament_config.Tournament, game: ScheduledGame) -> str:
+    return str(runner.game_dir(game).relative_to(match.results_dir))
+
+
+def start_errors(record: Optional[dict[str, Any]]) -> list[str]:
+    """Why an agent of this game (a record as plain data) could not be started, if one could not."""
+    agents = (record or {}).get("agents")
+    if not isinstance(agents, dict):
+        return []
+    return [str(info["start_error"]) for info in agents.values() if isinstance(info, dict) and info.get("start_error")]
+
+
+def _why_stopped(state: MatchState, runner: Runner) -> str:
+    if state.stopped == "not-started":
+        return state.stopped
+    if state.decision is not None:
+        return "sprt"
+    if runner.store.unfinished_games():
+        return "interrupted"
+    return "games" if state.sprt is None else "max-games"
+
+
+def _write_summary(directory: Path, state: MatchState) -> None:
+    (Path(directory) / SUMMARY_FILE).write_text(json.dumps(state.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+__all__ = ["MATCH_FILE", "MatchState", "PairResult", "load_match", "run_match", "start_errors", "write_match_file"]

@@ -11,18 +11,22 @@ from typing import Optional
 import click
 
 from ..protocol import IllegalMoveError, ParseError
-from ..protocol.openings import format_opening, read_openings, suite_path
-from ..referee import AgentSpec, GameConfig
+from ..protocol.openings import BALANCED, format_opening, read_openings, suite_path
+from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels
 from ..referee.config import SANDBOXES
 from ..referee.process import sigterm_as_interrupt
 from ..referee.sandbox import SandboxUnavailable
-from ..referee.spec import prepare_builtins
-from .match import MatchState, PairResult, run_match
+from .config import MAX_GAMES_PER_PAIRING, TournamentFileError
+from .lock import LockHeldError
+from .match import MATCH_FILE, MatchState, PairResult, load_match, run_match, write_match_file
+from .runner import Runner
 from .stats import SPRT
+from .store import StoreError
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 EXIT_NOT_STARTED = 3
 EXIT_NO_SANDBOX = 4
+EXIT_INTERRUPTED = 130
 
 
 def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -36,13 +40,13 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@click.argument("words", nargs=-1, required=True, metavar="A B [SPRT PARAMETERS]")
+@click.argument("words", nargs=-1, required=False, metavar="A B [SPRT PARAMETERS]")
 @click.option("--games", type=click.IntRange(min=2), default=None,
               help="Play this many games (an even number: game pairs).")
 @click.option("--sprt", "use_sprt", is_flag=True,
               help="Play until the SPRT decides; parameters follow as words: elo0=0 elo1=10 alpha=0.05 beta=0.05 "
                    "[model=normalized|logistic] (these are the defaults).")
-@click.option("--max-games", type=click.IntRange(min=2), default=1000, show_default=True,
+@click.option("--max-games", type=click.IntRange(min=2, max=MAX_GAMES_PER_PAIRING), default=1000, show_default=True,
               help="With --sprt: stop undecided after this many games.")
 @click.option("--openings", "openings_file", default=None, metavar="FILE|balanced",
               help="Opening suite: a file of one opening a line (PROTOCOL.md section 8), or the balanced suite "
@@ -50,15 +54,22 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
                    "every game starts from the start position.")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds of wall-clock time per move.")
-@click.option("--seed", type=int, default=None, help="Seed of the opening draw (default: a random one, printed).")
+@click.option("--seed", type=int, default=None, help="Seed of the opening draw and the colours (default: a random "
+              "one, printed).")
+@click.option("-j", "--concurrency", type=click.IntRange(1), default=None,
+              help="Games at once (default: one per core with one core spare).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Match directory: pair-0001/1, pair-0001/2, ... and match.json (default: matches/<time>-A-B).")
+              help="Match directory: match.toml, the database, games/ and match.json "
+                   "(default: matches/<time>-A-B).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Go on with the match in this directory (after Ctrl-C, a crash or a reboot): the games in "
+                   "flight are replayed, the others kept.")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
               help="Run each agent in its own bubblewrap sandbox, or (none) as yourself.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
-          openings_file: Optional[str], time_per_move: float, seed: Optional[int], out_dir: Optional[Path],
-          sandbox: str, quiet: bool) -> None:
+          openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
+          out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, quiet: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
     Either a fixed number of games (--games 100) or until a sequential test
@@ -66,9 +77,30 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     better by about elo1, H0 that it is not better than elo0.  After each
     pair it prints W-D-L, the pentanomial counts of pairs (A's pair score 0,
     0.5, 1, 1.5, 2: LL LD DD/WL WD WW), Elo with a 95% interval computed
-    over pairs, and with --sprt the LLR and its bounds.  Exit 0 when the
-    match is played, 2 on a bad command line, 3 if an agent could not start.
+    over pairs, and with --sprt the LLR and its bounds.
+
+    The match runs on the tournament runner (games in parallel with -j, each
+    result stored in SQLite as it comes): its directory holds match.toml, a
+    tournament file (othello tournament status/report read it), and
+    othello match --resume DIR goes on after a stop.  Exit 0 when the match
+    is played, 2 on a bad command line, 3 if an agent could not start, 4
+    without the sandbox, 130 when interrupted.
     """
+    if resume_dir is not None:
+        if words or games is not None or use_sprt or openings_file or seed is not None or out_dir is not None:
+            raise click.UsageError("--resume DIR goes on with the match as it was started: give no agents, "
+                                   "--games, --sprt, --openings, --seed or --out with it (only -j and -q)")
+        directory = resume_dir
+    else:
+        directory = _start(words, games, use_sprt, max_games, openings_file, time_per_move, seed, concurrency,
+                           out_dir, sandbox, quiet)
+    _play(directory, concurrency, quiet)
+
+
+def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
+           openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
+           out_dir: Optional[Path], sandbox: str, quiet: bool) -> Path:
+    """Check the command line and write the match's file; return its directory."""
     agents, params = _split(words)
     if len(agents) != 2:
         raise click.UsageError(f"expected two agents A and B, got {len(agents)}: {' '.join(agents) or 'none'}")
@@ -81,19 +113,63 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
         sprt = SPRT.parse(params) if use_sprt else None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    openings = None
+    openings: Optional[str] = None
     if openings_file is not None:
+        path = suite_path(openings_file)
         try:
-            openings = read_openings(suite_path(openings_file))
+            suite = read_openings(path)
         except (ParseError, IllegalMoveError) as exc:
             raise click.UsageError(str(exc)) from None
         except OSError as exc:
             raise click.UsageError(f"cannot read the openings {openings_file}: {exc}") from None
+        if not suite:
+            raise click.UsageError(f"the opening suite {openings_file} is empty")
+        try:
+            check_opening(*distinct_labels(a, b), suite[0])
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        openings = BALANCED if openings_file.strip().lower() == BALANCED else str(path.resolve())
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     if out_dir is None:
         out_dir = Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.file_name}-{b.file_name}"
-    config = GameConfig(time_per_move=time_per_move, sandbox=sandbox)
+    if (out_dir / MATCH_FILE).exists():
+        raise click.UsageError(f"{out_dir} holds a match already: go on with it with --resume {out_dir}, "
+                               "or give another --out")
+    try:
+        write_match_file(out_dir, a, b, games=games if games is not None else max_games, sprt=sprt,
+                         time_per_move=time_per_move, seed=seed, openings=openings, concurrency=concurrency,
+                         sandbox=sandbox)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not quiet:
+        what = f"{games} games" if games is not None else f"until the SPRT decides (at most {max_games} games)"
+        suite_text = f"openings from {openings_file}" if openings_file else "no openings"
+        click.echo(f"{a.label} vs {b.label}: {what}, {suite_text}, seed {seed}, {time_per_move:g} s per move; "
+                   f"files in {out_dir}")
+        if openings is None:
+            click.echo("note: without --openings every game starts from the start position; "
+                       "deterministic agents then repeat the same games", err=True)
+    return out_dir
+
+
+def _require_sandbox(directory: Path) -> None:
+    """Stop before the first game, with the sandbox's own message, if the match's agents need bwrap and it is not there."""
+    from ..referee.sandbox import require
+
+    if load_match(directory).referee.get("sandbox", GameConfig.sandbox) == "bwrap":
+        require()
+
+
+def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
+    """Play the match in ``directory`` on the runner, printing each pair; exit with the match's code."""
+
+    def started(state: MatchState, runner: Runner) -> None:
+        if runner.voided_at_start:
+            click.echo(f"{len(runner.voided_at_start)} game(s) were in flight when the match stopped: voided "
+                       f"(kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
+        if state.pairs and not quiet:
+            click.echo(f"{len(state.pairs)} pair(s) already played: " + " | ".join(state.lines()))
 
     def show(state: MatchState, pair: PairResult) -> None:
         if quiet:
@@ -102,30 +178,24 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
         first, second = pair.points
         click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | " + " | ".join(state.lines()))
 
-    if not quiet:
-        what = f"{games} games" if games is not None else f"until the SPRT decides (at most {max_games} games)"
-        suite = f"openings from {openings_file} ({len(openings or [])})" if openings_file else "no openings"
-        click.echo(f"{a.label} vs {b.label}: {what}, {suite}, seed {seed}, {time_per_move:g} s per move; files in {out_dir}")
-        if openings is None:
-            click.echo("note: without --openings every game starts from the start position; "
-                       "deterministic agents then repeat the same games", err=True)
-    prepare_builtins([a, b], lambda line: click.echo(line, err=True))
     try:
+        _require_sandbox(directory)
         with sigterm_as_interrupt():
-            state = run_match(a, b, config, out_dir, openings, games, sprt, max_games, seed, show)
-    except ValueError as exc:
+            state = run_match(directory, concurrency=concurrency, on_pair=show, on_start=started,
+                              log=lambda line: click.echo(line, err=True))
+    except (TournamentFileError, StoreError, LockHeldError) as exc:
         raise click.UsageError(str(exc)) from None
     except SandboxUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_NO_SANDBOX)
     except KeyboardInterrupt:
-        click.echo(f"interrupted: the match was stopped (files in {out_dir})", err=True)
-        sys.exit(130)
+        click.echo(f"interrupted: the games in flight are voided; go on with: othello match --resume {directory}",
+                   err=True)
+        sys.exit(EXIT_INTERRUPTED)
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
     if state.sprt is not None:
-        verdict = {"H1": f"H1 accepted: {state.a} is better (elo1={state.sprt.elo1:g})",
-                   "H0": f"H0 accepted: {state.a} is not better than elo0={state.sprt.elo0:g}"}
-        click.echo(verdict.get(state.decision or "", f"no decision after {state.games} games"))
+        click.echo(state.verdict())
     if state.stopped == "not-started":
-        click.echo("error: an agent could not be started (see the games' game.json)", err=True)
+        click.echo(f"error: an agent could not be started (see the game.json files under {directory / 'games'}); "
+                   "fix it and start a new match", err=True)
         sys.exit(EXIT_NOT_STARTED)

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from ..protocol import Move
 from ..protocol.openings import read_openings
-from ..referee.pair import draw_openings
+from ..referee.pair import nth_opening
 from .config import Tournament
 
 
@@ -260,8 +260,7 @@ def game_opening(tournament: Tournament, index: int) -> list[Move]:
     if tournament.openings is None:
         return []
     suite = _suite(str(tournament.openings), tournament.openings_sha256)
-    pair = (index - 1) // 2
-    return draw_openings(suite, pair + 1, derive_seed(tournament.seed, "openings"))[pair]
+    return nth_opening(suite, (index - 1) // 2, derive_seed(tournament.seed, "openings"))
 
 
 @functools.lru_cache(maxsize=8)

@@ -22,13 +22,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GameRecord, ParseError
+from ..protocol import BLACK, WHITE, GameRecord, ParseError, Termination
 from ..protocol.openings import format_opening
 from .config import Tournament
 from .pairing import active_names
 from .runner import status, withdrawn_agents
-from .standings import compute, result_words
-from .store import Store
+from .standings import compute
+from .store import Store, result_from_row
 
 
 def position_code(white: int, black: int) -> str:
@@ -38,6 +38,7 @@ def position_code(white: int, black: int) -> str:
 
 def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
     """One finished game for the page: players, result, moves and every position."""
+    result = result_from_row(row)
     data: dict[str, Any] = {
         "key": row["key"],
         "round": row["round"],
@@ -47,7 +48,7 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
         "reason": row["reason"],
         "detail": row["detail"] or "",
         "discs": [row["white_discs"], row["black_discs"]],
-        "result": result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"]),
+        "result": result.summary(),
         "counts": True,
         "flag": row["load_flag"] or "",
         "moves": [],
@@ -86,9 +87,9 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         games = []
         for row in store.game_rows():
             if row["status"] == "finished":
-                game = game_data(row, report_dir)
-                game["counts"] = row["white"] not in withdrawn and row["black"] not in withdrawn
-                games.append(game)
+                page_game = game_data(row, report_dir)
+                page_game["counts"] = row["white"] not in withdrawn and row["black"] not in withdrawn
+                games.append(page_game)
         rounds = _swiss_rounds(store) if tournament.format == "swiss" else []
         builds = store.builds()
     state = status(tournament)
@@ -169,7 +170,7 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
         ggf = []
         for row in store.game_rows():
             # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
-            if row["status"] == "finished" and row["record"] and row["reason"] != "build":
+            if row["status"] == "finished" and row["record"] and row["reason"] != Termination.BUILD.value:
                 try:
                     ggf.append(GameRecord.from_dict(json.loads(row["record"])).to_ggf())
                 except (ParseError, ValueError):
@@ -218,17 +219,18 @@ def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, A
         for row in rows:
             if name not in (row["white"], row["black"]):
                 continue
-            words = result_words(row["winner"], row["reason"], row["white_discs"], row["black_discs"])
+            result = result_from_row(row)
+            words = result.summary()
             parts.append(f"<tr><td><a href=\"../index.html#game={e(row['key'])}\">{e(row['key'])}</a></td>"
                          f"<td>{e(row['white'])}</td><td>{e(row['black'])}</td><td>{e(words)}</td></tr>")
-            colour = "W" if row["white"] == name else "B"
-            if row["reason"] not in ("normal", None) and row["winner"] not in (colour, None):
+            colour = WHITE if row["white"] == name else BLACK
+            if result.termination.is_forfeit and result.loser is colour:
                 forfeits.append((row, colour, words))
         parts.append("</table>")
         if forfeits:
             parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
             for row, colour, words in forfeits:
-                stderr = (row["white_stderr"] if colour == "W" else row["black_stderr"]) or ""
+                stderr = (row["white_stderr"] if colour is WHITE else row["black_stderr"]) or ""
                 tail = stderr[-STDERR_TAIL:]
                 parts.append(f"<h3>{e(row['key'])}: {e(words)}</h3><p>{e(row['detail'] or '')}</p>"
                              f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"

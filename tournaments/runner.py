@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Protocol
 
-from ..protocol import WHITE, GameRecord, parse_move
+from ..protocol import BLACK, WHITE, GameRecord, Result, Termination, parse_move
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
@@ -256,11 +256,7 @@ def outcome_from(result: dict[str, Any]) -> GameOutcome:
         seconds[entry.move.colour.value] += entry.seconds
     cpu = {colour: times.get("cpu_seconds") for colour, times in _agent_times(record).items()}
     outcome = GameOutcome(
-        winner=record.result.winner.value if record.result.winner else None,
-        reason=record.result.reason,
-        detail=record.result.detail,
-        white_discs=record.result.white_discs,
-        black_discs=record.result.black_discs,
+        result=record.result,
         plies=len(record.moves),
         white_seconds=seconds["W"],
         black_seconds=seconds["B"],
@@ -300,12 +296,12 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
     time its clock ran (it was waiting for a core, not thinking), or the
     machine's load average exceeded its cores when the game ended.
     """
-    if outcome.reason != "timeout" or outcome.winner is None:
+    loser = outcome.result.loser
+    if outcome.result.termination is not Termination.TIMEOUT or loser is None:
         return None
-    loser = "B" if outcome.winner == "W" else "W"
-    times = _agent_times(record).get(loser, {})
+    times = _agent_times(record).get(loser.value, {})
     limit = (record.time_per_move or 0.0) + 0.25
-    wall = times.get("seconds") or ((outcome.white_seconds if loser == "W" else outcome.black_seconds) + limit)
+    wall = times.get("seconds") or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
     cpu = times.get("cpu_seconds")
     notes = []
     if cpu is not None and wall > 0 and cpu < LOAD_CPU_SHARE * wall:
@@ -823,15 +819,13 @@ class Runner:
 
     def _build_forfeit(self, game: ScheduledGame, culprits: list[BuildResult]) -> GameOutcome:
         """The result of a game an agent could not play because its build failed; its record written like any other."""
-        from ..protocol import BLACK, Result
-
         names = {b.agent for b in culprits}
         winner = None if len(names) == 2 else BLACK if game.white in names else WHITE
         detail = "; ".join(f"the build of {b.agent} {'timed out' if b.status == 'timeout' else 'failed'} "
                            f"({b.detail}; see build/{b.agent}.log)" for b in culprits)
         record = GameRecord(
             white=game.white, black=game.black, seed=game.seed, time_per_move=self.tournament.time_per_move,
-            result=Result(winner, "build", 2, 2, detail),
+            result=Result(winner, Termination.BUILD, 2, 2, detail),
             extra={"tournament": {"game": game.key, "not_played": "build"}},
         )
         text = record.to_json()

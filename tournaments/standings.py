@@ -22,10 +22,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from ..protocol import BLACK, WHITE, Termination
 from .ratings import Rating, fit
 from .store import FinishedGame
 
-FAULTS = ("timeout", "illegal", "malformed", "crash", "build")
+# The ways of losing a game on a fault, counted per agent (every termination but a normal end).
+FAULTS = tuple(termination.value for termination in Termination if termination.is_forfeit)
 
 
 @dataclass
@@ -124,21 +126,21 @@ def compute(
         else:
             seen.add(game.moves_key)
             distinct.append(game)
-        for agent, opponent, colour in ((game.white, game.black, "W"), (game.black, game.white, "B")):
+        result = game.result
+        for agent, opponent, colour in ((game.white, game.black, WHITE), (game.black, game.white, BLACK)):
             line = lines[agent]
-            points = game.points(agent)
+            points = result.points(colour)
             line.games += 1
             line.points += points
-            own, other = (game.white_discs, game.black_discs) if colour == "W" else (game.black_discs, game.white_discs)
-            line.disc_difference += own - other
+            line.disc_difference += result.discs(colour) - result.discs(colour.opponent)
             outcome = "wins" if points == 1.0 else "draws" if points == 0.5 else "losses"
             setattr(line, outcome, getattr(line, outcome) + 1)
-            by_colour = ("white_" if colour == "W" else "black_") + outcome
+            by_colour = ("white_" if colour is WHITE else "black_") + outcome
             setattr(line, by_colour, getattr(line, by_colour) + 1)
-            if points < 1.0 and game.reason == "build" and game.winner is None:
+            if result.termination is Termination.BUILD and result.winner is None:
                 line.forfeits["build"] += 1  # both agents failed to build: a draw, and a forfeit for each
-            elif points == 0.0 and game.reason in FAULTS:
-                line.forfeits[game.reason] += 1
+            elif points == 0.0 and result.termination.is_forfeit:
+                line.forfeits[result.termination.value] += 1
                 if game.load_flag:
                     line.load_flagged += 1
             before = cross[agent].get(opponent, (0.0, 0))
@@ -175,42 +177,6 @@ def compute(
         line.rank = ranked[position - 2].rank if previous == key else position
         previous = key
     return Standings(ranked, cross, ratings, counted, repeats)
-
-
-# How each way of losing reads, said before the discs: with a fault the winner
-# may well have fewer discs on the board ("White wins 13-36 (timeout)" puzzled people).
-LOSSES = {
-    "timeout": "loses on time",
-    "illegal": "loses by an illegal move",
-    "malformed": "loses by a malformed move",
-    "crash": "loses: its program crashed",
-    "build": "loses: its build failed",
-}
-
-
-def result_words(winner: Optional[str], reason: str, white_discs: Optional[int], black_discs: Optional[int]) -> str:
-    """A game's result in words, the reason before the discs.
-
-    >>> result_words("W", "normal", 40, 24)
-    '1-0 White wins 40-24'
-    >>> result_words("B", "timeout", 13, 36)
-    '0-1 White loses on time (13-36 on the board)'
-    >>> result_words(None, "build", 2, 2)
-    '1/2-1/2 Draw: neither build succeeded'
-    """
-    discs = f"{white_discs}-{black_discs}"
-    score = {"W": "1-0", "B": "0-1"}.get(winner or "", "1/2-1/2")
-    if winner is None:
-        if reason == "build":
-            return f"{score} Draw: neither build succeeded"
-        return f"{score} Draw {discs}" + ("" if reason == "normal" else f" ({reason})")
-    if reason == "normal":
-        return f"{score} {'White' if winner == 'W' else 'Black'} wins {discs}"
-    loser = "Black" if winner == "W" else "White"
-    words = LOSSES.get(reason, f"loses ({reason})")
-    if reason == "build":
-        return f"{score} {loser} {words}"
-    return f"{score} {loser} {words} ({discs} on the board)"
 
 
 def format_table(standings: Standings, *, width: Optional[int] = None) -> str:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from ..protocol import BLACK, WHITE, Colour, Result, Termination
 from .pairing import ScheduledGame
 
 SCHEMA_VERSION = 3
@@ -163,43 +164,37 @@ class StoreError(RuntimeError):
 
 @dataclass(frozen=True)
 class FinishedGame:
-    """A finished game as the standings need it."""
+    """A finished game as the standings need it: who played which colour, and its :class:`Result`."""
 
     key: str
     round: int
     white: str
     black: str
-    winner: Optional[str]  # "W", "B" or None for a draw
-    reason: str
-    white_discs: int
-    black_discs: int
+    result: Result
     plies: int = 0
     load_flag: Optional[str] = None
     # The agents and every move (opening included), hashed: equal keys are the same game played again.
     moves_key: str = ""
 
+    def colour_of(self, agent: str) -> Colour:
+        """The colour ``agent`` played (White if it played both: a game against itself)."""
+        return WHITE if agent == self.white else BLACK
+
     def points(self, agent: str) -> float:
         """Points ``agent`` scored in this game: 1, 1/2 or 0."""
-        if self.winner is None:
-            return 0.5
-        won = (self.winner == "W" and agent == self.white) or (self.winner == "B" and agent == self.black)
-        return 1.0 if won else 0.0
+        return self.result.points(self.colour_of(agent))
 
     def loser(self) -> Optional[str]:
-        if self.winner is None:
-            return None
-        return self.black if self.winner == "W" else self.white
+        """The name of the agent that lost, ``None`` for a draw."""
+        loser = self.result.loser
+        return None if loser is None else self.white if loser is WHITE else self.black
 
 
 @dataclass
 class GameOutcome:
-    """What the runner stores for one finished game."""
+    """What the runner stores for one finished game: its result, and what came with it."""
 
-    winner: Optional[str]
-    reason: str
-    white_discs: int
-    black_discs: int
-    detail: str = ""
+    result: Result
     plies: int = 0
     white_seconds: float = 0.0
     black_seconds: float = 0.0
@@ -213,6 +208,23 @@ class GameOutcome:
     worker: str = ""
     record_text: Optional[str] = None  # the exact bytes of game.json the referee wrote (UTF-8)
     record_sha256: Optional[str] = None
+
+
+def result_columns(result: Result) -> tuple[Optional[str], str, str, int, int]:
+    """A result as the columns ``winner, reason, detail, white_discs, black_discs`` hold it."""
+    return (result.winner.value if result.winner else None, result.termination.value, result.detail,
+            result.white_discs, result.black_discs)
+
+
+def result_from_row(row: sqlite3.Row) -> Result:
+    """The :class:`Result` of a finished game's row (the inverse of :func:`result_columns`)."""
+    return Result(
+        Colour(row["winner"]) if row["winner"] else None,
+        Termination.parse(row["reason"]),
+        row["white_discs"],
+        row["black_discs"],
+        row["detail"] or "",
+    )
 
 
 @dataclass(frozen=True)
@@ -524,8 +536,7 @@ class Store:
                    finished = ?, record_sha256 = ?
                    WHERE key = ? AND status != 'finished'""",
                 (
-                    outcome.winner, outcome.reason, outcome.detail, outcome.white_discs, outcome.black_discs,
-                    outcome.plies, outcome.white_seconds, outcome.black_seconds, outcome.white_cpu,
+                    *result_columns(outcome.result), outcome.plies, outcome.white_seconds, outcome.black_seconds, outcome.white_cpu,
                     outcome.black_cpu, outcome.load_flag, record_text, _truncate(outcome.white_stderr),
                     _truncate(outcome.black_stderr), outcome.game_dir, outcome.worker, time.time(),
                     outcome.record_sha256, key,
@@ -545,15 +556,12 @@ class Store:
         rows = self.db.execute(
             "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"
         )
-        return [
-            FinishedGame(
-                row["key"], row["round"], row["white"], row["black"], row["winner"], row["reason"],
-                row["white_discs"], row["black_discs"], row["plies"] or 0, row["load_flag"],
-                moves_key(row["record"], row["record_sha256"]),
-            )
-            for row in rows
-            if row["white"] not in out and row["black"] not in out
-        ]
+        return [_finished(row) for row in rows if row["white"] not in out and row["black"] not in out]
+
+    def finished_game(self, key: str) -> Optional[FinishedGame]:
+        """Game ``key`` if it is finished, else ``None`` (a match asks after each game whether its pair is complete)."""
+        row = self.db.execute("SELECT * FROM games WHERE key = ? AND status = 'finished'", (key,)).fetchone()
+        return _finished(row) if row is not None else None
 
     def game_rows(self) -> Iterator[sqlite3.Row]:
         """Every game row with all its columns (for reports and exports)."""
@@ -582,6 +590,13 @@ class Store:
         for row in self.db.execute("SELECT bye FROM rounds WHERE bye IS NOT NULL"):
             result[row["bye"]] = result.get(row["bye"], 0) + 1
         return result
+
+
+def _finished(row: sqlite3.Row) -> FinishedGame:
+    return FinishedGame(
+        row["key"], row["round"], row["white"], row["black"], result_from_row(row), row["plies"] or 0,
+        row["load_flag"], moves_key(row["record"], row["record_sha256"]),
+    )
 
 
 def _scheduled(row: sqlite3.Row) -> ScheduledGame:
