@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "tournament": "tournaments.cli:tournament",
     "match": "tournaments.match_cli:match",
     "openings": "tournaments.suite:openings",
+    "serve": "web.cli:serve",
 }
 
 

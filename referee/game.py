@@ -66,7 +66,8 @@ class GameEvent:
     move once the other side's ``NAME.in`` is in place; ``retry`` says
     (``message``) what was wrong with a person's ``NAME.out``, before they
     are prompted again.  ``at`` is the ``time.monotonic()`` of the event;
-    ``names`` the label of each colour.
+    ``names`` the label of each colour; ``comments`` the agent's comment
+    lines that came with a ``move`` (or ``lost-turn``), as in the record.
     """
 
     kind: str
@@ -83,6 +84,7 @@ class GameEvent:
     record: Optional[GameRecord] = None
     names: dict[Colour, str] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
+    comments: list[str] = field(default_factory=list)
 
 
 EventCallback = Callable[[GameEvent], None]
@@ -611,11 +613,12 @@ class _Game:
             move = Move.pass_(mover.colour)
             self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
             self.board = self.board.play_unchecked(move)
-            self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note)
+            self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
+                      comments=[*comments, note])
         else:
             self.record.moves.append(MoveRecord(move, seconds, comments))
             self.board = self.board.play_unchecked(move)  # checked just above
-            self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds)
+            self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds, comments=comments)
         self.players[mover.colour.opponent].unsent = move
         return self.board.outcome() or move
 

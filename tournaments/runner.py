@@ -30,6 +30,7 @@ from ..protocol import BLACK, WHITE, GameRecord, Result, Termination
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
+from .livelog import LiveLogWriter
 from .pairing import ScheduledGame, game_opening
 from .standings import Standings, compute
 from .store import BuildResult, GameOutcome, Store
@@ -108,6 +109,11 @@ def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # The runner
 # ---------------------------------------------------------------------------
+
+
+def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
+    """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
+    return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
 @dataclass
@@ -346,7 +352,7 @@ class Runner:
         }
 
     def game_dir(self, game: ScheduledGame) -> Path:
-        return self.tournament.results_dir / "games" / f"{game.key}_{game.white}_vs_{game.black}"
+        return game_directory(self.tournament, game.key, game.white, game.black)
 
     def make_pool(self) -> Pool:
         if self.scheduler:
@@ -384,7 +390,7 @@ class Runner:
                                                   "black": game.black, "started": time.monotonic(), "ply": 0,
                                                   "clocks": {"W": 0.0, "B": 0.0}, "to_move": "W",
                                                   "since": time.monotonic(), "live": not pool.remote}
-                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game.key))] = game
+                    pending[pool.submit(self.job(game, pool.remote), self._watcher(game))] = game
                 if not pending:
                     if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
                         break
@@ -419,10 +425,17 @@ class Runner:
             pool.close(abandon=abandoned)
         return self.standings()
 
-    def _watcher(self, key: str) -> Callable[[Any], None]:
-        """The referee's events of game ``key`` kept as the move number and the clocks (read by the display)."""
+    def _watcher(self, game: ScheduledGame) -> Callable[[Any], None]:
+        """The referee's events of ``game`` kept as the move number and the clocks (read by the display).
+
+        Each event is also appended to the game's live log (:mod:`.livelog`),
+        which ``othello serve`` follows from another process.
+        """
+        key = game.key
+        live_log = LiveLogWriter(self.game_dir(game))
 
         def watch(event: Any) -> None:
+            live_log(event)
             state = self.in_progress.get(key)
             if state is None:
                 return

@@ -1,0 +1,115 @@
+"""Playing in a real browser: a person clicks through a whole game against a real agent, passes included.
+
+The person is a ``manual:`` player of the real referee (the server writes
+their NAME.out); the opponent is the built-in ``beginner`` (the first legal
+square scanning A1, A2, ... H8), which is deterministic, so the game below is
+the same every time.  It was found by playing random moves for Black against
+``beginner`` and keeping the game where Black had to pass most for the fewest
+clicks: Black passes nine times and is wiped out, 36-0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from othello_arena.protocol import BLACK, WHITE, Board, GameRecord, parse_move
+from web_helpers import WAIT_MS, browser, serving  # noqa: F401 - browser is a fixture
+
+pytestmark = pytest.mark.slow
+
+# The whole game, White (beginner) first; Black's moves are the person's clicks ("P": the Pass button).
+GAME = ("(W C 4) (B C 5) (W B 6) (B B 5) (W A 6) (B F 3) (W C 6) (B B 4) (W A 3) (B B 7) (W B 8) (B A 4) "
+        "(W A 5) (B A 7) (W A 8) (B P) (W B 3) (B A 2) (W A 1) (B P) (W B 2) (B B 1) (W C 1) (B P) (W C 2) "
+        "(B P) (W C 3) (B P) (W C 7) (B D 3) (W E 2) (B D 1) (W D 6) (B P) (W E 1) (B P) (W E 3) (B P) "
+        "(W E 6) (B P) (W G 2)")
+MOVES = [parse_move(line) for line in re.findall(r"\([^)]*\)", GAME)]
+
+
+def cells_after(moves: list) -> str:
+    board = Board()
+    for move in moves:
+        board = board.play(move)
+    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "." for sq in range(64))
+
+
+def test_the_game_is_what_the_docstring_says() -> None:
+    board = Board()
+    for move in MOVES:
+        board = board.play(move)
+    outcome = board.outcome()
+    assert outcome is not None and (outcome.white_discs, outcome.black_discs) == (36, 0)
+    assert sum(1 for move in MOVES if move.colour is BLACK and move.is_pass) == 9
+
+
+def test_a_person_plays_a_whole_game_by_clicking_with_forced_passes(tmp_path: Path, browser) -> None:  # noqa: F811
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(base + "/play")
+        page.fill("#name", "me")
+        page.fill("#opponent", "beginner")
+        page.select_option("#colour", "B")
+        page.fill("#time_per_move", "5")
+        page.click("#start")
+        page.wait_for_url("**/games/*")
+        status = page.locator("#status")
+
+        # A move the rules refuse is not a lost game for a person: the referee says why and asks again.
+        page.wait_for_selector("#status[data-state=your-turn]")
+        answer = page.evaluate("""async () => {
+            const r = await fetch(location.pathname.replace('/games/', '/api/games/') + '/move', {method: 'POST',
+                headers: {'Content-Type': 'application/json'}, body: JSON.stringify({colour: 'B', square: 0})});
+            return r.status; }""")
+        assert answer == 200  # written: the referee, not the server, judges it
+        page.wait_for_selector("#retry:has-text('illegal')")
+        assert "A1" in page.inner_text("#retry")
+
+        for number, move in enumerate(MOVES, start=1):
+            if move.colour is WHITE:
+                continue
+            page.wait_for_selector(f"#moves tr[data-ply='{number - 1}']" if number > 1 else "#moves")
+            page.wait_for_selector("#status[data-state=your-turn]")
+            assert page.locator("#moves tr").count() == number - 1
+            # What the board shows is the position the rules give.
+            assert page.get_attribute(".board", "data-cells") == cells_after(MOVES[: number - 1])
+            if move.is_pass:
+                assert page.locator(".sq.legal").count() == 0
+                assert page.is_visible("#pass"), f"no Pass button at move {number}"
+                assert "must pass" in status.inner_text()
+                page.click("#pass")
+            else:
+                assert not page.is_visible("#pass")
+                square = page.locator(f".sq[data-square='{move.line()[3]}{move.line()[5]}']")
+                assert "legal" in (square.get_attribute("class") or "")
+                square.click()
+            page.wait_for_selector(f"#moves tr[data-ply='{number}']")
+            # The last move and its flips are marked.
+            if not move.is_pass:
+                assert page.locator(".sq.last").count() == 1
+                assert page.locator(".sq.flip").count() >= 1
+
+        page.wait_for_selector("#status[data-state=over]")
+        assert "White wins 36-0" in status.inner_text()
+        assert page.inner_text("#player-W .count") == "36" and page.inner_text("#player-B .count") == "0"
+
+        with page.expect_download() as download:
+            page.click("#download-json")
+        record = GameRecord.from_json(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert [entry.move for entry in record.moves] == MOVES
+        assert (record.white, record.black) == ("beginner", "me")
+        assert record.extra["agents"]["me"]["kind"] == "manual"
+        assert record.extra["agents"]["me"]["retries"] == 1
+        with page.expect_download() as download:
+            page.click("#download-ggf")
+        ggf = Path(download.value.path()).read_text(encoding="utf-8")
+        assert ggf.startswith("(;GM[Othello]") and "RE[" in ggf
+
+        # The game is kept where the server was told, with the agent's own files.
+        directories = list((tmp_path / "games").iterdir())
+        assert len(directories) == 1
+        assert json.loads((directories[0] / "game.json").read_text())["result"]["reason"] == "normal"
+        page.close()

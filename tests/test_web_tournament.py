@@ -1,0 +1,146 @@
+"""A tournament followed live in a real browser while ``othello tournament run`` plays it in another process.
+
+The server only reads (the database, each game's live log and record); the
+runner is a separate process, as when an instructor runs it in one terminal
+and puts ``othello serve`` on the projector from another.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tournament_helpers import agent, query, write_tournament
+from web_helpers import WAIT_MS, browser, raw_get, raw_post, serving  # noqa: F401 - browser is a fixture
+
+pytestmark = pytest.mark.slow
+
+
+def points_shown(page) -> float:
+    return sum(float(text) for text in page.locator("#standings .points").all_inner_texts())
+
+
+def test_the_live_view_follows_a_running_tournament(tmp_path: Path, browser) -> None:  # noqa: F811
+    # Moves slow enough (50 ms) that a game is seen in progress; a crasher for the agent page's forfeits.
+    agents = [agent("first", "first", "--delay 0.05"), agent("last", "last", "--delay 0.05"),
+              agent("crasher", "flips", "--crash-at 3")]
+    path = write_tournament(tmp_path, agents, concurrency=1, seed=3, games_per_pairing=1, colours="random")
+    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, _):
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(base + "/tournament")
+        page.wait_for_selector("#standings tr[data-agent=first]")
+        assert points_shown(page) == 0
+        runner = subprocess.Popen([sys.executable, "-m", "othello_arena", "tournament", "run", str(path), "-q"],
+                                  cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  start_new_session=True)
+        try:
+            # A game in progress, on its own board, advancing move by move, with the agents' comment lines.
+            game = page.locator(".live-game").first
+            page.wait_for_selector(".live-game[data-plies]:not([data-plies='0'])")
+            seen = int(game.get_attribute("data-plies") or 0)
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('.live-game')].some(g => Number(g.dataset.plies) > {seen})")
+            page.wait_for_selector(".live-game .comment:has-text('said: move')")  # the agent's (C move N)
+            # The standings change as games finish.
+            page.wait_for_function("() => [...document.querySelectorAll('#standings .points')]"
+                                   ".some(cell => Number(cell.textContent) > 0)")
+            assert runner.wait(timeout=240) == 0, runner.stderr.read() if runner.stderr else ""
+        finally:
+            if runner.poll() is None:
+                os.killpg(runner.pid, signal.SIGKILL)
+                runner.wait()
+            if runner.stderr is not None:
+                runner.stderr.close()
+        page.wait_for_function("() => document.querySelectorAll('#games tr[data-status=finished]').length === 3")
+        assert points_shown(page) == 3.0
+        assert page.locator("#live-none").is_visible()
+        assert "3 of 3 games played" in page.inner_text("#counts")
+
+        # A finished game replays from its record.
+        key = query(tmp_path / "results" / "tournament.sqlite", "SELECT key FROM games WHERE reason = 'normal'")[0]["key"]
+        page.click(f"#games tr[data-key='{key}'] a")
+        page.wait_for_selector("#status[data-state=over]")
+        plies = page.locator("#moves tr").count()
+        assert plies > 10
+        page.click("#first")
+        assert page.inner_text("#ply") == f"0 / {plies}"
+        assert page.locator("#downloads a", has_text="game.json").count() == 1
+
+        # The crasher's page: its forfeits with the end of its stderr.
+        page.goto(base + "/tournament/agents/crasher")
+        page.wait_for_selector(".forfeit pre.stderr")
+        assert page.locator(".forfeit").count() == 2
+        assert "crashing on purpose" in page.locator(".forfeit pre.stderr").first.inner_text()
+        page.close()
+
+
+def test_the_app_serves_no_path_outside_the_results(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], seed=1, games_per_pairing=1, colours="random")
+    from click.testing import CliRunner
+
+    from othello_arena.cli import cli
+
+    assert CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
+    (tmp_path / "secret.txt").write_text("not for the web\n")
+    games = tmp_path / "results" / "games"
+    game_dir = next(games.iterdir())
+    # What an agent could leave in its own directory: links out of the results.
+    agent_dir = next(p for p in game_dir.iterdir() if p.is_dir())
+    (agent_dir / "link.txt").symlink_to(tmp_path / "secret.txt")
+    (agent_dir / "up").symlink_to(tmp_path)
+    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, _):
+        relative = f"/results/games/{game_dir.name}"
+        status, body = raw_get(base, f"{relative}/game.json")
+        assert status == 200 and b'"result"' in body
+        for attempt in (
+            "/results/../secret.txt", "/results/games/../../secret.txt", "/results/%2e%2e/secret.txt",
+            "/results/..%2fsecret.txt", f"/results{tmp_path}/secret.txt", "/results//etc/passwd",
+            f"{relative}/{agent_dir.name}/link.txt", f"{relative}/{agent_dir.name}/up/secret.txt",
+            "/static/../secret.txt", "/static/%2e%2e/app.py", "/results/games",
+        ):
+            status, body = raw_get(base, attempt)
+            assert status == 404, f"{attempt} answered {status}: {body[:200]!r}"
+            assert b"not for the web" not in body and b"root:" not in body
+
+
+def test_beyond_loopback_playing_needs_the_printed_token(tmp_path: Path) -> None:
+    with serving(tmp_path, "--host", "0.0.0.0", "--games", str(tmp_path / "games")) as (base, lines):
+        token_line = next(line for line in lines if "?token=" in line)
+        token = token_line.rsplit("?token=", 1)[1].strip()
+        base = base.replace("0.0.0.0", "127.0.0.1")
+        status, _ = raw_get(base, "/")
+        assert status == 200  # watching is for everybody
+        body = b'{"mode": "agents", "opponent": "random", "second_opponent": "random", "time_per_move": 2}'
+        status, answer = raw_post(base, "/api/games", body, {"Content-Type": "application/json"})
+        assert status == 403 and b"token" in answer
+        status, _ = raw_post(base, "/api/games", body, {"Content-Type": "application/json", "X-Othello-Token": "wrong"})
+        assert status == 403
+        status, answer = raw_post(base, "/api/games", body, {"Content-Type": "application/json", "X-Othello-Token": token})
+        assert status == 201, answer
+        status, page = raw_get(base, "/games/1")  # everybody may watch it, nobody without the token may move
+        assert status == 200 and b"Arena.gamePage(\"/api/games/1\", true, false)" in page
+        status, page = raw_get(base, "/play")
+        assert b"needs the token" in page and b'id="play"' not in page
+
+
+def test_a_form_posted_by_another_site_starts_nothing(tmp_path: Path) -> None:
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+        form = b"mode=agents&opponent=x%3Dsh+-c+id"
+        status, _ = raw_post(base, "/api/games", form, {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 415
+        body = b'{"mode": "agents", "opponent": "random"}'
+        status, _ = raw_post(base, "/api/games", body, {"Content-Type": "application/json",
+                                                        "Origin": "http://evil.example"})
+        assert status == 403
+        status, _ = raw_get(base, "/", {"Host": "evil.example"})  # DNS rebinding: a name that is not this machine
+        assert status == 400
+        status, answer = raw_post(base, "/api/games", b'{"mode": "agents", "opponent": "no such agent"}',
+                                  {"Content-Type": "application/json"})
+        assert status == 400 and b"opponent" in answer  # a bad input is named
+        assert not (tmp_path / "games").exists() or not any((tmp_path / "games").iterdir())

@@ -1,0 +1,117 @@
+"""What the pages are given, without a browser: a game's live log read back, bad input named, the command line."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from othello_arena.agents.registry import builtin_agents
+from othello_arena.cli import cli
+from othello_arena.protocol import BLACK, WHITE
+from othello_arena.referee import AgentSpec, GameConfig, play_game
+from othello_arena.tournaments.config import load
+from othello_arena.tournaments.livelog import LIVE_LOG, LiveLogWriter, read_live_log
+from othello_arena.tournaments.lock import RunnerLock, lock_path
+from othello_arena.tournaments.pairing import ScheduledGame
+from othello_arena.tournaments.store import Store
+from othello_arena.web.cli import is_loopback
+from othello_arena.web.gameview import entries_from_record, game_view
+from othello_arena.web.games import GameRequest, GameRequestError
+from othello_arena.web.tournament import FRESH_SECONDS, TournamentView
+from tournament_helpers import AGENT, agent, write_tournament
+
+
+def drawn(board) -> str:
+    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "." for sq in range(64))
+
+
+def test_a_games_live_log_replays_to_the_record(tmp_path: Path) -> None:
+    # Real agents in their sandboxes, writing a comment line with each move.
+    first = AgentSpec.parse(f"first=python3 {AGENT} --name first --style first")
+    flips = AgentSpec.parse(f"flips=python3 {AGENT} --name flips --style flips")
+    writer = LiveLogWriter(tmp_path)
+    record = play_game(first, flips, GameConfig(time_per_move=5), tmp_path, seed=1, on_event=writer)
+    assert record.result is not None and record.result.termination == "normal"
+    live = game_view(read_live_log(tmp_path))
+    replayed = game_view(entries_from_record(record))
+    positions = [drawn(board) for board, _ in record.positions()]
+    assert [ply["cells"] for ply in live["plies"]] == positions
+    assert [ply["cells"] for ply in replayed["plies"]] == positions
+    assert [ply["move"] for ply in live["plies"][1:]] == [entry.move.line() for entry in record.moves]
+    assert [ply["comments"] for ply in live["plies"][1:]] == [entry.comments for entry in record.moves]
+    assert any(ply["comments"] for ply in live["plies"][1:])  # the agent's (C move N) lines
+    assert live["result_text"] == replayed["result_text"] != ""
+    assert live["clocks"] == pytest.approx({"W": record.extra["agents"]["first"]["seconds"],
+                                            "B": record.extra["agents"]["flips"]["seconds"]}, abs=0.01)
+    # Each move's flips are the discs that changed colour, and the last move is marked.
+    for before, after in zip(live["plies"], live["plies"][1:]):
+        if after["square"] is not None:
+            changed = [sq for sq in range(64) if before["cells"][sq] != "." and before["cells"][sq] != after["cells"][sq]]
+            assert after["flips"] == changed and changed
+
+
+def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
+    start = '{"event":"start","at":1,"white":"a","black":"b","board":"' + "-" * 27 + "OX------XO" + "-" * 27 + ' X;"}\n'
+    (tmp_path / LIVE_LOG).write_text(start + '{"event":"move","colour":"W","move":"(W D 3)","clo')
+    view = game_view(read_live_log(tmp_path))
+    assert len(view["plies"]) == 1 and view["legal"] == [19, 26, 37, 44]  # the half line waits for its end
+    (tmp_path / LIVE_LOG).write_text(start + '{"event":"move","colour":"W","move":"(W A 1)"}\n')
+    view = game_view(read_live_log(tmp_path))
+    assert len(view["plies"]) == 1 and "A1" in view["problem"]
+    (tmp_path / LIVE_LOG).unlink()
+    (tmp_path / LIVE_LOG).symlink_to("/etc/passwd")
+    assert read_live_log(tmp_path) == []  # never followed
+
+
+@pytest.mark.parametrize("form, field", [
+    ({"mode": "chess"}, "mode"),
+    ({"colour": "red"}, "colour"),
+    ({"time_per_move": "fast"}, "time_per_move"),
+    ({"time_per_move": "-1"}, "time_per_move"),
+    ({"person_time": "0"}, "person_time"),
+    ({"opponent": 7}, "opponent"),
+])
+def test_a_bad_form_names_its_field(form: dict, field: str) -> None:
+    with pytest.raises(GameRequestError, match=f"^{field}:"):
+        GameRequest.from_form(form)
+
+
+@pytest.mark.parametrize("form, field", [
+    ({"opponent": "nosuchagent"}, "opponent"),
+    ({"opponent": "manual:bob"}, "opponent"),
+    ({"name": "../me"}, "name"),
+    ({"mode": "agents", "second_opponent": "x="}, "second_opponent"),
+])
+def test_a_player_that_cannot_play_is_named(tmp_path: Path, form: dict, field: str) -> None:
+    with pytest.raises(GameRequestError, match=f"^{field}:"):
+        GameRequest.from_form(form).players(tmp_path, builtin_agents())
+
+
+def test_serve_names_a_tournament_file_it_cannot_read(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["serve", str(tmp_path / "missing.toml")])
+    assert result.exit_code == 2
+    assert "missing.toml" in result.output
+
+
+def test_only_loopback_counts_as_this_machine() -> None:
+    assert all(is_loopback(host) for host in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.5", "::", "example.org"))
+
+
+def test_a_game_left_running_by_a_stopped_runner_is_not_shown_as_played(tmp_path: Path) -> None:
+    tournament = load(write_tournament(tmp_path, [agent("first"), agent("last")], games_per_pairing=1,
+                                       colours="random"))
+    with Store(tournament.database) as store:
+        store.add_round(1, [ScheduledGame("r01-p001-g1", 1, 1, 1, "first", "last", 5)])
+        store.mark_running("r01-p001-g1")
+    view = TournamentView(tournament)
+    overview = view.overview()
+    assert [game["status"] for game in overview["games"]] == ["interrupted"] and overview["live"] == []
+    with RunnerLock(lock_path(tournament.database)):
+        time.sleep(FRESH_SECONDS)
+        overview = view.overview()
+        assert [game["status"] for game in overview["games"]] == ["running"]
+        assert [game["key"] for game in overview["live"]] == ["r01-p001-g1"]

@@ -1,0 +1,288 @@
+"""The web app (Starlette): pages, a JSON API, and live updates by server-sent events.
+
+Who may do what:
+
+- on loopback (the default) the person at this machine may do everything;
+- bound to another address (``--host``) everybody may watch, and starting a
+  game or moving in one needs the token printed at start (``?token=`` once in
+  the address sets a cookie);
+- a request that changes anything must be JSON from this app's own pages (a
+  form posted by another web site cannot start a program here), and on
+  loopback the ``Host`` header must name this machine (no DNS rebinding);
+- files are served from the tournament's results only (:mod:`.files`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Optional
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from ..protocol import GameRecord
+from .files import NotServed, read_under
+from .games import GameHall, GameRequest, GameRequestError
+from .tournament import TournamentView
+
+TOKEN_COOKIE = "othello_token"
+GAME_INTERVAL = 0.1  # seconds between looks at a game for its page
+TOURNAMENT_INTERVAL = 0.5  # between looks at the tournament's database and live logs
+KEEPALIVE_SECONDS = 15.0
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass
+class Settings:
+    """How the app was started: its games folder, the tournament it shows, who may play."""
+
+    games_dir: Path
+    tournament: Any = None  # a loaded Tournament, or None
+    token: Optional[str] = None  # None: no token needed (loopback)
+    sandbox: str = "bwrap"
+    allowed_hosts: tuple[str, ...] = ("*",)
+    base: Optional[Path] = None  # where NAME=COMMAND's relative paths are found (the directory serve ran in)
+    config_overrides: Optional[dict[str, Any]] = None
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The Starlette application for ``settings``."""
+    package = resources.files("othello_arena.web")
+    templates = Jinja2Templates(directory=str(package.joinpath("templates")))
+    hall = GameHall(settings.games_dir, sandbox=settings.sandbox, base=settings.base,
+                    config_overrides=settings.config_overrides)
+    view = TournamentView(settings.tournament) if settings.tournament is not None else None
+
+    def may_play(request: Request) -> bool:
+        if settings.token is None:
+            return True
+        given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-othello-token") or ""
+        return hmac.compare_digest(given.encode(), settings.token.encode())
+
+    def page(request: Request, template: str, **context: Any) -> Response:
+        given = request.query_params.get("token", "")
+        token_given = bool(settings.token and given and hmac.compare_digest(given.encode(), settings.token.encode()))
+        context.update(tournament=settings.tournament, may_play=may_play(request) or token_given,
+                       token_needed=settings.token is not None)
+        response = templates.TemplateResponse(request, template, context)
+        if token_given:  # the address printed at start: remembered, so the pages need not carry it
+            response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+        return response
+
+    def refuse(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def checked_json(request: Request) -> dict[str, Any] | JSONResponse:
+        """The JSON body of a request that changes something, or the refusal."""
+        if not may_play(request):
+            return refuse(403, "starting or playing games needs the token printed when the server started "
+                               "(open the address it printed, with ?token=...)")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return refuse(415, "send JSON (Content-Type: application/json)")
+        origin = request.headers.get("origin")
+        if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
+            return refuse(403, f"a request from {origin} is not from this app's pages")
+        try:
+            body = await request.json()
+        except ValueError:
+            return refuse(400, "the body is not JSON")
+        if not isinstance(body, dict):
+            return refuse(400, "the body must be a JSON object")
+        return body
+
+    # -- pages -----------------------------------------------------------------
+
+    async def index(request: Request) -> Response:
+        return page(request, "index.html", games=hall.summaries())
+
+    async def play_page(request: Request) -> Response:
+        from ..agents import registry
+
+        return page(request, "play.html", builtins=registry.names())
+
+    async def game_page(request: Request) -> Response:
+        game = hall.get(request.path_params["game_id"])
+        if game is None:
+            return HTMLResponse("no such game", status_code=404)
+        return page(request, "game.html", source=f"/api/games/{game.id}", title=f"Game {game.id}", web_game=True)
+
+    async def tournament_page(request: Request) -> Response:
+        if view is None:
+            return HTMLResponse("this server shows no tournament (othello serve FILE.toml)", status_code=404)
+        return page(request, "tournament.html")
+
+    async def tournament_game_page(request: Request) -> Response:
+        key = request.path_params["key"]
+        if view is None or await anyio.to_thread.run_sync(view.game, key) is None:
+            return HTMLResponse("no such game", status_code=404)
+        return page(request, "game.html", source=f"/api/tournament/games/{key}", title=f"Game {key}", web_game=False)
+
+    async def agent_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        if view is None or name not in view.tournament.agent_names:
+            return HTMLResponse("no such agent", status_code=404)
+        return page(request, "agent.html", name=name)
+
+    async def results_file(request: Request) -> Response:
+        if view is None:
+            return refuse(404, "this server shows no tournament")
+        try:
+            data = await anyio.to_thread.run_sync(read_under, view.results_dir, request.path_params["path"])
+        except NotServed as exc:
+            return refuse(exc.status, exc.reason)
+        name = request.path_params["path"].rsplit("/", 1)[-1]
+        kind = "application/json" if name.endswith(".json") else (
+            "text/html; charset=utf-8" if name.endswith(".html") else "text/plain; charset=utf-8")
+        # An agent's file must not run as a page of this app: a sandboxed page has an origin of its own
+        # (no cookie, no token, refused by the API), so the report's own script may run.
+        headers = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox allow-scripts"}
+        return Response(data, media_type=kind, headers=headers)
+
+    # -- the API ---------------------------------------------------------------
+
+    async def new_game(request: Request) -> Response:
+        body = await checked_json(request)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            game = hall.start(GameRequest.from_form(body))
+        except GameRequestError as exc:
+            return refuse(400, str(exc))
+        return JSONResponse({"id": game.id, "url": f"/games/{game.id}"}, status_code=201)
+
+    async def move(request: Request) -> Response:
+        game = hall.get(request.path_params["game_id"])
+        if game is None:
+            return refuse(404, "no such game")
+        body = await checked_json(request)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            game.play(str(body.get("colour", "")), body.get("square"))
+        except GameRequestError as exc:
+            return refuse(409, str(exc))
+        return JSONResponse({"written": game.view()["written"]})
+
+    def web_game_view(request: Request) -> Optional[Callable[[], Any]]:
+        game = hall.get(request.path_params["game_id"])
+        return None if game is None else game.view
+
+    async def game_json(request: Request) -> Response:
+        produce = web_game_view(request)
+        return refuse(404, "no such game") if produce is None else JSONResponse(produce())
+
+    async def game_events(request: Request) -> Response:
+        produce = web_game_view(request)
+        return refuse(404, "no such game") if produce is None else events(request, produce, GAME_INTERVAL)
+
+    async def game_download(request: Request) -> Response:
+        game = hall.get(request.path_params["game_id"])
+        if game is None or request.path_params["format"] not in ("json", "ggf"):
+            return refuse(404, "no such game record (game.json or game.ggf)")
+        try:
+            data = await anyio.to_thread.run_sync(game.record_json)
+        except OSError:
+            return refuse(404, "the game is not over: its record is written at the end")
+        name = f"othello-{game.directory.name}"
+        if request.path_params["format"] == "ggf":
+            text = GameRecord.from_json(data.decode("utf-8")).to_ggf()
+            return Response(text, media_type="text/plain; charset=utf-8",
+                            headers={"Content-Disposition": f'attachment; filename="{name}.ggf"'})
+        return Response(data, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
+
+    async def agents_list(request: Request) -> Response:
+        from ..agents import registry
+
+        return JSONResponse({"builtins": registry.names(), "games": hall.summaries()})
+
+    def tournament_producer(request: Request) -> Optional[Callable[[], Any]]:
+        if view is None:
+            return None
+        if "key" in request.path_params:
+            key = request.path_params["key"]
+            return lambda: view.game(key)
+        if "name" in request.path_params:
+            name = request.path_params["name"]
+            return lambda: view.agent(name)
+        return view.overview
+
+    async def tournament_json(request: Request) -> Response:
+        produce = tournament_producer(request)
+        data = None if produce is None else await anyio.to_thread.run_sync(produce)
+        return refuse(404, "not found") if data is None else JSONResponse(data)
+
+    async def tournament_events(request: Request) -> Response:
+        produce = tournament_producer(request)
+        return refuse(404, "not found") if produce is None else events(request, produce, TOURNAMENT_INTERVAL)
+
+    routes = [
+        Route("/", index),
+        Route("/play", play_page),
+        Route("/games/{game_id}", game_page),
+        Route("/tournament", tournament_page),
+        Route("/tournament/games/{key}", tournament_game_page),
+        Route("/tournament/agents/{name}", agent_page),
+        Route("/results/{path:path}", results_file),
+        Route("/api/agents", agents_list),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", game_json),
+        Route("/api/games/{game_id}/events", game_events),
+        Route("/api/games/{game_id}/move", move, methods=["POST"]),
+        Route("/api/games/{game_id}/game.{format:str}", game_download),
+        Route("/api/tournament", tournament_json),
+        Route("/api/tournament/events", tournament_events),
+        Route("/api/tournament/games/{key}", tournament_json),
+        Route("/api/tournament/games/{key}/events", tournament_events),
+        Route("/api/tournament/agents/{name}", tournament_json),
+        Route("/api/tournament/agents/{name}/events", tournament_events),
+        Mount("/static", app=StaticFiles(directory=str(package.joinpath("static"))), name="static"),
+    ]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))]
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.hall = hall
+    app.state.settings = settings
+    return app
+
+
+def events(request: Request, produce: Callable[[], Any], interval: float) -> StreamingResponse:
+    """Server-sent events: ``produce()``'s data each time it changes (checked every ``interval`` seconds).
+
+    The data's ``now`` (the server's clock, for the page's running clocks) is
+    left out of the comparison, so an unchanged game sends nothing but a
+    comment line now and then to keep the connection open.
+    """
+
+    async def stream() -> AsyncIterator[str]:
+        last = None
+        quiet = 0.0
+        while not await request.is_disconnected():
+            data = await anyio.to_thread.run_sync(produce)
+            if isinstance(data, dict):
+                compared = json.dumps({k: v for k, v in data.items() if k != "now"}, sort_keys=True)
+            else:
+                compared = json.dumps(data)
+            if compared != last:
+                last = compared
+                quiet = 0.0
+                yield f"data: {json.dumps(data)}\n\n"
+            elif quiet >= KEEPALIVE_SECONDS:
+                quiet = 0.0
+                yield ": still here\n\n"
+            await asyncio.sleep(interval)
+            quiet += interval
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,0 +1,118 @@
+"""One game as the browser draws it: every position, the last move and its flips, the clocks, what is legal.
+
+Two sources give the same view: a game's live log (:mod:`..tournaments.livelog`,
+a game still being played, here or by a tournament runner in another process)
+and a finished game's record.  The positions are computed here by the rules
+core; the page only draws them, so the rules of Othello stay in one place.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from ..protocol import BLACK, WHITE, Board, GameRecord, IllegalMoveError, Move, ParseError, parse_move, parse_obf
+from ..protocol.notation import format_obf
+from ..protocol.record import result_from_dict, result_to_dict
+
+
+def cells(board: Board) -> str:
+    """The board as 64 characters, square A1 first: ``W``, ``B`` or ``.``."""
+    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "." for sq in range(64))
+
+
+def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
+    """A finished game's record as the live-log entries that would have led to it."""
+    entries: list[dict[str, Any]] = [
+        {"event": "start", "white": record.white, "black": record.black, "board": format_obf(record.opening_board())}
+    ]
+    clocks = {"W": 0.0, "B": 0.0}
+    for entry in record.moves:
+        colour = entry.move.colour.value
+        clocks[colour] += entry.seconds
+        entries.append({"event": "move", "colour": colour, "move": entry.move.line(), "seconds": entry.seconds,
+                        "comments": entry.comments[:5], "clocks": dict(clocks), "forfeit": entry.forfeit})
+    if record.result is not None:
+        entries.append({"event": "end", "result": result_to_dict(record.result)})
+    return entries
+
+
+def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -> dict[str, Any]:
+    """What the board page needs from a game's entries (see :mod:`..tournaments.livelog`).
+
+    ``plies[0]`` is the position the game starts from; each later ply has the
+    move (``square`` ``None`` for a pass), the discs it flipped, its seconds
+    and comment lines, and both clocks after it.  ``to_move``, ``since``
+    (wall clock) and ``time_limit`` say whose clock runs; ``legal`` the
+    squares the side to move may play, empty when it must pass.  An entry
+    the rules refuse ends the replay there (``problem`` says why): a log is
+    data, never trusted to be right.
+    """
+    board = Board()
+    view: dict[str, Any] = {"white": white, "black": black, "plies": [], "to_move": None, "since": None,
+                            "time_limit": None, "manual": False, "legal": [], "result": None, "result_text": "",
+                            "retry": "", "problem": "", "clocks": {"W": 0.0, "B": 0.0}}
+    started = False
+    for entry in entries:
+        kind = entry.get("event")
+        try:
+            if kind == "start":
+                board = parse_obf(str(entry.get("board", "")))
+                view["white"] = str(entry.get("white") or white)
+                view["black"] = str(entry.get("black") or black)
+                view["plies"] = [{"cells": cells(board), "move": None, "square": None, "flips": []}]
+                started = True
+            elif kind == "move" and started:
+                move = parse_move(str(entry["move"]))
+                if entry.get("forfeit") and move.is_pass and move.colour is board.to_move:
+                    after = board.play_unchecked(move)  # a lost turn: a pass the rules would refuse
+                else:
+                    after = board.play(move)
+                flipped = [sq for sq in range(64) if board.at(sq) is not None and board.at(sq) is not after.at(sq)]
+                clocks = entry.get("clocks") or {}
+                view["clocks"] = {"W": float(clocks.get("W", 0.0)), "B": float(clocks.get("B", 0.0))}
+                view["plies"].append({
+                    "cells": cells(after), "move": move.line(), "colour": move.colour.value, "square": move.square,
+                    "flips": flipped, "seconds": float(entry.get("seconds", 0.0)),
+                    "comments": [str(c) for c in entry.get("comments", [])][:5], "forfeit": bool(entry.get("forfeit")),
+                })
+                board = after
+                view["retry"] = ""
+                view["to_move"], view["since"] = None, None
+            elif kind == "waiting":
+                view["to_move"] = entry.get("colour")
+                view["since"] = entry.get("at")
+                view["time_limit"] = entry.get("time_limit")
+                view["manual"] = bool(entry.get("manual"))
+            elif kind == "retry":
+                view["retry"] = str(entry.get("message", ""))
+            elif kind == "end":
+                result = entry.get("result") or {}
+                view["result_text"] = result_from_dict(result).summary()
+                view["result"] = result
+                view["to_move"], view["since"] = None, None
+        except (ParseError, IllegalMoveError, ValueError, KeyError, TypeError) as exc:
+            view["problem"] = f"entry {entry!r} could not be replayed: {exc}"
+            break
+    if not view["plies"]:
+        view["plies"] = [{"cells": cells(board), "move": None, "square": None, "flips": []}]
+    view["score"] = {"W": board.count(WHITE), "B": board.count(BLACK)}
+    view["side_to_move"] = board.to_move.value if view["result"] is None else None
+    if view["result"] is None and not view["problem"]:
+        view["legal"] = [move.square for move in board.legal_moves() if move]
+    view["now"] = time.time()
+    return view
+
+
+def pass_move(colour: str) -> Move:
+    """The pass of ``colour`` (``"W"`` or ``"B"``)."""
+    return Move.pass_(WHITE if colour == "W" else BLACK)
+
+
+def square_move(colour: str, sq: Optional[int]) -> Move:
+    """``colour``'s move on square ``sq`` (0-63), or its pass for ``None``."""
+    if sq is None:
+        return pass_move(colour)
+    if not (isinstance(sq, int) and 0 <= sq < 64):
+        raise ValueError(f"no square {sq!r}: expected 0-63 (A1 is 0, H8 is 63)")
+    return Move(WHITE if colour == "W" else BLACK, sq)
