@@ -174,7 +174,7 @@ def test_examples_play_a_game_pair_from_an_opening_with_python_agents(tmp_path, 
 
     spec = {"c": f"openings:cgreedy={greedy_c} {{name}}",
             "awk": f"openings:corners=awk -f {EXAMPLES / 'corners.awk'} {{name}}"}[example]
-    ours, theirs = AgentSpec.parse(spec), AgentSpec.parse(builtin)
+    ours, theirs = AgentSpec.parse(spec), AgentSpec.builtin(builtin)
     opening = parse_opening("d3 c5 f6")  # Black to move after it
     for white, black, folder in ((ours, theirs, "1"), (theirs, ours, "2")):
         record = play_game(white, black, GameConfig(time_per_move=5.0), tmp_path / folder, opening=opening)
