@@ -67,10 +67,11 @@ class Built:
 
     def spec(self, *options: str) -> AgentSpec:
         """The referee's agent, as the tournament makes it, with ``options`` before its name."""
+        from othello_arena.tournaments.config import AgentEntry
         from othello_arena.tournaments.runner import agent_spec
 
         command = self.command.replace("{name}", " ".join([*options, "{name}"]))
-        return agent_spec({"name": self.name, "command": command, "cwd": str(self.home), "openings": self.openings})
+        return agent_spec(AgentEntry(name=self.name, command=command, cwd=str(self.home), openings=self.openings))
 
     def argv(self, *arguments: str) -> list[str]:
         """Its command line, run by hand in its home folder, with ``arguments`` in place of its name."""

@@ -1,11 +1,12 @@
-"""One game of a tournament as plain data in and out: :func:`play_job` runs locally or on a Dask worker.
+"""One game of a tournament in and out: :func:`play_job` runs locally or on a Dask worker.
 
-A job is a dict (the agents as ``dataclasses.asdict(AgentEntry)``, the game's
-configuration, seed, opening and directory) so that it crosses to another
-machine as it is; :func:`play_job` returns the record exactly as the referee
-wrote it, the agents' stderr and where it ran, and :func:`outcome_from`
-turns that into the row the store keeps (the :class:`~othello_arena.protocol.Result`
-unchanged), flagging a timeout that looks caused by the machine's load.
+A :class:`GameJob` (the two agents as the file names them, the game's
+configuration, seed, opening and directory) is plain data, so it crosses to
+another machine as it is (it pickles); :func:`play_job` returns a
+:class:`PlayedGame`: the record exactly as the referee wrote it, the agents'
+stderr and where it ran; :func:`outcome_from` turns that into the row the
+store keeps (the :class:`~othello_arena.protocol.Result` unchanged),
+flagging a timeout that looks caused by the machine's load.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Callable, Optional
 
 from ..protocol import WHITE, GameRecord, Termination, parse_move
 from ..referee.config import GRACE_SECONDS
-from .config import Tournament
+from .config import AgentEntry, Tournament
 from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .store import GameOutcome
 
@@ -48,31 +49,71 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
     return fields
 
 
-def agent_spec(entry: dict[str, Any]) -> Any:
-    """The referee's AgentSpec for a tournament agent (given as ``dataclasses.asdict(AgentEntry)``)."""
+def agent_spec(entry: AgentEntry) -> Any:
+    """The referee's AgentSpec for a tournament agent."""
     from ..referee import AgentSpec
 
     # The record, the standings and the agent's directory use its name (the
     # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
-    files = entry.get("files") or entry["name"]
-    if entry.get("command") is None:
-        return AgentSpec.builtin(entry.get("builtin") or entry["name"], file_name=files).relabelled(entry["name"])
+    files = entry.file_name
+    if entry.command is None:
+        return AgentSpec.builtin(entry.builtin or entry.name, file_name=files).relabelled(entry.name)
     # The program runs in its own directory inside the game directory
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
-    spec = AgentSpec.from_command(entry["name"], entry["command"], base=Path(entry["cwd"]) if entry.get("cwd") else None)
-    return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)))
+    spec = AgentSpec.from_command(entry.name, entry.command, base=Path(entry.cwd) if entry.cwd else None)
+    return dataclasses.replace(spec, file_name=files, openings=entry.openings)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameJob:
+    """One game to play: plain data, so a worker on another machine receives it as it is.
+
+    ``out_dir`` is the game directory, or ``None`` to play in a temporary
+    directory and send everything back (a remote worker); ``config`` holds
+    the referee's :class:`~othello_arena.referee.GameConfig` fields;
+    ``opening`` the opening's move lines.
+    """
+
+    key: str
+    white: AgentEntry
+    black: AgentEntry
+    config: dict[str, Any]
+    seed: int
+    opening: tuple[str, ...] = ()
+    out_dir: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedGame:
+    """What :func:`play_job` sends back: the record as the referee wrote it, the agents' stderr, where it ran."""
+
+    record: dict[str, Any]
+    record_json: str
+    record_sha256: str
+    white_stderr: str = ""
+    black_stderr: str = ""
+    worker: str = ""
+    pid: int = 0
+    load: float = 0.0  # the machine's load average when the game ended
+    cores: int = 1
+    wall: float = 0.0
+    game_dir: str = ""  # "" when played in a temporary directory
+
+    @classmethod
+    def of_record(cls, record: GameRecord) -> "PlayedGame":
+        """A game the runner itself decided (never played: a failed build), as if the referee had written it."""
+        text = record.to_json()
+        return cls(record.to_dict(), text, hashlib.sha256(text.encode()).hexdigest())
 
 
 class GameFileError(RuntimeError):
     """The game's record could not be kept as the referee wrote it (not a regular file, changed, too big)."""
 
 
-def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> dict[str, Any]:
-    """Play one game described by plain data; return the record and the agents' stderr as plain data.
+def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> PlayedGame:
+    """Play one game; return its record and the agents' stderr.
 
-    ``job["out_dir"]`` is the game directory, or ``None`` to play in a
-    temporary directory and return everything (a worker on another machine).
     Never raises for an agent's fault: the referee makes that a result.  It
     raises :class:`GameFileError` when ``game.json`` is not, byte for byte,
     the record the referee produced (a directory or a link planted in its
@@ -83,18 +124,18 @@ def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = No
     """
     from ..referee import GameConfig, play_game
 
-    white, black = agent_spec(job["white"]), agent_spec(job["black"])
-    config = GameConfig(**job["config"])
-    temporary = job.get("out_dir") is None
-    out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if temporary else Path(job["out_dir"])
+    white, black = agent_spec(job.white), agent_spec(job.black)
+    config = GameConfig(**job.config)
+    temporary = job.out_dir is None
+    out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if job.out_dir is None else Path(job.out_dir)
     try:
         if out_dir.exists() and not temporary:
             shutil.rmtree(out_dir)  # the runner moves a voided attempt aside first; this is a last resort
         out_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         try:
-            opening = [parse_move(line) for line in job.get("opening", [])]
-            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event, opening=opening)
+            opening = [parse_move(line) for line in job.opening]
+            record = play_game(white, black, config, out_dir, seed=job.seed, on_event=on_event, opening=opening)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
@@ -105,19 +146,19 @@ def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = No
             raise GameFileError(_record_problem(out_dir, str(exc))) from None
         if written != text.encode("utf-8"):
             raise GameFileError(f"{out_dir / 'game.json'} was changed after the referee wrote it; the game is void")
-        return {
-            "record": record.to_dict(),
-            "record_json": text,
-            "record_sha256": hashlib.sha256(written).hexdigest(),
-            "white_stderr": _read_stderr(out_dir, record, white.label),
-            "black_stderr": _read_stderr(out_dir, record, black.label),
-            "worker": socket.gethostname(),
-            "pid": os.getpid(),
-            "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0,
-            "cores": usable_cores(),
-            "wall": wall,
-            "game_dir": "" if temporary else str(out_dir),
-        }
+        return PlayedGame(
+            record=record.to_dict(),
+            record_json=text,
+            record_sha256=hashlib.sha256(written).hexdigest(),
+            white_stderr=_read_stderr(out_dir, record, white.label),
+            black_stderr=_read_stderr(out_dir, record, black.label),
+            worker=socket.gethostname(),
+            pid=os.getpid(),
+            load=os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0,
+            cores=usable_cores(),
+            wall=wall,
+            game_dir="" if temporary else str(out_dir),
+        )
     finally:
         if temporary:
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -151,9 +192,9 @@ def _read_stderr(out_dir: Path, record: GameRecord, label: str) -> str:
         return f"[not read: {exc}]"
 
 
-def outcome_from(result: dict[str, Any]) -> GameOutcome:
+def outcome_from(result: PlayedGame) -> GameOutcome:
     """Turn what :func:`play_job` returned into the row the store keeps."""
-    record = GameRecord.from_dict(result["record"])
+    record = GameRecord.from_dict(result.record)
     assert record.result is not None, "the referee always ends a game with a result"
     seconds = {"W": 0.0, "B": 0.0}
     for entry in record.moves:
@@ -166,15 +207,15 @@ def outcome_from(result: dict[str, Any]) -> GameOutcome:
         black_seconds=seconds["B"],
         white_cpu=cpu.get("W"),
         black_cpu=cpu.get("B"),
-        record=result["record"],
-        record_text=result.get("record_json"),
-        record_sha256=result.get("record_sha256"),
-        white_stderr=result.get("white_stderr", ""),
-        black_stderr=result.get("black_stderr", ""),
-        game_dir=result.get("game_dir", ""),
-        worker=str(result.get("worker", "")),
+        record=result.record,
+        record_text=result.record_json,
+        record_sha256=result.record_sha256,
+        white_stderr=result.white_stderr,
+        black_stderr=result.black_stderr,
+        game_dir=result.game_dir,
+        worker=result.worker,
     )
-    outcome.load_flag = load_flag(record, outcome, float(result.get("load", 0.0)), int(result.get("cores", 1)))
+    outcome.load_flag = load_flag(record, outcome, result.load, result.cores)
     return outcome
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
-from .jobs import play_job, usable_cores
+from .jobs import GameJob, PlayedGame, play_job, usable_cores
 
 
 class RunnerError(RuntimeError):
@@ -38,7 +38,7 @@ class Pool(Protocol):
     @property
     def slots(self) -> int: ...
 
-    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
+    def submit(self, job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]: ...
 
@@ -55,8 +55,8 @@ class LocalPool:
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
         self.children_before = _child_pids()
 
-    def submit(self, job: dict[str, Any],
-               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[dict[str, Any]]:
+    def submit(self, job: GameJob,
+               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[PlayedGame]:
         return self.executor.submit(play_job, job, on_event)
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
@@ -97,10 +97,10 @@ class DaskPool:
             self.checked = time.monotonic()
         return self.total_threads
 
-    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any:
+    def submit(self, job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> Any:
         # The game runs on another machine: no live moves (the display shows who plays whom and since when).
         # pure=False: a game replayed after a crash is a new task, not a cached result.
-        return self.client.submit(play_job, job, pure=False, key=f"othello-{job['key']}-{time.time_ns()}")
+        return self.client.submit(play_job, job, pure=False, key=f"othello-{job.key}-{time.time_ns()}")
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
         from distributed import wait

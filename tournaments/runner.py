@@ -3,9 +3,10 @@
 The runner is the only writer of the database.  Games run in a pool
 (:mod:`.pools`: threads on this machine, or a Dask cluster with
 ``scheduler``); each game is a call of :func:`.jobs.play_job`, which takes
-and returns plain data, so it runs the same on a worker of another machine.  When a game comes back the runner stores it in
-one transaction, with the SHA-256 of the exact ``game.json`` the referee
-wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
+a :class:`~.jobs.GameJob` and returns a :class:`~.jobs.PlayedGame`, plain
+data both, so it runs the same on a worker of another machine.  When a game
+comes back the runner stores it in one transaction, with the SHA-256 of the
+exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
 runner stops, the games in flight are voided: ``resume`` replays them from
 the same seed and colours, keeps each voided attempt in the database (and its
 files under ``games/voided/``), and ends any agent the dead runner left.
@@ -13,8 +14,6 @@ files under ``games/voided/``), and ends any agent the dead runner left.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import os
 import shutil
@@ -35,7 +34,8 @@ from .pairing import ScheduledGame, game_opening
 from .standings import Standings, compute
 from .store import BuildResult, GameOutcome, Store
 # One game as plain data (jobs) and where games run (pools): their public names are the runner's too.
-from .jobs import GameFileError, agent_spec, game_config_fields, outcome_from, play_job, usable_cores
+from .jobs import (GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, play_job,
+                   usable_cores)
 from .pools import DaskPool, LocalPool, Pool, RunnerError, default_concurrency, kill_orphans
 
 # A game voided this many times (in flight at a stop, or unplayable) is
@@ -194,7 +194,7 @@ class Runner:
                 raise TournamentFileError(f"{self.tournament.path}: {exc}") from None
         for agent in self.tournament.agents:
             try:
-                agent_spec(dataclasses.asdict(agent))
+                agent_spec(agent)
             except ValueError as exc:
                 raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
         self.store.bind(self.tournament.schedule_basis(), self.tournament.to_dict(),
@@ -339,17 +339,17 @@ class Runner:
 
     # -- playing ----------------------------------------------------------------
 
-    def job(self, game: ScheduledGame, remote: bool) -> dict[str, Any]:
+    def job(self, game: ScheduledGame, remote: bool) -> GameJob:
         t = self.tournament
-        return {
-            "key": game.key,
-            "white": dataclasses.asdict(t.agent(game.white)),
-            "black": dataclasses.asdict(t.agent(game.black)),
-            "config": self.config_fields,
-            "seed": game.seed,
-            "opening": [move.line() for move in game_opening(t, game.index)],
-            "out_dir": None if remote else str(self.game_dir(game)),
-        }
+        return GameJob(
+            key=game.key,
+            white=t.agent(game.white),
+            black=t.agent(game.black),
+            config=self.config_fields,
+            seed=game.seed,
+            opening=tuple(move.line() for move in game_opening(t, game.index)),
+            out_dir=None if remote else str(self.game_dir(game)),
+        )
 
     def game_dir(self, game: ScheduledGame) -> Path:
         return game_directory(self.tournament, game.key, game.white, game.black)
@@ -486,10 +486,9 @@ class Runner:
             result=Result(winner, Termination.BUILD, 2, 2, detail),
             extra={"tournament": {"game": game.key, "not_played": "build"}},
         )
-        text = record.to_json()
-        outcome = outcome_from({"record": record.to_dict(), "record_json": text,
-                                "record_sha256": hashlib.sha256(text.encode()).hexdigest()})
-        outcome.game_dir = str(self._write_game_files(game, text, {}))
+        played = PlayedGame.of_record(record)
+        outcome = outcome_from(played)
+        outcome.game_dir = str(self._write_game_files(game, played.record_json, {}))
         return outcome
 
     def _write_game_files(self, game: ScheduledGame, record_json: str, stderr: dict[str, str]) -> Path:
@@ -511,11 +510,10 @@ class Runner:
             os.close(fd)
         return directory
 
-    def _save_remote_files(self, game: ScheduledGame, result: dict[str, Any], outcome: GameOutcome) -> None:
+    def _save_remote_files(self, game: ScheduledGame, result: PlayedGame, outcome: GameOutcome) -> None:
         """A game played on another machine: keep its record (the exact bytes hashed) and stderr here too."""
-        text = result.get("record_json") or GameRecord.from_dict(result["record"]).to_json()
-        stderr = {name: result.get(f"{side}_stderr", "") for side, name in (("white", game.white), ("black", game.black))}
-        outcome.game_dir = str(self._write_game_files(game, text, stderr))
+        stderr = {game.white: result.white_stderr, game.black: result.black_stderr}
+        outcome.game_dir = str(self._write_game_files(game, result.record_json, stderr))
 
     # -- results ----------------------------------------------------------------
 
