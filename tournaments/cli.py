@@ -62,52 +62,18 @@ def tournament() -> None:
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
          rerun: Optional[tuple[str, str]] = None) -> None:
-    from .live import LineDisplay, LiveDisplay, standings_table
-    from .lock import LockHeldError
-    from ..referee.process import sigterm_as_interrupt
-    from .runner import Runner, RunnerError
-    from .standings import format_table
-
+    """``run``, ``resume`` and ``rerun``: take the tournament, say what changed, play, print the standings."""
     console = Console(stderr=False, highlight=False)
-    if tournament_.is_match:
-        # Its runner must stop when the SPRT decides, and count pairs: that is othello match's job.
-        raise click.ClickException(f"{tournament_.path} is a match written by othello match ([match]); go on with it "
-                                   f"with: othello match --resume {tournament_.path.parent}")
-    exists = tournament_.database.exists()
-    if (resume or rerun) and not exists:
-        raise click.ClickException(
-            f"nothing to {'rerun' if rerun else 'resume'}: {tournament_.database} does not exist; "
-            "start with `othello tournament run`"
-        )
-    try:
-        # Takes the tournament's lock first: a second runner stops here, before touching anything.
-        runner = Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
-                        scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh)
-    except (StoreError, LockHeldError) as exc:
-        raise click.ClickException(f"{tournament_.path}: {exc}") from None
+    runner = _take(tournament_, resume=resume or bool(rerun), rerun=bool(rerun), concurrency=concurrency,
+                   scheduler=scheduler, scheduler_timeout=scheduler_timeout, max_games=max_games, build=build,
+                   fresh=fresh)
     try:
         try:
             runner.prepare()
             replayed = runner.rerun(*rerun) if rerun else []
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
-        if runner.orphans_killed:
-            console.print(f"Ended {runner.orphans_killed} agent process(es) left by a runner that was killed.")
-        if runner.voided_at_start:
-            console.print(f"{len(runner.voided_at_start)} game(s) were in flight when the last runner stopped: "
-                          f"voided (kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
-        for name, reason in runner.withdrawn.items():
-            console.print(f"{name} is withdrawn ({reason}): its games are out of the standings and not played.")
-        if runner.added:
-            newcomers = sorted({n for g in runner.added for n in (g.white, g.black)}
-                               - {n for g in runner.store.scheduled_games() if g.key not in
-                                  {a.key for a in runner.added} for n in (g.white, g.black)})
-            console.print(f"{len(runner.added)} new game(s) scheduled in round {runner.added[0].round}"
-                          + (f" for {', '.join(newcomers)}" if newcomers else "")
-                          + "; every other game keeps its seed and colours.")
-        if rerun:
-            console.print(f"Rerun of {rerun[0]}: {len(replayed)} finished game(s) queued again with the same seeds "
-                          "and colours; the old results are kept in the database (table replaced), out of the standings.")
+        _say_what_changed(runner, console, rerun, replayed)
         counts = runner.progress()
         total = counts["scheduled"]
         if not resume and not rerun and counts["finished"]:
@@ -115,58 +81,122 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
         if counts["finished"] == total:
             console.print(f"{tournament_.name}: all {total} games are played.")
         else:
-            where = f"on {scheduler}" if scheduler else "on this machine"
-            console.print(
-                f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
-                f"{total} games, {tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
-            )
-            from .runner import usable_cores
-
-            slots = concurrency or tournament_.concurrency
-            if not scheduler and slots and slots > usable_cores():
-                console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
-                              "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
-            runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
-            if build:
-                # resume builds only the agents whose build never finished (the runner died during it),
-                # and agents new to the file; a rerun rebuilds its agent.
-                runner.build_agents(console.print, only_missing=resume or bool(rerun),
-                                    also=(rerun[0],) if rerun else ())
-            live = console.is_terminal and not quiet
-            display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
-            try:
-                with sigterm_as_interrupt(), display:
-                    runner.on_event = display
-                    runner.run()
-            except KeyboardInterrupt:
-                _refresh_report(tournament_, console)
-                console.print(
-                    f"\nStopped: {runner.progress()['finished']} of {total} games are stored. "
-                    f"Finish with: othello tournament resume {tournament_.path}"
-                )
-                sys.exit(EXIT_INTERRUPTED)
-            except RunnerError as exc:
-                raise click.ClickException(str(exc)) from None
-        standings = runner.standings()
-        counts = runner.progress()
-        finished, total = counts["finished"], counts["scheduled"]
-        if console.is_terminal:
-            console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
-        else:
-            click.echo(format_table(standings))
-        _refresh_report(tournament_, console)
-        if runner.failed:
-            raise click.ClickException(
-                f"{len(runner.failed)} game(s) have no result: {runner.failed[0][0]}: {runner.failed[0][1]}. "
-                f"Their attempts are voided (kept, see `othello tournament status`); "
-                f"`othello tournament resume {tournament_.path}` plays them again"
-            )
-        if finished < total:
-            console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
-        else:
-            console.print(f"Done: {total} games. Report: {tournament_.results_dir / 'report' / 'index.html'}")
+            _play(runner, console, counts, resume=resume, rerun=rerun, concurrency=concurrency, scheduler=scheduler,
+                  build=build, quiet=quiet)
+        _finish(runner, console)
     finally:
         runner.close()
+
+
+def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Optional[int],
+          scheduler: Optional[str], scheduler_timeout: float, max_games: Optional[int], build: bool,
+          fresh: bool) -> Any:
+    """The tournament's runner, holding its lock; a click error if there is nothing to resume or another runner has it."""
+    from .lock import LockHeldError
+    from .runner import Runner
+
+    if tournament_.is_match:
+        # Its runner must stop when the SPRT decides, and count pairs: that is othello match's job.
+        raise click.ClickException(f"{tournament_.path} is a match written by othello match ([match]); go on with it "
+                                   f"with: othello match --resume {tournament_.path.parent}")
+    if resume and not tournament_.database.exists():
+        raise click.ClickException(
+            f"nothing to {'rerun' if rerun else 'resume'}: {tournament_.database} does not exist; "
+            "start with `othello tournament run`"
+        )
+    try:
+        # Takes the tournament's lock first: a second runner stops here, before touching anything.
+        return Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
+                      scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh)
+    except (StoreError, LockHeldError) as exc:
+        raise click.ClickException(f"{tournament_.path}: {exc}") from None
+
+
+def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, str]], replayed: list[str]) -> None:
+    """What ``prepare`` found and did: orphans ended, games voided, agents withdrawn or added, a rerun queued."""
+    if runner.orphans_killed:
+        console.print(f"Ended {runner.orphans_killed} agent process(es) left by a runner that was killed.")
+    if runner.voided_at_start:
+        console.print(f"{len(runner.voided_at_start)} game(s) were in flight when the last runner stopped: "
+                      f"voided (kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
+    for name, reason in runner.withdrawn.items():
+        console.print(f"{name} is withdrawn ({reason}): its games are out of the standings and not played.")
+    if runner.added:
+        added = {game.key for game in runner.added}
+        before = {n for g in runner.store.scheduled_games() if g.key not in added for n in (g.white, g.black)}
+        newcomers = sorted({n for g in runner.added for n in (g.white, g.black)} - before)
+        console.print(f"{len(runner.added)} new game(s) scheduled in round {runner.added[0].round}"
+                      + (f" for {', '.join(newcomers)}" if newcomers else "")
+                      + "; every other game keeps its seed and colours.")
+    if rerun:
+        console.print(f"Rerun of {rerun[0]}: {len(replayed)} finished game(s) queued again with the same seeds "
+                      "and colours; the old results are kept in the database (table replaced), out of the standings.")
+
+
+def _play(runner: Any, console: Console, counts: dict[str, Any], *, resume: bool, rerun: Optional[tuple[str, str]],
+          concurrency: Optional[int], scheduler: Optional[str], build: bool, quiet: bool) -> None:
+    """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
+    from ..referee.process import sigterm_as_interrupt
+    from .live import LineDisplay, LiveDisplay
+    from .runner import RunnerError, usable_cores
+
+    tournament_ = runner.tournament
+    total = counts["scheduled"]
+    where = f"on {scheduler}" if scheduler else "on this machine"
+    console.print(
+        f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
+        f"{total} games, {tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
+    )
+    slots = concurrency or tournament_.concurrency
+    if not scheduler and slots and slots > usable_cores():
+        console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
+                      "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
+    runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
+    if build:
+        # resume builds only the agents whose build never finished (the runner died during it),
+        # and agents new to the file; a rerun rebuilds its agent.
+        runner.build_agents(console.print, only_missing=resume or bool(rerun), also=(rerun[0],) if rerun else ())
+    live = console.is_terminal and not quiet
+    display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
+    try:
+        with sigterm_as_interrupt(), display:
+            runner.on_event = display
+            runner.run()
+    except KeyboardInterrupt:
+        _refresh_report(tournament_, console)
+        console.print(
+            f"\nStopped: {runner.progress()['finished']} of {total} games are stored. "
+            f"Finish with: othello tournament resume {tournament_.path}"
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    except RunnerError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _finish(runner: Any, console: Console) -> None:
+    """The standings, the report refreshed, and what is left to do (games without a result, games to play)."""
+    from .live import standings_table
+    from .standings import format_table
+
+    tournament_ = runner.tournament
+    standings = runner.standings()
+    counts = runner.progress()
+    finished, total = counts["finished"], counts["scheduled"]
+    if console.is_terminal:
+        console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
+    else:
+        click.echo(format_table(standings))
+    _refresh_report(tournament_, console)
+    if runner.failed:
+        raise click.ClickException(
+            f"{len(runner.failed)} game(s) have no result: {runner.failed[0][0]}: {runner.failed[0][1]}. "
+            f"Their attempts are voided (kept, see `othello tournament status`); "
+            f"`othello tournament resume {tournament_.path}` plays them again"
+        )
+    if finished < total:
+        console.print(f"{finished} of {total} games played. Finish with: othello tournament resume {tournament_.path}")
+    else:
+        console.print(f"Done: {total} games. Report: {tournament_.results_dir / 'report' / 'index.html'}")
 
 
 def _refresh_report(tournament_: Tournament, console: Console) -> None:
