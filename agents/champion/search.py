@@ -531,7 +531,7 @@ W_MOBILITY = 1 << 15
 W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_PARITY = 1 << 3
-ETC_MIN_EMPTIES = 12  # from this many empties on, the children's table entries are looked at first (a cut-off for free)
+ETC_MIN_EMPTIES = 10  # from this many empties on, the children's table entries are looked at first (a cut-off for free)
 EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
