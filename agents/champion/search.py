@@ -703,9 +703,9 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
     With :data:`.endgame.SHALLOW_EMPTIES` empties or fewer the position goes
     to :mod:`.endgame`'s table-free solvers; above, this function uses the
-    transposition table (pairs of slots keeping the deep entries), the
-    stability cut-off and fastest-first move ordering, as principal
-    variation search.
+    transposition table (pairs of slots keeping the deep entries), enhanced
+    transposition cut-offs (from :data:`ETC_MIN_EMPTIES`), the stability
+    cut-off and fastest-first move ordering, as principal variation search.
     """
     if ply == 0:
         ctl[BEST] = -1
