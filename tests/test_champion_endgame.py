@@ -82,6 +82,24 @@ def test_the_solver_equals_brute_force_with_null_windows_and_a_shared_table():
         assert -S.brute_force_score(*bits(child)) == exact
 
 
+def test_the_exact_score_from_null_window_tests_is_right_from_any_guess():
+    # The root finds the exact score by null-window tests from a guess (MTD(f)); a bad
+    # guess costs tests, never the answer, and the move it keeps must reach that score.
+    for board in endgame_positions(16, 6, 9, 10):
+        P, O = bits(board)
+        exact = S.brute_force_score(P, O)
+        for guess in (-64.0, -9.0, 0.0, float(exact), 3.0, 64.0):
+            engine = Engine(tt_bits=14)
+            result = engine._solve(P, O, empties(board), guess)
+            assert result is not None and result.exact and not result.outcome_only
+            assert result.score == exact, (board.draw(), guess)
+            if result.square is None:
+                assert not board.has_move()
+                continue
+            child = board.play(next(m for m in board.legal_moves() if m.square == result.square))
+            assert -S.brute_force_score(*bits(child)) == exact, (board.draw(), guess)
+
+
 def test_stable_discs_never_change_colour():
     rng = random.Random(4)
     checked = 0

@@ -539,6 +539,7 @@ W_MOBILITY = 1 << 15
 W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_PARITY = 1 << 3
+ETC_MIN_EMPTIES = 10  # from this many empties on, the children's table entries are looked at first (a cut-off for free)
 EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
@@ -682,6 +683,25 @@ def _solver_store(tt, i, found, P, O, depth, value, alpha, beta, move):
         _tt_store(tt, i + 1, P, O, depth, value, alpha, beta, move)
 
 
+@njit(cache=True)
+def _etc_cutoff(tt, P, O, moves, beta) -> int:
+    """Enhanced transposition cut-off: a child whose stored solved bound already lifts this
+    position to ``beta`` or more cuts it without a search; its bound (at least ``beta``) or -65."""
+    key_p = tt[0]
+    mask = key_p.shape[0] - 1
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        child_p = O ^ f
+        child_o = P | f | (ONE << U64(sq))
+        ci = tt_index(child_p, child_o, mask) & ~1
+        found = _solver_probe(tt, ci, child_p, child_o)
+        if found >= 0 and tt[4][found] >= EXACT_DEPTH and -tt[3][found] >= beta:
+            return -tt[3][found]
+    return -65
+
+
 @njit(cache=True, nogil=True)
 def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
@@ -691,9 +711,9 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
     With :data:`.endgame.SHALLOW_EMPTIES` empties or fewer the position goes
     to :mod:`.endgame`'s table-free solvers; above, this function uses the
-    transposition table (pairs of slots keeping the deep entries), the
-    stability cut-off and fastest-first move ordering, as principal
-    variation search.
+    transposition table (pairs of slots keeping the deep entries), enhanced
+    transposition cut-offs (from :data:`ETC_MIN_EMPTIES`), the stability
+    cut-off and fastest-first move ordering, as principal variation search.
     """
     if ply == 0:
         ctl[BEST] = -1
@@ -735,6 +755,11 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
                 alpha = lower[found]
             if upper[found] < beta:
                 beta = upper[found]
+
+    if ply > 0 and n_empty >= ETC_MIN_EMPTIES:
+        cut = _etc_cutoff(tt, P, O, moves, beta)
+        if cut >= beta:
+            return cut
 
     row = mbuf[ply]
     keys = kbuf[ply]
