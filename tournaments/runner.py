@@ -146,18 +146,22 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
 
 def agent_spec(entry: dict[str, Any]) -> Any:
     """The referee's AgentSpec for a tournament agent (given as ``dataclasses.asdict(AgentEntry)``)."""
+    from ..agents.registry import sizes_of
+    from ..protocol import BOARD_SIZES
     from ..referee import AgentSpec
 
     # The record, the standings and the agent's directory use its name (the
     # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
     files = entry.get("files") or entry["name"]
     if entry.get("command") is None:
-        return AgentSpec.builtin(entry.get("builtin") or entry["name"], file_name=files).relabelled(entry["name"])
+        builtin = entry.get("builtin") or entry["name"]
+        return AgentSpec.builtin(builtin, file_name=files, sizes=sizes_of(builtin)).relabelled(entry["name"])
     # The program runs in its own directory inside the game directory
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
     spec = AgentSpec.from_command(entry["name"], entry["command"], base=Path(entry["cwd"]) if entry.get("cwd") else None)
-    return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)))
+    return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)),
+                               sizes=BOARD_SIZES if entry.get("sizes") else spec.sizes)
 
 
 def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
@@ -537,7 +541,7 @@ class Runner:
         """Check the file against the built-in agents, bind the database, clean up after a dead runner, store rounds."""
         from ..agents import registry
 
-        check_builtins(self.tournament, registry.names())
+        check_builtins(self.tournament, registry.names(), registry.sizes_of)
         self.config_fields = game_config_fields(self.tournament)
         if self.config_fields.get("sandbox", "bwrap") == "bwrap":
             from ..referee.sandbox import SandboxUnavailable, require
