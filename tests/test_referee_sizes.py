@@ -178,3 +178,39 @@ def test_an_8x8_only_agent_given_a_size_line_says_so_and_exits(tmp_path: Path) -
     assert done.returncode == 2
     assert "this game is on a 10x10 board and w plays only on 8x8" in done.stderr
     assert not (tmp_path / "w.out").exists()
+
+
+# -- tournaments: [referee] size ------------------------------------------------------
+
+
+def _tournament(tmp_path: Path, agents: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(agents + '\n[tournament]\ntime_per_move = 10.0\nresults = "results"\nseed = 2\n\n[referee]\nsize = 10\n',
+                    encoding="utf-8")
+    return path
+
+
+def test_a_tournament_on_10x10_boards_plays_every_game_on_them(tmp_path: Path) -> None:
+    script = tmp_path / "sized.py"
+    script.write_text(SIZED_PROGRAM)
+    path = _tournament(tmp_path, f'agents = ["greedy", "sizes:bob=python3 {script} {{name}}"]\n')
+    result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    games = sorted((tmp_path / "results" / "games").glob("*/game.json"))
+    assert len(games) == 2
+    for game in games:
+        record = GameRecord.load(str(game))
+        assert record.size == 10 and record.result is not None and not record.result.termination.is_forfeit
+
+
+@pytest.mark.parametrize("agents, words", [
+    ('agents = ["champion", "greedy"]', "the built-in agent 'champion' plays only on 8x8"),
+    ('agents = ["greedy", "bob=./bob"]', "size = 10: bob does not declare that it plays bigger boards"),
+])
+def test_a_tournament_refuses_an_agent_that_does_not_play_its_size(tmp_path: Path, agents: str, words: str) -> None:
+    path = _tournament(tmp_path, agents + "\n")
+    for command in ("check", "run"):
+        result = CliRunner().invoke(cli, ["tournament", command, str(path), "-q"] if command == "run"
+                                    else ["tournament", command, str(path)])
+        assert result.exit_code != 0 and words in result.output, result.output
+    assert not (tmp_path / "results" / "games").exists()
