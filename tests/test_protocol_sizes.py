@@ -202,3 +202,13 @@ def test_an_8x8_record_has_no_size_field() -> None:
 def test_a_record_with_a_bad_size_names_it() -> None:
     with pytest.raises(ParseError, match="board size 9 is not one of"):
         GameRecord.from_dict({"white": "a", "black": "b", "size": 9})
+
+
+def test_the_10x10_drawing_of_protocol_md_is_the_start_position() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text.split("## 9. Bigger boards")[1]
+    drawing = section.split("```")[1]
+    assert parse_board(drawing) == Board.start(10)
+    assert drawing.strip("\n") == draw_board(Board.start(10)).rsplit("\n", 2)[0]
