@@ -245,8 +245,8 @@ class AgentSession:
                     return EXIT_PROTOCOL_ERROR
                 if size not in self.sizes:
                     plays = ", ".join(f"{n}x{n}" for n in self.sizes)
-                    self.log.write(f"{self.name}: this game is on a {size}x{size} board and "
-                                   f"{self.name} plays only on {plays}\n")
+                    self.log.write(f"{self.name}: this game is on a {size}x{size} board, and this agent plays "
+                                   f"only on {plays}\n")
                     return EXIT_PROTOCOL_ERROR
                 self.board = Board.start(size)
                 continue

@@ -170,13 +170,14 @@ def test_othello_play_size_12_plays_and_replays(tmp_path: Path) -> None:
     assert record.final_board() == GameRecord.load(str(out / "game.json")).final_board()
 
 
-def test_an_8x8_only_agent_given_a_size_line_says_so_and_exits(tmp_path: Path) -> None:
-    """The agent side of the refusal: a built-in 8x8 agent run by hand on a 10x10 game's first file."""
-    (tmp_path / "w.in").write_text("W\n(SIZE 10)\n")
-    done = subprocess.run([sys.executable, "-m", "othello_arena", "agent", "weighted", "--name", "w",
-                           "--dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize("name", ["champion", "weighted"])
+def test_an_8x8_only_agent_given_a_size_line_says_so_and_exits(tmp_path: Path, name: str) -> None:
+    """The agent side of the refusal: a built-in 8x8 agent run by hand on a 14x14 game's first file."""
+    (tmp_path / "w.in").write_text("W\n(SIZE 14)\n")
+    done = subprocess.run([sys.executable, "-m", "othello_arena", "agent", name, "--name", "w",
+                           "--dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert "this game is on a 10x10 board and w plays only on 8x8" in done.stderr
+    assert "w: this game is on a 14x14 board, and this agent plays only on 8x8" in done.stderr
     assert not (tmp_path / "w.out").exists()
 
 
