@@ -215,3 +215,16 @@ def test_a_tournament_refuses_an_agent_that_does_not_play_its_size(tmp_path: Pat
                                     else ["tournament", command, str(path)])
         assert result.exit_code != 0 and words in result.output, result.output
     assert not (tmp_path / "results" / "games").exists()
+
+
+def test_othello_match_size_10_plays_its_games_on_10x10(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    result = CliRunner().invoke(cli, ["match", "random", "paper-easy", "--games", "2", "--size", "10", "--time", "10",
+                                      "--seed", "1", "--out", str(out), "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "size = 10" in (out / "match.toml").read_text()
+    games = sorted(out.glob("games/*/game.json"))
+    assert len(games) == 2 and all(GameRecord.load(str(game)).size == 10 for game in games)
+    refused = CliRunner().invoke(cli, ["match", "champion", "random", "--games", "2", "--size", "12",
+                                       "--out", str(tmp_path / "n")])
+    assert refused.exit_code == 2 and "champion plays only on 8x8" in refused.output
