@@ -3,11 +3,13 @@
 Each language's starter is built with the very ``build`` line of
 tournaments/starters.toml, in the tournament's sandbox, from a copy of
 agents/examples (the repository is never written); then it must pass
-``othello check``, play through the referee against ``random`` and
-``greedy``, and, searched to a fixed depth, choose the same move as every
-other language on the same positions: they are translations of one program.
-A language whose toolchain is missing is skipped, saying which Debian
-package to install (``.ci/run`` installs them all).
+``othello check`` (its openings too: every starter declares them), play
+through the referee against ``greedy`` from an opening at 1 s a move and
+against ``random``, and, searched to a fixed depth, choose the same move as
+every other language on the same positions, also in whole games from
+openings: they are translations of one program.  A language whose toolchain
+is missing is skipped, saying which Debian package to install (``.ci/run``
+installs them all).
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from agents_helpers import HandDriver
+from opening_helpers import play_from_opening
 
 from othello_arena.protocol import BLACK, WHITE, Board, Colour, Move
+from othello_arena.protocol.openings import BALANCED, opening_board, parse_opening, read_openings, suite_path
 from othello_arena.referee import AgentSpec, GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +51,7 @@ LANGUAGES = [
     Language("javascript", ("node",), "nodejs"),
     Language("rust", ("rustc",), "rustc"),
     Language("go", ("go",), "golang-go"),
+    Language("awk", ("awk",), "mawk"),  # Debian's awk: in every installation (priority required)
 ]
 IDS = [language.agent for language in LANGUAGES]
 
@@ -57,19 +63,24 @@ class Built:
     name: str
     command: str  # as in the tournament file: "./starter_c {name}", "java -cp {home} Starter {name}"
     home: Path
+    openings: bool = True  # declared in the tournament file (PROTOCOL.md section 8)
 
     def spec(self, *options: str) -> AgentSpec:
         """The referee's agent, as the tournament makes it, with ``options`` before its name."""
+        from othello_arena.tournaments.config import AgentEntry
         from othello_arena.tournaments.runner import agent_spec
 
         command = self.command.replace("{name}", " ".join([*options, "{name}"]))
-        return agent_spec({"name": self.name, "command": command, "cwd": str(self.home)})
+        return agent_spec(AgentEntry(name=self.name, command=command, cwd=str(self.home), openings=self.openings))
+
+    def argv(self, *arguments: str) -> list[str]:
+        """Its command line, run by hand in its home folder, with ``arguments`` in place of its name."""
+        return shlex.split(self.command.replace("{name}", " ".join(arguments)).replace("{home}", str(self.home)))
 
     def analyze(self, positions: list[str], depth: int) -> list[str]:
         """The move lines it chooses for ``positions`` at a fixed ``depth`` (its --analyze mode)."""
-        argv = shlex.split(self.command.replace("{name}", f"--depth {depth} --analyze").replace("{home}", str(self.home)))
-        done = subprocess.run(argv, cwd=self.home, input="".join(p + "\n" for p in positions),
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(self.argv("--depth", str(depth), "--analyze"), cwd=self.home,
+                              input="".join(p + "\n" for p in positions), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()
 
@@ -96,7 +107,7 @@ def missing_toolchain(language: Language, path: Optional[str] = None) -> Optiona
 
 
 def test_a_missing_toolchain_is_named_with_its_debian_package(tmp_path):
-    java = next(language for language in LANGUAGES if language.agent == "java")
+    java = language_of("java")
     assert missing_toolchain(java, path=str(tmp_path)) == (
         "the java starter needs javac and java: apt-get install default-jdk-headless (.ci/run does)")
 
@@ -104,7 +115,8 @@ def test_a_missing_toolchain_is_named_with_its_debian_package(tmp_path):
 def test_ci_installs_every_toolchain():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     packages = ci.split("packages=(", 1)[1].split(")", 1)[0].split()
-    assert {language.package for language in LANGUAGES if language.agent != "python"} <= set(packages)
+    # python3 runs the tests themselves; mawk is Debian's awk, installed everywhere
+    assert {language.package for language in LANGUAGES if language.agent not in ("python", "awk")} <= set(packages)
 
 
 # pytest may set a parametrized session fixture up again for the same language
@@ -112,24 +124,32 @@ def test_ci_installs_every_toolchain():
 _BUILDS: dict[str, Built] = {}
 
 
-@pytest.fixture(scope="session", params=LANGUAGES, ids=IDS)
-def starter(request, starters_tournament, tmp_path_factory) -> Built:
-    """One language's starter, built once per session with its tournament build line, sandboxed."""
+def build_starter(language: Language, tournament, tmp_path_factory) -> Built:
+    """``language``'s starter, built once per session with its tournament build line, sandboxed."""
     from othello_arena.tournaments.build import run_build
 
-    language: Language = request.param
     missing = missing_toolchain(language)
     if missing:
         pytest.skip(missing)
     if language.agent not in _BUILDS:
-        entry = next(e for e in starters_tournament.agents if e.name == language.agent)
+        entry = next(e for e in tournament.agents if e.name == language.agent)
         if entry.build:
             log = tmp_path_factory.mktemp("build") / f"{entry.name}.log"
             result = run_build(entry.name, entry.build, entry.cwd, log, timeout=600, config=GameConfig())
             assert result.ok, f"{entry.build!r} failed ({result.detail}):\n{log.read_text(errors='replace')}"
         assert entry.command and entry.cwd
-        _BUILDS[language.agent] = Built(entry.name, entry.command, Path(entry.cwd))
+        _BUILDS[language.agent] = Built(entry.name, entry.command, Path(entry.cwd), entry.openings)
     return _BUILDS[language.agent]
+
+
+@pytest.fixture(scope="session", params=LANGUAGES, ids=IDS)
+def starter(request, starters_tournament, tmp_path_factory) -> Built:
+    """One language's starter, built once per session with its tournament build line, sandboxed."""
+    return build_starter(request.param, starters_tournament, tmp_path_factory)
+
+
+def language_of(agent: str) -> Language:
+    return next(language for language in LANGUAGES if language.agent == agent)
 
 
 def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
@@ -141,6 +161,7 @@ def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
     for entry in tournament.agents:
         if entry.name in IDS:
             assert Path(entry.cwd or "") == EXAMPLES and "{name}" in (entry.command or "")
+            assert entry.openings, f"{entry.name} reads openings: its table says openings = true"
 
 
 def test_readme_gives_each_build_and_run_line():
@@ -160,7 +181,8 @@ def test_readme_gives_each_build_and_run_line():
 
 @pytest.mark.slow
 def test_starter_passes_othello_check(starter, tmp_path):
-    """Every item of the report card, the advisory ones too (it reads lower case, it notices an illegal move).
+    """Every item of the report card, the advisory ones too (it reads lower case, it notices an illegal move),
+    and openings: declared, so the checker plays it on from one as both colours.
 
     At a fixed depth the starter is deterministic, so the checker's games (and
     the passes it steers towards) are the same in every language.
@@ -168,13 +190,14 @@ def test_starter_passes_othello_check(starter, tmp_path):
     from othello_arena.agents.check import PASS, check_agent
 
     card = check_agent(starter.spec("--depth", "3"), time_per_move=1.0, workdir=tmp_path)
+    assert "openings" in card.items
     assert all(item.status == PASS for item in card.items.values()), "\n".join(card.lines())
 
 
 def assert_clean_game(record, starter_label: str) -> list[str]:
-    """A game that ended normally, every move legal from the start; returns the starter's comments."""
+    """A game that ended normally, every move legal from the opening (or the start); returns the starter's comments."""
     assert record.result.termination == "normal", record.result
-    board = Board()
+    board = opening_board(record.opening) if record.opening else Board()
     comments = []
     for entry in record.moves:
         if record.white == starter_label and entry.move.colour is WHITE or \
@@ -186,19 +209,27 @@ def assert_clean_game(record, starter_label: str) -> list[str]:
     return comments
 
 
-@pytest.mark.slow
-def test_starter_plays_greedy_at_one_second_a_move_and_random(starter, tmp_path):
-    """Through the referee, sandboxed: on its own clock at 1 s a move against greedy, with no fault.
+def balanced_openings(count: int) -> list[list[Move]]:
+    """The first ``count`` openings of the suite shipped with the arena (8 plies: White to move after them)."""
+    return read_openings(suite_path(BALANCED))[:count]
 
-    Against random it plays at a fixed depth (a fast game, the other colour):
-    the clock is what the timed game is for.
+
+@pytest.mark.slow
+def test_starter_plays_greedy_from_an_opening_at_one_second_a_move_and_random(starter, tmp_path):
+    """Through the referee, sandboxed: on its own clock at 1 s a move against greedy, with no fault,
+    from a balanced opening (so the referee sends it the opening's moves, and the game is shorter).
+
+    Against random it plays from the start position at a fixed depth (a fast
+    game, the other colour): the clock is what the timed game is for.
     """
     from othello_arena.referee import play_game
 
     spec = starter.spec()
     index = IDS.index(starter.name)
+    opening = balanced_openings(len(IDS))[index]
     white, black = (spec, AgentSpec.builtin("greedy")) if index % 2 == 0 else (AgentSpec.builtin("greedy"), spec)
-    record = play_game(white, black, GameConfig(time_per_move=1.0), tmp_path / "timed")
+    record = play_game(white, black, GameConfig(time_per_move=1.0), tmp_path / "timed", opening=opening)
+    assert record.opening == opening
     comments = assert_clean_game(record, spec.label)
     # each move says how deep it searched: iterative deepening finished at least one depth
     assert any(c.startswith("depth ") and int(c.split()[1]) >= 1 for c in comments), comments
@@ -206,6 +237,26 @@ def test_starter_plays_greedy_at_one_second_a_move_and_random(starter, tmp_path)
     fixed = starter.spec("--depth", "2")
     white, black = (AgentSpec.builtin("random"), fixed) if index % 2 == 0 else (fixed, AgentSpec.builtin("random"))
     assert_clean_game(play_game(white, black, GameConfig(time_per_move=1.0), tmp_path / "fixed"), fixed.label)
+
+
+@pytest.mark.slow
+def test_c_and_python_starters_play_a_game_pair_from_an_opening(starters_tournament, tmp_path_factory, tmp_path):
+    """Two programs that declare openings, through the referee: the same opening, colours swapped.
+
+    Both search 3 plies: translations of one program play the very same moves
+    whichever language holds which colour.
+    """
+    from othello_arena.referee import play_game
+
+    c = build_starter(language_of("c"), starters_tournament, tmp_path_factory).spec("--depth", "3")
+    python = build_starter(language_of("python"), starters_tournament, tmp_path_factory).spec("--depth", "3")
+    opening = parse_opening("d3 c5 f6")  # Black to move after it: the side that waits is White
+    one = play_game(c, python, GameConfig(time_per_move=5.0), tmp_path / "1", opening=opening)
+    two = play_game(python, c, GameConfig(time_per_move=5.0), tmp_path / "2", opening=opening)
+    for record in (one, two):
+        assert record.opening == opening and record.moves[0].move.colour is BLACK
+        assert_clean_game(record, c.label)
+    assert [entry.move for entry in one.moves] == [entry.move for entry in two.moves]
 
 
 # -- the same search in every language ---------------------------------------------------
@@ -311,3 +362,27 @@ def test_starter_chooses_the_same_moves_as_starter_py(starter, reference_answers
                    if ours != theirs]
     assert len(answers) == len(positions)
     assert not differences, f"{starter.name} differs from starter.py ({key}): {differences[:3]}"
+
+
+@pytest.mark.parametrize("colour", [WHITE, BLACK], ids=["moves-first", "waits"])
+def test_starter_plays_on_from_an_opening_as_starter_py_would(starter, colour):
+    """A whole game by hand from a balanced opening (White to move after it), searched 3 plies.
+
+    The starter takes its colour and the opening's moves from its first
+    NAME.in, replays them, and then each move it makes is the one starter.py
+    chooses in that position (each language plays the same game: the test's
+    replies are seeded).  As Black it must wait after the opening.
+    """
+    opening = balanced_openings(2)[colour is BLACK]
+    name = f"hand-{colour.value}"
+    driver = HandDriver(starter.argv("--depth", "3", name), name, starter.home)
+    try:
+        chosen = play_from_opening(driver, colour, opening, seed=13)
+        code, _, err = driver.wait_exit()
+    finally:
+        driver.close()
+    assert code == 0, err  # it saw the end of the game by itself
+    reference = Built("python", "python3 starter.py {name}", EXAMPLES).analyze([cells(b) for b, _ in chosen], 3)
+    ours = [move.line() for _, move in chosen]
+    differences = [(cells(board), a, b) for (board, _), a, b in zip(chosen, ours, reference) if a != b]
+    assert len(chosen) >= 20 and not differences, f"{starter.name} differs from starter.py: {differences[:3]}"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from othello_arena.referee import AgentSpec, GameConfig, play_game
+from othello_arena.tournaments.config import AgentEntry
 from othello_arena.tournaments.runner import agent_spec
 
 HOME = Path(__file__).resolve().parent / "data" / "home"
@@ -22,7 +23,7 @@ def test_home_is_where_the_command_was_given(tmp_path: Path, monkeypatch: pytest
     monkeypatch.chdir(tmp_path)
     assert AgentSpec.parse("x=./x --data {home}/w.txt").argv(Path("/g"), 1)[-1] == f"{tmp_path.resolve()}/w.txt"
     # a tournament agent's home is its cwd
-    entry = {"name": "carol", "command": "java -cp {home} Carol {name}", "cwd": str(HOME)}
+    entry = AgentEntry(name="carol", command="java -cp {home} Carol {name}", cwd=str(HOME))
     assert agent_spec(entry).argv(Path("/g"), 1)[2] == str(HOME)
 
 

@@ -92,7 +92,7 @@ def test_text_tables() -> None:
 
 def test_timeouts_under_load_are_flagged() -> None:
     from othello_arena.protocol import GameRecord
-    from othello_arena.tournaments.runner import outcome_from
+    from othello_arena.tournaments.jobs import PlayedGame, outcome_from
 
     def result(cpu: float, load: float) -> dict:
         record = GameRecord("a", "b", time_per_move=1.0)
@@ -100,7 +100,7 @@ def test_timeouts_under_load_are_flagged() -> None:
         data["result"] = {"winner": "W", "reason": "timeout", "discs": {"W": 2, "B": 2}}
         data["agents"] = {"a": {"colour": "W", "seconds": 0.0, "cpu_seconds": 0.0},
                           "b": {"colour": "B", "seconds": 1.25, "cpu_seconds": cpu}}
-        return {"record": data, "load": load, "cores": 2}
+        return PlayedGame(record=data, record_json="", record_sha256="", load=load, cores=2)
 
     thinking = outcome_from(result(cpu=1.2, load=0.5))
     assert thinking.result.termination is Termination.TIMEOUT and thinking.black_cpu == 1.2 and thinking.load_flag is None

@@ -274,7 +274,49 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
     where = str(path)
     base = path.parent
+    section = _tournament_section(data, where)
+    agents = _parse_agents(data.get("agents"), where, base)
+    names = [agent.name for agent in agents]
+    fmt = _format(section, where)
+    colours, games = _colours_and_games(section, where)
+    time_per_move = _seconds(section, "time_per_move", 1.0, MAX_TIME_PER_MOVE, where)
+    build_timeout = _seconds(section, "build_timeout", DEFAULT_BUILD_TIMEOUT, MAX_BUILD_TIMEOUT, where)
+    rounds = _rounds(section, fmt, names, where)
+    gauntlet = _gauntlet(section, fmt, names, where)
+    total = _count_games(fmt, len(names), len(gauntlet), games, rounds)
+    if total > MAX_GAMES:
+        raise TournamentFileError(
+            f"{where}: this file schedules {total} games, more than the {MAX_GAMES} a tournament may have; "
+            "lower games_per_pairing or rounds, or split the agents into groups"
+        )
+    results_dir, database = _results(section, path, results_base, where)
+    referee = parse_referee(data.get("referee", {}), where, time_per_move)
+    _check_program_sizes(agents, referee, where)
+    openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
+    return Tournament(
+        path=path,
+        name=_name(section, path, where),
+        format=fmt,
+        agents=tuple(agents),
+        games_per_pairing=games,
+        colours=colours,
+        time_per_move=time_per_move,
+        concurrency=_concurrency(section, where),
+        seed=_get(section, "seed", int, 0, where, low=-MAX_SEED, high=MAX_SEED),
+        results_dir=results_dir,
+        database=database,
+        rounds=rounds,
+        gauntlet=gauntlet,
+        referee=referee,
+        build_timeout=build_timeout,
+        openings=openings,
+        openings_sha256=openings_sha256,
+        match_sprt=_parse_match(data.get("match"), where, agents),
+    )
 
+
+def _tournament_section(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The ``[tournament]`` table, once the file's sections and the table's keys are known ones."""
     unknown_top = set(data) - {"tournament", "agents", "referee", "match"}
     if unknown_top:
         raise TournamentFileError(
@@ -290,17 +332,22 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             f"{where}: unknown key(s) in [tournament]: {', '.join(sorted(unknown))}; "
             f"known keys are {', '.join(sorted(TOURNAMENT_KEYS))}"
         )
+    return section
 
-    agents = _parse_agents(data.get("agents"), where, base)
-    names = [agent.name for agent in agents]
 
-    fmt = _get(section, "format", str, "round-robin", where)
+def _format(section: dict[str, Any], where: str) -> str:
+    """``format``: one of :data:`FORMATS` (``rr`` and ``roundrobin`` read as round-robin)."""
+    fmt: str = _get(section, "format", str, "round-robin", where)
     fmt = fmt.strip().lower().replace("_", "-").replace(" ", "-")
     if fmt in ("rr", "roundrobin"):
         fmt = "round-robin"
     if fmt not in FORMATS:
         raise TournamentFileError(f"{where}: [tournament] format {fmt!r} is not one of {', '.join(FORMATS)}")
+    return fmt
 
+
+def _colours_and_games(section: dict[str, Any], where: str) -> tuple[str, int]:
+    """``colours`` and ``games_per_pairing`` (an even number when every pairing plays both colours)."""
     colours = _get(section, "colours", str, "both", where).strip().lower()
     if colours not in COLOUR_MODES:
         raise TournamentFileError(f"{where}: [tournament] colours {colours!r} must be \"both\" or \"random\"")
@@ -311,18 +358,19 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             f"{where}: [tournament] games_per_pairing = {games} is odd, but every pairing plays both colours; "
             "use an even number, or colours = \"random\" to draw the colours as in seed 003"
         )
+    return colours, games
 
-    time_per_move = float(_get(section, "time_per_move", float, 1.0, where, high=MAX_TIME_PER_MOVE))
-    if not time_per_move > 0:
-        raise TournamentFileError(
-            f"{where}: [tournament] time_per_move must be a positive number of seconds, not {time_per_move!r}"
-        )
-    build_timeout = float(_get(section, "build_timeout", float, DEFAULT_BUILD_TIMEOUT, where, high=MAX_BUILD_TIMEOUT))
-    if not build_timeout > 0:
-        raise TournamentFileError(
-            f"{where}: [tournament] build_timeout must be a positive number of seconds, not {build_timeout!r}"
-        )
 
+def _seconds(section: dict[str, Any], key: str, default: float, high: float, where: str) -> float:
+    """A positive number of seconds, at most ``high``."""
+    seconds = float(_get(section, key, float, default, where, high=high))
+    if not seconds > 0:
+        raise TournamentFileError(f"{where}: [tournament] {key} must be a positive number of seconds, not {seconds!r}")
+    return seconds
+
+
+def _concurrency(section: dict[str, Any], where: str) -> Optional[int]:
+    """``concurrency``: ``None`` for "auto" (see :func:`.pools.default_concurrency`), else the games at once."""
     concurrency_value = section.get("concurrency", "auto")
     concurrency: Optional[int]
     if concurrency_value == "auto":
@@ -335,9 +383,11 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             f"{where}: [tournament] concurrency must be \"auto\" or an integer from 1 to {MAX_CONCURRENCY}, "
             f"not {concurrency_value!r}"
         )
+    return concurrency
 
-    seed = _get(section, "seed", int, 0, where, low=-MAX_SEED, high=MAX_SEED)
 
+def _rounds(section: dict[str, Any], fmt: str, names: list[str], where: str) -> Optional[int]:
+    """Swiss rounds: as given, else enough to separate the field; ``None`` for the other formats."""
     rounds: Optional[int] = None
     if "rounds" in section:
         if fmt != "swiss":
@@ -346,7 +396,11 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
     elif fmt == "swiss":
         # Enough rounds to separate the field (log2 of the players), at least 3.
         rounds = max(3, math.ceil(math.log2(max(2, len(names)))))
+    return rounds
 
+
+def _gauntlet(section: dict[str, Any], fmt: str, names: list[str], where: str) -> tuple[str, ...]:
+    """The agents that play everybody else (format gauntlet); ``()`` for the other formats."""
     gauntlet: tuple[str, ...] = ()
     if "gauntlet" in section:
         if fmt != "gauntlet":
@@ -368,14 +422,12 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         raise TournamentFileError(
             f"{where}: format = \"gauntlet\" needs gauntlet = [\"NAME\", ...]: the agents that play everybody else"
         )
+    return gauntlet
 
-    total = _count_games(fmt, len(names), len(gauntlet), games, rounds)
-    if total > MAX_GAMES:
-        raise TournamentFileError(
-            f"{where}: this file schedules {total} games, more than the {MAX_GAMES} a tournament may have; "
-            "lower games_per_pairing or rounds, or split the agents into groups"
-        )
 
+def _results(section: dict[str, Any], path: Path, results_base: Optional[Path], where: str) -> tuple[Path, Path]:
+    """The results directory and the database (``results_base`` overrides both: ``othello match --out``)."""
+    base = path.parent
     results = _get(section, "results", str, f"results/{path.stem}", where)
     results_dir = (base / results).resolve() if results_base is None else results_base.resolve()
     database_value = _get(section, "database", str, "", where)
@@ -383,38 +435,17 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         database = results_dir / "tournament.sqlite"
     else:
         database = (base / database_value).resolve()
+    return results_dir, database
 
-    name = _get(section, "name", str, path.stem, where)
+
+def _name(section: dict[str, Any], path: Path, where: str) -> str:
+    """The tournament's name (default: the file's stem)."""
+    name: str = _get(section, "name", str, path.stem, where)
     if len(name) > MAX_TOURNAMENT_NAME:
         raise TournamentFileError(
             f"{where}: [tournament] name is {len(name)} characters long; expected at most {MAX_TOURNAMENT_NAME}"
         )
-
-    referee = parse_referee(data.get("referee", {}), where, time_per_move)
-    _check_program_sizes(agents, referee, where)
-    openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
-    match_sprt = _parse_match(data.get("match"), where, agents)
-
-    return Tournament(
-        path=path,
-        name=name,
-        format=fmt,
-        agents=tuple(agents),
-        games_per_pairing=games,
-        colours=colours,
-        time_per_move=time_per_move,
-        concurrency=concurrency,
-        seed=seed,
-        results_dir=results_dir,
-        database=database,
-        rounds=rounds,
-        gauntlet=gauntlet,
-        referee=referee,
-        build_timeout=build_timeout,
-        openings=openings,
-        openings_sha256=openings_sha256,
-        match_sprt=match_sprt,
-    )
+    return name
 
 
 def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[str]:

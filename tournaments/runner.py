@@ -1,11 +1,12 @@
 """Running a tournament: the schedule, the games in parallel, every result stored at once.
 
-The runner is the only writer of the database.  Games run in a pool (threads
-on this machine, or a Dask cluster with ``scheduler``); each game is a call of
-:func:`play_job`, which takes and returns plain data, so it runs the same on
-a worker of another machine.  When a game comes back the runner stores it in
-one transaction, with the SHA-256 of the exact ``game.json`` the referee
-wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
+The runner is the only writer of the database.  Games run in a pool
+(:mod:`.pools`: threads on this machine, or a Dask cluster with
+``scheduler``); each game is a call of :func:`.jobs.play_job`, which takes
+a :class:`~.jobs.GameJob` and returns a :class:`~.jobs.PlayedGame`, plain
+data both, so it runs the same on a worker of another machine.  When a game
+comes back the runner stores it in one transaction, with the SHA-256 of the
+exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
 runner stops, the games in flight are voided: ``resume`` replays them from
 the same seed and colours, keeps each voided attempt in the database (and its
 files under ``games/voided/``), and ends any agent the dead runner left.
@@ -13,59 +14,33 @@ files under ``games/voided/``), and ends any agent the dead runner left.
 
 from __future__ import annotations
 
-import concurrent.futures
-import dataclasses
-import hashlib
 import json
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, Result, Termination, parse_move
-from ..referee.config import GRACE_SECONDS
+from ..protocol import BLACK, WHITE, GameRecord, Result, Termination
 from . import lock as locking
 from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from .livelog import LiveLogWriter
 from .pairing import ScheduledGame, game_opening
-from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .standings import Standings, compute
 from .store import BuildResult, GameOutcome, Store
+# One game as plain data (jobs) and where games run (pools): their public names are the runner's too.
+from .jobs import (GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, play_job,
+                   usable_cores)
+from .pools import DaskPool, LocalPool, Pool, RunnerError, default_concurrency, kill_orphans
 
 # A game voided this many times (in flight at a stop, or unplayable) is
 # pointed out to the instructor: an agent may be stopping the runner on purpose.
 VOIDED_FLAG_AT = 2
-
-# A timeout is flagged as caused by load when the agent got less than this
-# share of a core while its clock ran (an agent thinking hard uses ~100%).
-LOAD_CPU_SHARE = 0.5
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (the affinity mask, not the machine's total)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-def default_concurrency(cores: Optional[int] = None) -> int:
-    """Games at once by default: one core per game, one core left for the referees.
-
-    The two agents of a game alternate, so a game needs one core; the
-    referees and the runner mostly wait on files but still need some CPU, so
-    on more than two cores one is left for them.  Never more games than cores.
-    """
-    cores = cores or usable_cores()
-    return max(1, cores - 1) if cores > 2 else 1
-
 
 def planned_games(tournament: Tournament, withdrawn: Any = ()) -> int:
     """How many games the file's tournament has, before any is stored (Swiss: every round pairs the same number)."""
@@ -132,346 +107,13 @@ def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# One game, as plain data in and out (runs locally or on a Dask worker)
+# The runner
 # ---------------------------------------------------------------------------
-
-
-def game_config_fields(tournament: Tournament) -> dict[str, Any]:
-    """The referee's GameConfig fields from the file (time_per_move plus [referee], checked when loaded)."""
-    fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
-    # No agent may see the tournament's results, even from a folder it may read.
-    fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
-    return fields
-
-
-def agent_spec(entry: dict[str, Any]) -> Any:
-    """The referee's AgentSpec for a tournament agent (given as ``dataclasses.asdict(AgentEntry)``)."""
-    from ..agents.registry import sizes_of
-    from ..protocol import BOARD_SIZES
-    from ..referee import AgentSpec
-
-    # The record, the standings and the agent's directory use its name (the
-    # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
-    files = entry.get("files") or entry["name"]
-    if entry.get("command") is None:
-        builtin = entry.get("builtin") or entry["name"]
-        return AgentSpec.builtin(builtin, file_name=files, sizes=sizes_of(builtin)).relabelled(entry["name"])
-    # The program runs in its own directory inside the game directory
-    # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
-    # its command (alice.py, ./bob) are found.
-    spec = AgentSpec.from_command(entry["name"], entry["command"], base=Path(entry["cwd"]) if entry.get("cwd") else None)
-    return dataclasses.replace(spec, file_name=files, openings=bool(entry.get("openings", False)),
-                               sizes=BOARD_SIZES if entry.get("sizes") else spec.sizes)
 
 
 def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
     """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
     return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
-
-
-class GameFileError(RuntimeError):
-    """The game's record could not be kept as the referee wrote it (not a regular file, changed, too big)."""
-
-
-def play_job(job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> dict[str, Any]:
-    """Play one game described by plain data; return the record and the agents' stderr as plain data.
-
-    ``job["out_dir"]`` is the game directory, or ``None`` to play in a
-    temporary directory and return everything (a worker on another machine).
-    Never raises for an agent's fault: the referee makes that a result.  It
-    raises :class:`GameFileError` when ``game.json`` is not, byte for byte,
-    the record the referee produced (a directory or a link planted in its
-    place, or a file rewritten after the referee wrote it): that game has no
-    result anybody could trust, and the runner says so.  ``on_event``
-    hears the referee's events (the live display's moves and clocks; only
-    where the game runs in this process).
-    """
-    from ..referee import GameConfig, play_game
-
-    white, black = agent_spec(job["white"]), agent_spec(job["black"])
-    config = GameConfig(**job["config"])
-    temporary = job.get("out_dir") is None
-    out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if temporary else Path(job["out_dir"])
-    try:
-        if out_dir.exists() and not temporary:
-            shutil.rmtree(out_dir)  # the runner moves a voided attempt aside first; this is a last resort
-        out_dir.mkdir(parents=True, exist_ok=True)
-        started = time.monotonic()
-        try:
-            opening = [parse_move(line) for line in job.get("opening", [])]
-            record = play_game(white, black, config, out_dir, seed=job["seed"], on_event=on_event, opening=opening)
-        except OSError as exc:
-            raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
-        wall = time.monotonic() - started
-        text = record.to_json()
-        try:
-            written = read_whole(out_dir, "game.json", GAME_RECORD_LIMIT)
-        except OSError as exc:
-            raise GameFileError(_record_problem(out_dir, str(exc))) from None
-        if written != text.encode("utf-8"):
-            raise GameFileError(f"{out_dir / 'game.json'} was changed after the referee wrote it; the game is void")
-        return {
-            "record": record.to_dict(),
-            "record_json": text,
-            "record_sha256": hashlib.sha256(written).hexdigest(),
-            "white_stderr": _read_stderr(out_dir, record, white.label),
-            "black_stderr": _read_stderr(out_dir, record, black.label),
-            "worker": socket.gethostname(),
-            "pid": os.getpid(),
-            "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0,
-            "cores": usable_cores(),
-            "wall": wall,
-            "game_dir": "" if temporary else str(out_dir),
-        }
-    finally:
-        if temporary:
-            shutil.rmtree(out_dir, ignore_errors=True)
-
-
-def _record_problem(out_dir: Path, what: str) -> str:
-    path = out_dir / "game.json"
-    if path.is_symlink():
-        what = f"{path} is a symbolic link"
-    elif path.exists() and not path.is_file():
-        what = f"{path} is a directory or a special file, not a regular file"
-    return f"the record of this game was not kept: {what}; the game is void (not scored), and listed by status"
-
-
-def _read_stderr(out_dir: Path, record: GameRecord, label: str) -> str:
-    """The agent's captured output: the file the referee names in the record (beside the agent's directory).
-
-    Read capped (its first and last 32 KiB) and never through a link: an
-    agent that made it a link to someone else's file, or a sparse file of
-    100 GB, costs nothing and leaks nothing; a note says what was found.
-    """
-    info = record.extra.get("agents", {}).get(label, {})
-    name = info.get("stderr_log") if isinstance(info, dict) else None
-    if not isinstance(name, str):
-        return ""
-    try:
-        return read_ends(out_dir, name, STDERR_READ_LIMIT)
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        return f"[not read: {exc}]"
-
-
-def outcome_from(result: dict[str, Any]) -> GameOutcome:
-    """Turn what :func:`play_job` returned into the row the store keeps."""
-    record = GameRecord.from_dict(result["record"])
-    assert record.result is not None, "the referee always ends a game with a result"
-    seconds = {"W": 0.0, "B": 0.0}
-    for entry in record.moves:
-        seconds[entry.move.colour.value] += entry.seconds
-    cpu = {colour: times.get("cpu_seconds") for colour, times in _agent_times(record).items()}
-    outcome = GameOutcome(
-        result=record.result,
-        plies=len(record.moves),
-        white_seconds=seconds["W"],
-        black_seconds=seconds["B"],
-        white_cpu=cpu.get("W"),
-        black_cpu=cpu.get("B"),
-        record=result["record"],
-        record_text=result.get("record_json"),
-        record_sha256=result.get("record_sha256"),
-        white_stderr=result.get("white_stderr", ""),
-        black_stderr=result.get("black_stderr", ""),
-        game_dir=result.get("game_dir", ""),
-        worker=str(result.get("worker", "")),
-    )
-    outcome.load_flag = load_flag(record, outcome, float(result.get("load", 0.0)), int(result.get("cores", 1)))
-    return outcome
-
-
-def _agent_times(record: GameRecord) -> dict[str, dict[str, float]]:
-    """Per colour, the clock seconds and CPU seconds the referee measured (``record.extra["agents"]``)."""
-    found: dict[str, dict[str, float]] = {}
-    agents = record.extra.get("agents")
-    if isinstance(agents, dict):
-        for info in agents.values():
-            if not isinstance(info, dict) or info.get("colour") not in ("W", "B"):
-                continue
-            times = found.setdefault(info["colour"], {})
-            for key in ("seconds", "cpu_seconds"):
-                if isinstance(info.get(key), (int, float)):
-                    times[key] = float(info[key])
-    return found
-
-
-def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int) -> Optional[str]:
-    """A note when a timeout looks caused by load rather than by the agent, else ``None``.
-
-    Two signs: the agent that ran out of time used far less CPU than the wall
-    time its clock ran (it was waiting for a core, not thinking), or the
-    machine's load average exceeded its cores when the game ended.
-    """
-    loser = outcome.result.loser
-    if outcome.result.termination is not Termination.TIMEOUT or loser is None:
-        return None
-    times = _agent_times(record).get(loser.value, {})
-    limit = (record.time_per_move or 0.0) + GRACE_SECONDS
-    wall = times.get("seconds") or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
-    cpu = times.get("cpu_seconds")
-    notes = []
-    if cpu is not None and wall > 0 and cpu < LOAD_CPU_SHARE * wall:
-        notes.append(f"CPU {cpu:.2f} s over {wall:.2f} s of clock")
-    if load > cores or record.extra.get("load_suspect"):
-        notes.append(f"load average {load:.1f} on {cores} cores")
-    return "; ".join(notes) or None
-
-
-# ---------------------------------------------------------------------------
-# Pools: where the games run
-# ---------------------------------------------------------------------------
-
-
-class Pool(Protocol):
-    """Where games run: ``slots`` games at once; ``remote`` pools return files as data."""
-
-    remote: bool
-
-    @property
-    def slots(self) -> int: ...
-
-    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
-
-    def wait(self, futures: list[Any], timeout: float) -> list[Any]: ...
-
-    def close(self, abandon: bool) -> None: ...
-
-
-class LocalPool:
-    """Games in threads of this process (each game's agents are processes of their own)."""
-
-    remote = False
-
-    def __init__(self, slots: int) -> None:
-        self.slots = slots
-        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
-        self.children_before = _child_pids()
-
-    def submit(self, job: dict[str, Any],
-               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[dict[str, Any]]:
-        return self.executor.submit(play_job, job, on_event)
-
-    def wait(self, futures: list[Any], timeout: float) -> list[Any]:
-        done, _ = concurrent.futures.wait(futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
-        return list(done)
-
-    def close(self, abandon: bool) -> None:
-        if abandon:
-            # The games in flight are abandoned (replayed on resume): end their
-            # agents, so the referee threads return at once.
-            _terminate_children(self.children_before)
-        self.executor.shutdown(wait=True, cancel_futures=True)
-
-
-class DaskPool:
-    """Games on a Dask distributed cluster; the runner keeps the only database."""
-
-    remote = True
-
-    def __init__(self, address: str, slots: Optional[int], timeout: float = 20.0) -> None:
-        from distributed import Client
-
-        try:
-            self.client = Client(address, timeout=f"{timeout}s")
-        except OSError as exc:
-            raise RunnerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-        self.fixed_slots = slots
-        self.checked = 0.0
-        self.total_threads = 1
-
-    @property
-    def slots(self) -> int:
-        """Games in flight: as given, else one per worker thread (workers may join or leave)."""
-        if self.fixed_slots:
-            return self.fixed_slots
-        if time.monotonic() - self.checked > 5.0:
-            self.total_threads = max(1, sum(self.client.nthreads().values()))
-            self.checked = time.monotonic()
-        return self.total_threads
-
-    def submit(self, job: dict[str, Any], on_event: Optional[Callable[[Any], None]] = None) -> Any:
-        # The game runs on another machine: no live moves (the display shows who plays whom and since when).
-        # pure=False: a game replayed after a crash is a new task, not a cached result.
-        return self.client.submit(play_job, job, pure=False, key=f"othello-{job['key']}-{time.time_ns()}")
-
-    def wait(self, futures: list[Any], timeout: float) -> list[Any]:
-        from distributed import wait
-
-        try:
-            done, _ = wait(futures, timeout=timeout, return_when="FIRST_COMPLETED")
-        except TimeoutError:  # also asyncio's and Dask's (aliases since Python 3.11)
-            return []
-        return list(done)
-
-    def close(self, abandon: bool) -> None:
-        self.client.close()
-
-
-def _child_pids() -> set[int]:
-    import psutil
-
-    return {child.pid for child in psutil.Process().children()}
-
-
-def _terminate_children(keep: set[int]) -> None:
-    """Kill the processes this runner started (the agents of the abandoned games) and theirs."""
-    import psutil
-
-    for child in psutil.Process().children():
-        if child.pid in keep:
-            continue
-        try:
-            family = [child, *child.children(recursive=True)]
-        except psutil.Error:
-            continue
-        for process in family:
-            try:
-                process.kill()
-            except psutil.Error:
-                pass
-
-
-def kill_orphans(root: Path) -> int:
-    """End the agent processes a dead runner left under ``root`` (the games directory); return how many.
-
-    An agent process is recognised by the ``OTHELLO_DIR`` the referee puts in
-    its environment (kept by its daemons too) or by a working directory in an
-    agent's directory (``root/GAME/AGENT``); only this user's processes, and
-    only while this runner holds the tournament's lock, so none can be a
-    live game's.
-    """
-    import psutil
-
-    root = root.resolve()
-    marker = f"OTHELLO_DIR={root}/"
-    killed = 0
-    for process in psutil.process_iter(["pid", "uids", "cwd"]):
-        try:
-            if process.info["pid"] == os.getpid() or process.info["uids"] is None or process.info["uids"].real != os.getuid():
-                continue
-            cwd = process.info.get("cwd")
-            inside = bool(cwd) and len(Path(cwd).parts) > len(root.parts) + 1 and Path(cwd).is_relative_to(root)
-            if not inside:
-                with open(f"/proc/{process.pid}/environ", "rb") as handle:
-                    inside = marker.encode() in handle.read()
-            if inside:
-                process.kill()
-                killed += 1
-        except (psutil.Error, OSError, ValueError):
-            continue
-    return killed
-
-
-class RunnerError(RuntimeError):
-    """The tournament cannot run (a setup problem, not an agent's fault)."""
-
-
-# ---------------------------------------------------------------------------
-# The runner
-# ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -552,7 +194,7 @@ class Runner:
                 raise TournamentFileError(f"{self.tournament.path}: {exc}") from None
         for agent in self.tournament.agents:
             try:
-                agent_spec(dataclasses.asdict(agent))
+                agent_spec(agent)
             except ValueError as exc:
                 raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
         self.store.bind(self.tournament.schedule_basis(), self.tournament.to_dict(),
@@ -697,17 +339,17 @@ class Runner:
 
     # -- playing ----------------------------------------------------------------
 
-    def job(self, game: ScheduledGame, remote: bool) -> dict[str, Any]:
+    def job(self, game: ScheduledGame, remote: bool) -> GameJob:
         t = self.tournament
-        return {
-            "key": game.key,
-            "white": dataclasses.asdict(t.agent(game.white)),
-            "black": dataclasses.asdict(t.agent(game.black)),
-            "config": self.config_fields,
-            "seed": game.seed,
-            "opening": [move.line() for move in game_opening(t, game.index)],
-            "out_dir": None if remote else str(self.game_dir(game)),
-        }
+        return GameJob(
+            key=game.key,
+            white=t.agent(game.white),
+            black=t.agent(game.black),
+            config=self.config_fields,
+            seed=game.seed,
+            opening=tuple(move.line() for move in game_opening(t, game.index)),
+            out_dir=None if remote else str(self.game_dir(game)),
+        )
 
     def game_dir(self, game: ScheduledGame) -> Path:
         return game_directory(self.tournament, game.key, game.white, game.black)
@@ -844,10 +486,9 @@ class Runner:
             result=Result(winner, Termination.BUILD, 2, 2, detail),
             extra={"tournament": {"game": game.key, "not_played": "build"}},
         )
-        text = record.to_json()
-        outcome = outcome_from({"record": record.to_dict(), "record_json": text,
-                                "record_sha256": hashlib.sha256(text.encode()).hexdigest()})
-        outcome.game_dir = str(self._write_game_files(game, text, {}))
+        played = PlayedGame.of_record(record)
+        outcome = outcome_from(played)
+        outcome.game_dir = str(self._write_game_files(game, played.record_json, {}))
         return outcome
 
     def _write_game_files(self, game: ScheduledGame, record_json: str, stderr: dict[str, str]) -> Path:
@@ -869,11 +510,10 @@ class Runner:
             os.close(fd)
         return directory
 
-    def _save_remote_files(self, game: ScheduledGame, result: dict[str, Any], outcome: GameOutcome) -> None:
+    def _save_remote_files(self, game: ScheduledGame, result: PlayedGame, outcome: GameOutcome) -> None:
         """A game played on another machine: keep its record (the exact bytes hashed) and stderr here too."""
-        text = result.get("record_json") or GameRecord.from_dict(result["record"]).to_json()
-        stderr = {name: result.get(f"{side}_stderr", "") for side, name in (("white", game.white), ("black", game.black))}
-        outcome.game_dir = str(self._write_game_files(game, text, stderr))
+        stderr = {game.white: result.white_stderr, game.black: result.black_stderr}
+        outcome.game_dir = str(self._write_game_files(game, result.record_json, stderr))
 
     # -- results ----------------------------------------------------------------
 
@@ -971,5 +611,6 @@ def _unsandboxed(record_text: Optional[str]) -> bool:
 
 __all__ = [
     "AgentEntry", "GameEvent", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
-    "default_concurrency", "kill_orphans", "planned_games", "play_job", "status", "usable_cores",
+    "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from", "planned_games",
+    "play_job", "status", "usable_cores",
 ]

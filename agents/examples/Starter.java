@@ -2,11 +2,11 @@
 //
 // Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
 // under its own clock.  The same program exists in Python, C, C++, JavaScript,
-// Rust and Go (starter.*): same search, same evaluation, same move for the same
+// Rust, Go and awk (starter.*): same search, same evaluation, same move for the same
 // position at the same depth.
 //
 // Build:  javac Starter.java
-// Run:    othello play "starter=java -cp {home} Starter {name}" random
+// Run:    othello play "openings:starter=java -cp {home} Starter {name}" random
 //         (the agent runs in its own game directory, not where Starter.class is:
 //         {home} is the folder you ran othello in, or the agent's cwd in a tournament)
 //
@@ -18,6 +18,7 @@
 //               the side to move ('W' or 'B'); print the chosen move line for each
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+// It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -292,7 +293,26 @@ public class Starter {
         List<String> lines = takeFile(inbox);
         Clock clock = new Clock(seconds); // our clock starts when NAME.in is there
         int me = !lines.isEmpty() && lines.get(0).trim().toUpperCase().startsWith("W") ? WHITE : BLACK;
+        // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
+        lines = lines.isEmpty() ? lines : lines.subList(1, lines.size());
         while (true) {
+            for (String line : lines) {
+                Parsed parsed = parseLine(line);
+                if (parsed.kind() == Kind.SKIP) continue;
+                if (parsed.kind() == Kind.END) return;
+                // Every move is checked, the opponent's and the opening's.  A pass is always taken:
+                // with --illegal lose-turn the referee relays an illegal move as a pass.
+                boolean legal = parsed.kind() == Kind.MOVE && parsed.colour() == toMove
+                        && (parsed.sq() == PASS || !flipped(board, parsed.sq(), toMove).isEmpty());
+                if (!legal) {
+                    System.err.println("illegal move received: " + line.strip() + "; "
+                            + (me == WHITE ? "White" : "Black") + " wins");
+                    System.exit(1);
+                }
+                if (parsed.sq() != PASS) board = play(board, parsed.sq(), toMove);
+                toMove = -toMove;
+            }
+            if (gameOver(board)) return;
             if (toMove == me) {
                 Choice choice = think(board, me, clock, maxDepth);
                 putMove(name, "(C depth " + choice.depth() + " score " + choice.score() + ")\n"
@@ -306,22 +326,6 @@ public class Starter {
             }
             lines = takeFile(inbox);
             clock = new Clock(seconds);
-            for (String line : lines) {
-                Parsed parsed = parseLine(line);
-                if (parsed.kind() == Kind.SKIP) continue;
-                if (parsed.kind() == Kind.END) return;
-                // A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-                boolean legal = parsed.kind() == Kind.MOVE && parsed.colour() == -me
-                        && (parsed.sq() == PASS || !flipped(board, parsed.sq(), -me).isEmpty());
-                if (!legal) {
-                    System.err.println("illegal move by the opponent: " + line.strip() + "; "
-                            + (me == WHITE ? "White" : "Black") + " wins");
-                    System.exit(1);
-                }
-                if (parsed.sq() != PASS) board = play(board, parsed.sq(), -me);
-                toMove = me;
-            }
-            if (gameOver(board)) return;
         }
     }
 

@@ -3,13 +3,15 @@
 #
 # Strategy: take a corner if it can, else the first legal move in A1..H8 order.
 #
-# Run:    othello play "corners=awk -f corners.awk {name}" random
+# Run:    othello play "openings:corners=awk -f corners.awk {name}" random
 #     or  chmod +x corners.awk && ./corners.awk NAME
 #
 # The name of its files comes from the first argument, else $OTHELLO_NAME,
 # else "corners".  Plain POSIX awk (tested with mawk): it polls for
 # NAME.in every 50 ms, deletes it after reading, checks the opponent's
-# move, writes NAME.out.tmp and renames it to NAME.out.
+# move, writes NAME.out.tmp and renames it to NAME.out.  It reads openings
+# (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+# The search of the starters, in awk: starter.awk.
 
 function other(c) { return c == "W" ? "B" : "W" }
 
@@ -83,10 +85,34 @@ BEGIN {
     for (i = 0; i < 64; i++) b[i] = ""
     b[27] = "B"; b[28] = "W"; b[35] = "W"; b[36] = "B"   # D4 E4 D5 E5
 
-    take()
+    n = take()
     me = toupper(substr(LINES[1], match(LINES[1], /[A-Za-z]/), 1))
     to_move = "W"
+    first = 2  # in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
     while (1) {
+        for (i = first; i <= n; i++) {
+            s = toupper(LINES[i]); gsub(/[ \t\r()]/, "", s)
+            if (s == "" || substr(s, 1, 1) == "C") continue
+            if (substr(s, 1, 3) == "END") exit 0
+            # Every move is checked, the opponent's and the opening's.
+            c = substr(s, 1, 1)
+            if (substr(s, 2, 1) == "" || substr(s, 2, 1) == "P") {
+                sq = -1; legal = (c == to_move)   # also a lost turn (--illegal lose-turn)
+            } else {
+                col = index("ABCDEFGH", substr(s, 2, 1)); row = substr(s, 3, 1) + 0
+                sq = (row - 1) * 8 + col - 1
+                legal = (c == to_move && col > 0 && row >= 1 && row <= 8 && flips(sq, c, 0) > 0)
+            }
+            if (!legal) {
+                msg = "illegal move received: " LINES[i] "; " (me == "W" ? "White" : "Black") " wins"
+                print msg
+                print msg > "/dev/stderr"
+                exit 0
+            }
+            if (sq >= 0) flips(sq, c, 1)
+            to_move = other(c)
+        }
+        if (game_over()) exit 0
         if (to_move == me) {
             sq = choose(me)
             put(me, sq)
@@ -95,27 +121,6 @@ BEGIN {
             if (game_over()) { wait_collected(); exit 0 }
         }
         n = take()
-        for (i = 1; i <= n; i++) {
-            s = toupper(LINES[i]); gsub(/[ \t\r()]/, "", s)
-            if (s == "" || substr(s, 1, 1) == "C") continue
-            if (substr(s, 1, 3) == "END") exit 0
-            c = substr(s, 1, 1)
-            if (substr(s, 2, 1) == "" || substr(s, 2, 1) == "P") {
-                sq = -1; legal = (c == other(me))   # also a lost turn (--illegal lose-turn)
-            } else {
-                col = index("ABCDEFGH", substr(s, 2, 1)); row = substr(s, 3, 1) + 0
-                sq = (row - 1) * 8 + col - 1
-                legal = (c == other(me) && col > 0 && row >= 1 && row <= 8 && flips(sq, c, 0) > 0)
-            }
-            if (!legal) {
-                msg = "illegal move by the opponent: " LINES[i] "; " (me == "W" ? "White" : "Black") " wins"
-                print msg
-                print msg > "/dev/stderr"
-                exit 0
-            }
-            if (sq >= 0) flips(sq, c, 1)
-            to_move = me
-        }
-        if (game_over()) exit 0
+        first = 1
     }
 }

@@ -4,13 +4,14 @@
  * Strategy: the move that flips the most discs (ties: the first in A1..H8 order).
  *
  * Build:  gcc -O2 -Wall -o greedy greedy.c
- * Run:    othello play "greedy=./greedy {name}" random
+ * Run:    othello play "openings:greedy=./greedy {name}" random
  *
  * The name of its files comes from the first argument, else $OTHELLO_NAME,
  * else "greedy".  It waits for NAME.in, reads and deletes it, checks the
  * opponent's move, and writes its own to NAME.out.tmp then renames it to
  * NAME.out.  It exits when the game is over (seen on its own board, or the
- * end line).
+ * end line).  It reads openings (PROTOCOL.md section 8): the moves after
+ * the colour in its first NAME.in.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -126,12 +127,31 @@ int main(int argc, char **argv) {
     board[35] = WHITE; board[36] = BLACK; /* D5 E5 */
 
     take_file(in_path, text, sizeof text);
-    char *first = text;
-    while (isspace((unsigned char)*first)) first++;
-    int me = toupper((unsigned char)*first) == 'W' ? WHITE : BLACK;
+    char *rest = text;
+    while (isspace((unsigned char)*rest)) rest++;
+    int me = toupper((unsigned char)*rest) == 'W' ? WHITE : BLACK;
+    rest += strcspn(rest, "\n"); /* in an opening game (PROTOCOL.md section 8), the moves already played follow */
     int to_move = WHITE;
 
     for (;;) {
+        for (char *line = strtok(rest, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+            int colour, sq;
+            const char *p = line;
+            while (isspace((unsigned char)*p) || *p == '(') p++;
+            if (strncasecmp(p, "END", 3) == 0) return 0;
+            if (!parse_move(line, &colour, &sq)) continue; /* blank line or comment */
+            /* Every move is checked, the opponent's and the opening's.  A pass is always taken:
+             * with --illegal lose-turn the referee relays an illegal move as a pass. */
+            int legal = colour == to_move && (sq < 0 || flips(sq, colour, 0) > 0);
+            if (!legal) {
+                printf("illegal move received: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
+                fprintf(stderr, "illegal move received: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
+                return 0;
+            }
+            if (sq >= 0) flips(sq, colour, 1);
+            to_move = opponent(colour);
+        }
+        if (game_over()) return 0;
         if (to_move == me) {
             int sq = choose(me);
             put_move(name, me, sq);
@@ -140,22 +160,6 @@ int main(int argc, char **argv) {
             if (game_over()) { wait_collected(name, in_path); return 0; }
         }
         take_file(in_path, text, sizeof text);
-        for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
-            int colour, sq;
-            const char *p = line;
-            while (isspace((unsigned char)*p) || *p == '(') p++;
-            if (strncasecmp(p, "END", 3) == 0) return 0;
-            if (!parse_move(line, &colour, &sq)) continue; /* blank line or comment */
-            /* A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass. */
-            int legal = colour == opponent(me) && (sq < 0 || flips(sq, colour, 0) > 0);
-            if (!legal) {
-                printf("illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
-                fprintf(stderr, "illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
-                return 0;
-            }
-            if (sq >= 0) flips(sq, colour, 1);
-            to_move = me;
-        }
-        if (game_over()) return 0;
+        rest = text;
     }
 }

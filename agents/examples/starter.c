@@ -3,11 +3,11 @@
  *
  * Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
  * under its own clock.  The same program exists in Python, C++, Java, JavaScript,
- * Rust and Go (starter.*, Starter.java): same search, same evaluation, same move
+ * Rust, Go and awk (starter.*, Starter.java): same search, same evaluation, same move
  * for the same position at the same depth.
  *
  * Build:  gcc -O2 -Wall -o starter_c starter.c
- * Run:    othello play "starter=./starter_c {name}" random
+ * Run:    othello play "openings:starter=./starter_c {name}" random
  *
  * Usage:  starter_c [NAME] [--depth N] [--analyze]
  *   NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
@@ -17,6 +17,7 @@
  *               the side to move ('W' or 'B'); print the chosen move line for each
  *
  * The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+ * It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
  *
  * Where to improve it: evaluate() (the evaluation), order_moves() (move ordering),
  * START_FRACTION / ABORT_FRACTION (the time budget).
@@ -277,11 +278,27 @@ static void play_game(const char *name, double seconds, int max_depth) {
 
     take_file(in_path, text, sizeof text);
     start_clock(seconds); /* our clock starts when NAME.in is there */
-    const char *first = text;
-    while (isspace((unsigned char)*first)) first++;
-    int me = toupper((unsigned char)*first) == 'W' ? WHITE : BLACK;
+    char *rest = text;
+    while (isspace((unsigned char)*rest)) rest++;
+    int me = toupper((unsigned char)*rest) == 'W' ? WHITE : BLACK;
+    rest += strcspn(rest, "\n"); /* in an opening game (PROTOCOL.md section 8), the moves already played follow */
 
     for (;;) {
+        for (char *line = strtok(rest, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+            int colour = 0, sq = PASS, kind = parse_line(line, &colour, &sq);
+            if (kind == LINE_SKIP) continue;
+            if (kind == LINE_END) return;
+            /* Every move is checked, the opponent's and the opening's.  A pass is always taken:
+             * with --illegal lose-turn the referee relays an illegal move as a pass. */
+            int legal = kind == LINE_MOVE && colour == to_move && (sq == PASS || flips(&board, sq, colour, 0) > 0);
+            if (!legal) {
+                fprintf(stderr, "illegal move received: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
+                exit(1);
+            }
+            if (sq != PASS) board = play(board, sq, colour);
+            to_move = -colour;
+        }
+        if (game_over(&board)) return;
         if (to_move == me) {
             int depth, score, sq = think(&board, me, max_depth, &depth, &score);
             format_move(line_out, sizeof line_out, me, sq);
@@ -293,20 +310,7 @@ static void play_game(const char *name, double seconds, int max_depth) {
         }
         take_file(in_path, text, sizeof text);
         start_clock(seconds);
-        for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
-            int colour = 0, sq = PASS, kind = parse_line(line, &colour, &sq);
-            if (kind == LINE_SKIP) continue;
-            if (kind == LINE_END) return;
-            /* A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass. */
-            int legal = kind == LINE_MOVE && colour == -me && (sq == PASS || flips(&board, sq, colour, 0) > 0);
-            if (!legal) {
-                fprintf(stderr, "illegal move by the opponent: %s; %s wins\n", line, me == WHITE ? "White" : "Black");
-                exit(1);
-            }
-            if (sq != PASS) board = play(board, sq, colour);
-            to_move = me;
-        }
-        if (game_over(&board)) return;
+        rest = text;
     }
 }
 

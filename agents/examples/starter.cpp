@@ -2,11 +2,11 @@
 //
 // Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
 // under its own clock.  The same program exists in Python, C, Java, JavaScript,
-// Rust and Go (starter.*, Starter.java): same search, same evaluation, same move
+// Rust, Go and awk (starter.*, Starter.java): same search, same evaluation, same move
 // for the same position at the same depth.
 //
 // Build:  g++ -O2 -Wall -std=c++17 -o starter_cpp starter.cpp
-// Run:    othello play "starter=./starter_cpp {name}" random
+// Run:    othello play "openings:starter=./starter_cpp {name}" random
 //
 // Usage:  starter_cpp [NAME] [--depth N] [--analyze]
 //   NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
@@ -16,6 +16,7 @@
 //               the side to move ('W' or 'B'); print the chosen move line for each
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+// It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -275,7 +276,26 @@ void play_game(const std::string& name, std::optional<double> seconds, int max_d
     std::string first = lines.empty() ? "" : lines[0];
     std::size_t at = first.find_first_not_of(" \t\r");
     int me = at != std::string::npos && std::toupper(static_cast<unsigned char>(first[at])) == 'W' ? WHITE : BLACK;
+    // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
+    if (!lines.empty()) lines.erase(lines.begin());
     for (;;) {
+        for (const std::string& line : lines) {
+            Parsed parsed = parse_line(line);
+            if (parsed.kind == Kind::Skip) continue;
+            if (parsed.kind == Kind::End) return;
+            // Every move is checked, the opponent's and the opening's.  A pass is always taken:
+            // with --illegal lose-turn the referee relays an illegal move as a pass.
+            bool legal = parsed.kind == Kind::Move && parsed.colour == to_move &&
+                         (parsed.sq == PASS || !flipped(board, parsed.sq, to_move).empty());
+            if (!legal) {
+                std::cerr << "illegal move received: " << line << "; " << (me == WHITE ? "White" : "Black")
+                          << " wins" << std::endl;
+                std::exit(1);
+            }
+            if (parsed.sq != PASS) board = play(board, parsed.sq, to_move);
+            to_move = -to_move;
+        }
+        if (game_over(board)) return;
         if (to_move == me) {
             Choice choice = think(board, me, clock, max_depth);
             std::ostringstream text;
@@ -287,22 +307,6 @@ void play_game(const std::string& name, std::optional<double> seconds, int max_d
         }
         lines = take_file(name + ".in");
         clock = Clock(seconds);
-        for (const std::string& line : lines) {
-            Parsed parsed = parse_line(line);
-            if (parsed.kind == Kind::Skip) continue;
-            if (parsed.kind == Kind::End) return;
-            // A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-            bool legal = parsed.kind == Kind::Move && parsed.colour == -me &&
-                         (parsed.sq == PASS || !flipped(board, parsed.sq, -me).empty());
-            if (!legal) {
-                std::cerr << "illegal move by the opponent: " << line << "; " << (me == WHITE ? "White" : "Black")
-                          << " wins" << std::endl;
-                std::exit(1);
-            }
-            if (parsed.sq != PASS) board = play(board, parsed.sq, -me);
-            to_move = me;
-        }
-        if (game_over(board)) return;
     }
 }
 

@@ -2,7 +2,7 @@
 //
 // Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
 // under its own clock.  The same program exists in Python, C, C++, Java,
-// JavaScript and Rust (starter.*, Starter.java): same search, same evaluation,
+// JavaScript, Rust and awk (starter.*, Starter.java): same search, same evaluation,
 // same move for the same position at the same depth.  Standard library only.
 //
 // Build:  go build -o starter_go starter.go
@@ -10,7 +10,7 @@
 //	(a tournament's build line adds GOCACHE=/tmp/go-cache: Go keeps its compile
 //	cache under $HOME, which for a build is the submission folder; /tmp is private)
 //
-// Run:    othello play "starter=./starter_go {name}" random
+// Run:    othello play "openings:starter=./starter_go {name}" random
 //
 // Usage:  starter_go [NAME] [--depth N] [--analyze]
 //
@@ -21,6 +21,7 @@
 //	            the side to move ('W' or 'B'); print the chosen move line for each
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see startFraction.
+// It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 //
 // Where to improve it: evaluate (the evaluation), ordered (move ordering),
 // startFraction / abortFraction (the time budget).
@@ -369,10 +370,40 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 	lines := takeFile(inbox)
 	clock := newClock(seconds, timed) // our clock starts when NAME.in is there
 	me := black
-	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(lines[0])), "W") {
+	if len(lines) > 0 && strings.HasPrefix(strings.ToUpper(strings.TrimSpace(lines[0])), "W") {
 		me = white
 	}
+	if len(lines) > 0 {
+		lines = lines[1:] // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
+	}
 	for {
+		for _, line := range lines {
+			k, colour, sq := parseLine(line)
+			if k == lineSkip {
+				continue
+			}
+			if k == lineEnd {
+				return
+			}
+			// Every move is checked, the opponent's and the opening's.  A pass is always taken:
+			// with --illegal lose-turn the referee relays an illegal move as a pass.
+			legal := k == lineMove && colour == toMove && (sq == pass || len(flipped(&board, sq, colour)) > 0)
+			if !legal {
+				winner := "Black"
+				if me == white {
+					winner = "White"
+				}
+				fmt.Fprintf(os.Stderr, "illegal move received: %s; %s wins\n", strings.TrimSpace(line), winner)
+				os.Exit(1)
+			}
+			if sq != pass {
+				board = play(&board, sq, colour)
+			}
+			toMove = -colour
+		}
+		if gameOver(&board) {
+			return
+		}
 		if toMove == me {
 			sq, depth, score := think(&board, me, clock, maxDepth)
 			putMove(name, fmt.Sprintf("(C depth %d score %d)\n%s\n", depth, score, moveLine(me, sq)))
@@ -387,32 +418,6 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 		}
 		lines = takeFile(inbox)
 		clock = newClock(seconds, timed)
-		for _, line := range lines {
-			k, colour, sq := parseLine(line)
-			if k == lineSkip {
-				continue
-			}
-			if k == lineEnd {
-				return
-			}
-			// A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-			legal := k == lineMove && colour == -me && (sq == pass || len(flipped(&board, sq, colour)) > 0)
-			if !legal {
-				winner := "Black"
-				if me == white {
-					winner = "White"
-				}
-				fmt.Fprintf(os.Stderr, "illegal move by the opponent: %s; %s wins\n", strings.TrimSpace(line), winner)
-				os.Exit(1)
-			}
-			if sq != pass {
-				board = play(&board, sq, colour)
-			}
-			toMove = me
-		}
-		if gameOver(&board) {
-			return
-		}
 	}
 }
 

@@ -2,11 +2,11 @@
 // starter.js: a starter Othello Arena agent in JavaScript for Node (the file protocol, see PROTOCOL.md).
 //
 // Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
-// under its own clock.  The same program exists in Python, C, C++, Java, Rust
-// and Go (starter.*, Starter.java): same search, same evaluation, same move for
+// under its own clock.  The same program exists in Python, C, C++, Java, Rust,
+// Go and awk (starter.*, Starter.java): same search, same evaluation, same move for
 // the same position at the same depth.  Node's own modules only.
 //
-// Run:    othello play "starter=node starter.js {name}" random
+// Run:    othello play "openings:starter=node starter.js {name}" random
 //
 // Usage:  node starter.js [NAME] [--depth N] [--analyze]
 //   NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
@@ -16,6 +16,7 @@
 //               the side to move ('W' or 'B'); print the chosen move line for each
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+// It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -251,7 +252,24 @@ function playGame(name, seconds, maxDepth) {
   let lines = takeFile(`${name}.in`);
   let clock = new Clock(seconds); // our clock starts when NAME.in is there
   const me = lines[0].trim().toUpperCase().startsWith('W') ? WHITE : BLACK;
+  lines = lines.slice(1); // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
   for (;;) {
+    for (const line of lines) {
+      const parsed = parseLine(line);
+      if (parsed.kind === 'skip') continue;
+      if (parsed.kind === 'end') return;
+      // Every move is checked, the opponent's and the opening's.  A pass is always taken:
+      // with --illegal lose-turn the referee relays an illegal move as a pass.
+      const legal = parsed.kind === 'move' && parsed.colour === toMove &&
+        (parsed.sq === PASS || flipped(board, parsed.sq, toMove).length > 0);
+      if (!legal) {
+        process.stderr.write(`illegal move received: ${line.trim()}; ${me === WHITE ? 'White' : 'Black'} wins\n`);
+        process.exit(1);
+      }
+      if (parsed.sq !== PASS) board = play(board, parsed.sq, toMove);
+      toMove = -toMove;
+    }
+    if (gameOver(board)) return;
     if (toMove === me) {
       const choice = think(board, me, clock, maxDepth);
       putMove(name, `(C depth ${choice.depth} score ${choice.score})\n${moveLine(me, choice.move)}\n`);
@@ -261,21 +279,6 @@ function playGame(name, seconds, maxDepth) {
     }
     lines = takeFile(`${name}.in`);
     clock = new Clock(seconds);
-    for (const line of lines) {
-      const parsed = parseLine(line);
-      if (parsed.kind === 'skip') continue;
-      if (parsed.kind === 'end') return;
-      // A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-      const legal = parsed.kind === 'move' && parsed.colour === -me &&
-        (parsed.sq === PASS || flipped(board, parsed.sq, -me).length > 0);
-      if (!legal) {
-        process.stderr.write(`illegal move by the opponent: ${line.trim()}; ${me === WHITE ? 'White' : 'Black'} wins\n`);
-        process.exit(1);
-      }
-      if (parsed.sq !== PASS) board = play(board, parsed.sq, -me);
-      toMove = me;
-    }
-    if (gameOver(board)) return;
   }
 }
 

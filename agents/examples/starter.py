@@ -3,11 +3,11 @@
 
 Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
 under its own clock.  The same program exists in C, C++, Java, JavaScript,
-Rust and Go (starter.*, Starter.java): same search, same evaluation, same
+Rust, Go and awk (starter.*, Starter.java): same search, same evaluation, same
 move for the same position at the same depth.  Standard library only.
 
-Run:    othello play "starter=python3 starter.py {name}" random
-        othello check "starter=python3 starter.py {name}"
+Run:    othello play "openings:starter=python3 starter.py {name}" random
+        othello check "openings:starter=python3 starter.py {name}"
 
 Usage:  starter.py [NAME] [--depth N] [--analyze]
   NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
@@ -17,6 +17,7 @@ Usage:  starter.py [NAME] [--depth N] [--analyze]
               the side to move ('W' or 'B'); print the chosen move line for each
 
 The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 
 Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 START_FRACTION / ABORT_FRACTION (the time budget).
@@ -245,7 +246,28 @@ def play_game(name, seconds, max_depth):
     lines = take_file(name + ".in")
     clock = Clock(seconds)  # our clock starts when NAME.in is there
     me = WHITE if lines and lines[0].strip().upper().startswith("W") else BLACK
+    lines = lines[1:]  # in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
     while True:
+        for line in lines:
+            parsed = parse_line(line)
+            if parsed[0] == "skip":
+                continue
+            if parsed[0] == "end":
+                return
+            # Every move is checked, the opponent's and the opening's.  A pass is always taken:
+            # with --illegal lose-turn the referee relays an illegal move as a pass.
+            legal = parsed[0] == "move" and parsed[1] == to_move
+            if legal and parsed[2] is not None:
+                legal = bool(flipped(board, parsed[2], to_move))
+            if not legal:
+                winner = "White" if me == WHITE else "Black"
+                sys.stderr.write(f"illegal move received: {line.strip()}; {winner} wins\n")
+                sys.exit(1)
+            if parsed[2] is not None:
+                board = play(board, parsed[2], to_move)
+            to_move = -to_move
+        if game_over(board):
+            return
         if to_move == me:
             sq, depth, score = think(board, me, clock, max_depth)
             put_move(name, f"(C depth {depth} score {score})\n{move_line(me, sq)}\n")
@@ -257,23 +279,6 @@ def play_game(name, seconds, max_depth):
                 return
         lines = take_file(name + ".in")
         clock = Clock(seconds)
-        for line in lines:
-            parsed = parse_line(line)
-            if parsed[0] == "skip":
-                continue
-            if parsed[0] == "end":
-                return
-            # A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-            legal = parsed[0] == "move" and parsed[1] == -me and (parsed[2] is None or flipped(board, parsed[2], -me))
-            if not legal:
-                winner = "White" if me == WHITE else "Black"
-                sys.stderr.write(f"illegal move by the opponent: {line.strip()}; {winner} wins\n")
-                sys.exit(1)
-            if parsed[2] is not None:
-                board = play(board, parsed[2], -me)
-            to_move = me
-        if game_over(board):
-            return
 
 
 def analyze(seconds, max_depth):

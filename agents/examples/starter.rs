@@ -2,12 +2,12 @@
 //
 // Strategy: iterative-deepening alpha-beta (negamax) over a square-weight table,
 // under its own clock.  The same program exists in Python, C, C++, Java,
-// JavaScript and Go (starter.*, Starter.java): same search, same evaluation,
+// JavaScript, Go and awk (starter.*, Starter.java): same search, same evaluation,
 // same move for the same position at the same depth.  Standard library only:
 // no cargo, no crates, no network.
 //
 // Build:  rustc -O -o starter_rs starter.rs
-// Run:    othello play "starter=./starter_rs {name}" random
+// Run:    othello play "openings:starter=./starter_rs {name}" random
 //
 // Usage:  starter_rs [NAME] [--depth N] [--analyze]
 //   NAME        its files are NAME.in and NAME.out (default: $OTHELLO_NAME, else "starter")
@@ -17,6 +17,7 @@
 //               the side to move ('W' or 'B'); print the chosen move line for each
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
+// It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -305,11 +306,37 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
     let inbox = format!("{}.in", name);
     let mut board = start_board();
     let mut to_move = WHITE;
-    let lines = take_file(&inbox);
+    let mut lines = take_file(&inbox);
     let mut clock = Clock::new(seconds); // our clock starts when NAME.in is there
     let first = lines.first().map(|l| l.trim().to_ascii_uppercase()).unwrap_or_default();
     let me = if first.starts_with('W') { WHITE } else { BLACK };
+    if !lines.is_empty() {
+        lines.remove(0); // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
+    }
     loop {
+        for line in &lines {
+            let (colour, sq) = match parse_line(line) {
+                Line::Skip => continue,
+                Line::End => return,
+                Line::Move(colour, sq) => (colour, sq),
+                Line::Bad => (0, None),
+            };
+            // Every move is checked, the opponent's and the opening's.  A pass is always taken:
+            // with --illegal lose-turn the referee relays an illegal move as a pass.
+            let legal = colour == to_move && sq.map_or(true, |sq| !flipped(&board, sq, colour).is_empty());
+            if !legal {
+                let winner = if me == WHITE { "White" } else { "Black" };
+                eprintln!("illegal move received: {}; {} wins", line.trim(), winner);
+                process::exit(1);
+            }
+            if let Some(sq) = sq {
+                board = play(&board, sq, colour);
+            }
+            to_move = -colour;
+        }
+        if game_over(&board) {
+            return;
+        }
         if to_move == me {
             let (sq, depth, score) = think(&board, me, &clock, max_depth);
             put_move(name, &format!("(C depth {} score {})\n{}\n", depth, score, move_line(me, sq)));
@@ -322,30 +349,8 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
                 return;
             }
         }
-        let lines = take_file(&inbox);
+        lines = take_file(&inbox);
         clock = Clock::new(seconds);
-        for line in &lines {
-            let (colour, sq) = match parse_line(line) {
-                Line::Skip => continue,
-                Line::End => return,
-                Line::Move(colour, sq) => (colour, sq),
-                Line::Bad => (0, None),
-            };
-            // A pass is always taken: with --illegal lose-turn the referee relays an illegal move as a pass.
-            let legal = colour == -me && sq.map_or(true, |sq| !flipped(&board, sq, colour).is_empty());
-            if !legal {
-                let winner = if me == WHITE { "White" } else { "Black" };
-                eprintln!("illegal move by the opponent: {}; {} wins", line.trim(), winner);
-                process::exit(1);
-            }
-            if let Some(sq) = sq {
-                board = play(&board, sq, colour);
-            }
-            to_move = me;
-        }
-        if game_over(&board) {
-            return;
-        }
     }
 }
 

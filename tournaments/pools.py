@@ -1,0 +1,170 @@
+"""Where a tournament's games run: threads of this process, or a Dask cluster; and ending what a runner left.
+
+A pool runs :func:`.jobs.play_job` ``slots`` games at once.  How many by
+default (:func:`default_concurrency`) is a load heuristic: one core per game,
+one left for the referees.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol
+
+from .jobs import GameJob, PlayedGame, play_job, usable_cores
+
+
+class RunnerError(RuntimeError):
+    """The tournament cannot run (a setup problem, not an agent's fault)."""
+
+def default_concurrency(cores: Optional[int] = None) -> int:
+    """Games at once by default: one core per game, one core left for the referees.
+
+    The two agents of a game alternate, so a game needs one core; the
+    referees and the runner mostly wait on files but still need some CPU, so
+    on more than two cores one is left for them.  Never more games than cores.
+    """
+    cores = cores or usable_cores()
+    return max(1, cores - 1) if cores > 2 else 1
+
+
+class Pool(Protocol):
+    """Where games run: ``slots`` games at once; ``remote`` pools return files as data."""
+
+    remote: bool
+
+    @property
+    def slots(self) -> int: ...
+
+    def submit(self, job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> Any: ...
+
+    def wait(self, futures: list[Any], timeout: float) -> list[Any]: ...
+
+    def close(self, abandon: bool) -> None: ...
+
+
+class LocalPool:
+    """Games in threads of this process (each game's agents are processes of their own)."""
+
+    remote = False
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
+        self.children_before = _child_pids()
+
+    def submit(self, job: GameJob,
+               on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[PlayedGame]:
+        return self.executor.submit(play_job, job, on_event)
+
+    def wait(self, futures: list[Any], timeout: float) -> list[Any]:
+        done, _ = concurrent.futures.wait(futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
+        return list(done)
+
+    def close(self, abandon: bool) -> None:
+        if abandon:
+            # The games in flight are abandoned (replayed on resume): end their
+            # agents, so the referee threads return at once.
+            _terminate_children(self.children_before)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskPool:
+    """Games on a Dask distributed cluster; the runner keeps the only database."""
+
+    remote = True
+
+    def __init__(self, address: str, slots: Optional[int], timeout: float = 20.0) -> None:
+        from distributed import Client
+
+        try:
+            self.client = Client(address, timeout=f"{timeout}s")
+        except OSError as exc:
+            raise RunnerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        self.fixed_slots = slots
+        self.checked = 0.0
+        self.total_threads = 1
+
+    @property
+    def slots(self) -> int:
+        """Games in flight: as given, else one per worker thread (workers may join or leave)."""
+        if self.fixed_slots:
+            return self.fixed_slots
+        if time.monotonic() - self.checked > 5.0:
+            self.total_threads = max(1, sum(self.client.nthreads().values()))
+            self.checked = time.monotonic()
+        return self.total_threads
+
+    def submit(self, job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> Any:
+        # The game runs on another machine: no live moves (the display shows who plays whom and since when).
+        # pure=False: a game replayed after a crash is a new task, not a cached result.
+        return self.client.submit(play_job, job, pure=False, key=f"othello-{job.key}-{time.time_ns()}")
+
+    def wait(self, futures: list[Any], timeout: float) -> list[Any]:
+        from distributed import wait
+
+        try:
+            done, _ = wait(futures, timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # also asyncio's and Dask's (aliases since Python 3.11)
+            return []
+        return list(done)
+
+    def close(self, abandon: bool) -> None:
+        self.client.close()
+
+
+def _child_pids() -> set[int]:
+    import psutil
+
+    return {child.pid for child in psutil.Process().children()}
+
+
+def _terminate_children(keep: set[int]) -> None:
+    """Kill the processes this runner started (the agents of the abandoned games) and theirs."""
+    import psutil
+
+    for child in psutil.Process().children():
+        if child.pid in keep:
+            continue
+        try:
+            family = [child, *child.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for process in family:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+
+
+def kill_orphans(root: Path) -> int:
+    """End the agent processes a dead runner left under ``root`` (the games directory); return how many.
+
+    An agent process is recognised by the ``OTHELLO_DIR`` the referee puts in
+    its environment (kept by its daemons too) or by a working directory in an
+    agent's directory (``root/GAME/AGENT``); only this user's processes, and
+    only while this runner holds the tournament's lock, so none can be a
+    live game's.
+    """
+    import psutil
+
+    root = root.resolve()
+    marker = f"OTHELLO_DIR={root}/"
+    killed = 0
+    for process in psutil.process_iter(["pid", "uids", "cwd"]):
+        try:
+            if process.info["pid"] == os.getpid() or process.info["uids"] is None or process.info["uids"].real != os.getuid():
+                continue
+            cwd = process.info.get("cwd")
+            inside = bool(cwd) and len(Path(cwd).parts) > len(root.parts) + 1 and Path(cwd).is_relative_to(root)
+            if not inside:
+                with open(f"/proc/{process.pid}/environ", "rb") as handle:
+                    inside = marker.encode() in handle.read()
+            if inside:
+                process.kill()
+                killed += 1
+        except (psutil.Error, OSError, ValueError):
+            continue
+    return killed
