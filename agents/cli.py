@@ -29,11 +29,11 @@ def agent(agent: str, file_name: Optional[str], directory: str, time_per_move: O
     AGENT is one of: random, beginner, greedy, weighted, minimax, alphabeta,
     paper-easy, paper-normal, paper-hard, champion.
     """
-    from .registry import get_strategy
+    from .registry import get_strategy, sizes_of
     from .runtime import run_agent
 
     # AGENT is a click.Choice of the registry's names: click has refused any other.
-    sys.exit(run_agent(get_strategy(agent), file_name or agent, directory, time_per_move))
+    sys.exit(run_agent(get_strategy(agent), file_name or agent, directory, time_per_move, sizes=sizes_of(agent)))
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

@@ -10,16 +10,23 @@ PAIP's evaluation functions are ``evaluate(player, board)``; ours are
 ``evaluate(board, colour)``: the value of ``board`` for ``colour``, higher is
 better.  Seeds 000/001 put Black first; in our orientation White moves first,
 which changes nothing below: every function works for the side it is given.
+
+Seed 002's program plays on boards of 8x8 to 14x14, and so do its players
+here (and random, beginner, greedy): their heuristics take the board's
+:class:`~othello_arena.protocol.rules.Geometry` (shifts, masks, corners),
+and the static weights come from :func:`paper_weights`.  PAIP's square
+weights are an 8x8 table: weighted, minimax and alphabeta play 8x8 only.
 """
 
 from __future__ import annotations
 
+import functools
 import random as _random
 import time
 from typing import Callable, Optional
 
 from ..protocol import Board, Colour, Move
-from ..protocol.rules import DIRECTIONS, FULL, popcount, shift, square
+from ..protocol.rules import Geometry, geometry, popcount, shift, square
 from .runtime import Strategy
 
 Evaluate = Callable[[Board, Colour], float]
@@ -62,10 +69,11 @@ def weight_masks(table: list[list[int]]) -> list[tuple[int, int]]:
     much faster in Python than visiting 64 squares.
     """
     masks: dict[int, int] = {}
-    for row in range(8):
-        for col in range(8):
+    size = len(table)
+    for row in range(size):
+        for col in range(size):
             weight = table[row][col]
-            masks[weight] = masks.get(weight, 0) | (1 << square(col, row + 1))
+            masks[weight] = masks.get(weight, 0) | (1 << square(col, row + 1, size))
     return sorted(masks.items())
 
 
@@ -107,12 +115,13 @@ def beginner_strategy() -> Strategy:
 
     def strategy(board: Board, colour: Colour, time_left: float) -> Move:
         legal = board.legal_squares()
-        for col in range(8):
-            for row in range(1, 9):
-                sq = square(col, row)
+        n = board.size
+        for col in range(n):
+            for row in range(1, n + 1):
+                sq = square(col, row, n)
                 if legal & (1 << sq):
-                    return Move(colour, sq)
-        return Move.pass_(colour)
+                    return Move(colour, sq, n)
+        return Move.pass_(colour, n)
 
     return _strategy_name(strategy, "beginner")
 
@@ -294,17 +303,18 @@ def mobility_heuristic(board: Board, me: Colour) -> float:
     return ratio(popcount(board.legal_squares(me)), popcount(board.legal_squares(me.opponent)))
 
 
-def neighbours(bitboard: int) -> int:
-    """Squares next to (in any of the eight directions) a square of ``bitboard``."""
+def neighbours(bitboard: int, shape: Geometry = geometry(8)) -> int:
+    """Squares next to (in any of the eight directions) a square of ``bitboard`` (on a board of ``shape``)."""
     around = 0
-    for amount, mask in DIRECTIONS:
+    for amount, mask in shape.directions:
         around |= shift(bitboard, amount, mask)
     return around
 
 
 def potential_mobility(board: Board, colour: Colour) -> int:
     """Empty squares beside at least one opponent disc that are not legal moves now."""
-    return popcount(neighbours(board.discs(colour.opponent)) & board.empty & ~board.legal_squares(colour))
+    around = neighbours(board.discs(colour.opponent), board.geometry)
+    return popcount(around & board.empty & ~board.legal_squares(colour))
 
 
 def potential_mobility_heuristic(board: Board, me: Colour) -> float:
@@ -312,7 +322,14 @@ def potential_mobility_heuristic(board: Board, me: Colour) -> float:
     return ratio(potential_mobility(board, me), potential_mobility(board, me.opponent))
 
 
-CORNERS = (1 << square(0, 1)) | (1 << square(7, 1)) | (1 << square(0, 8)) | (1 << square(7, 8))
+@functools.cache
+def corners(size: int) -> int:
+    """The four corners of a ``size`` x ``size`` board, as a bitboard."""
+    last = size - 1
+    return sum(1 << square(col, row, size) for col in (0, last) for row in (1, size))
+
+
+CORNERS = corners(8)
 
 
 def corners_heuristic(board: Board, me: Colour) -> float:
@@ -321,37 +338,45 @@ def corners_heuristic(board: Board, me: Colour) -> float:
     Corners both sides could take ("common") count against Max: the next
     move is the opponent's.
     """
-    mine_legal = board.legal_squares(me) & CORNERS
-    theirs_legal = board.legal_squares(me.opponent) & CORNERS
+    four = corners(board.size)
+    mine_legal = board.legal_squares(me) & four
+    theirs_legal = board.legal_squares(me.opponent) & four
     common = popcount(mine_legal & theirs_legal)
-    mine = popcount(board.discs(me) & CORNERS) + popcount(mine_legal & ~theirs_legal)
-    theirs = popcount(board.discs(me.opponent) & CORNERS) + popcount(theirs_legal & ~mine_legal)
+    mine = popcount(board.discs(me) & four) + popcount(mine_legal & ~theirs_legal)
+    theirs = popcount(board.discs(me.opponent) & four) + popcount(theirs_legal & ~mine_legal)
     total = mine + common + theirs
     return 100.0 * (mine - common - theirs) / total if total else 0.0
 
 
-# The four lines through a square, each as its two opposite directions.
-AXES = [(DIRECTIONS[0], DIRECTIONS[1]), (DIRECTIONS[2], DIRECTIONS[3]),
-        (DIRECTIONS[4], DIRECTIONS[7]), (DIRECTIONS[5], DIRECTIONS[6])]
+Direction = tuple[int, int]
 
 
-def _has_neighbour(direction: tuple[int, int], opposite: tuple[int, int]) -> int:
+def axes(shape: Geometry) -> list[tuple[Direction, Direction]]:
+    """The four lines through a square, each as its two opposite directions."""
+    d = shape.directions
+    return [(d[0], d[1]), (d[2], d[3]), (d[4], d[7]), (d[5], d[6])]
+
+
+AXES = axes(geometry(8))
+
+
+def _has_neighbour(direction: Direction, opposite: Direction, shape: Geometry = geometry(8)) -> int:
     """Squares that have a neighbour on the board in ``direction``."""
-    return shift(FULL, *opposite)
+    return shift(shape.full, *opposite)
 
 
-def filled_lines(occupied: int) -> list[int]:
+def filled_lines(occupied: int, shape: Geometry = geometry(8)) -> list[int]:
     """For each axis, the squares whose whole line along it is occupied.
 
     No disc can ever be placed on such a line, so nothing on it flips along it.
     """
     result = []
-    for forward, backward in AXES:
-        full_both = FULL
+    for forward, backward in axes(shape):
+        full_both = shape.full
         for direction, opposite in ((forward, backward), (backward, forward)):
             # run: occupied squares from which every square onwards in `direction` is occupied
-            run = occupied & ~_has_neighbour(direction, opposite)
-            for _ in range(7):
+            run = occupied & ~_has_neighbour(direction, opposite, shape)
+            for _ in range(shape.size - 1):
                 run |= occupied & shift(run, *opposite)
             full_both &= run
         result.append(full_both)
@@ -367,16 +392,18 @@ def stable_discs(board: Board, colour: Colour, lines: Optional[list[int]] = None
     be (the corners come first, then what leans on them).
     """
     discs = board.discs(colour)
+    shape = board.geometry
     if lines is None:
-        lines = filled_lines(board.white | board.black)
+        lines = filled_lines(board.white | board.black, shape)
     safe_by_axis = []
-    for (forward, backward), full in zip(AXES, lines):
-        edge = ~_has_neighbour(forward, backward) | ~_has_neighbour(backward, forward)
-        safe_by_axis.append((edge | full) & FULL)
+    board_axes = axes(shape)
+    for (forward, backward), full in zip(board_axes, lines):
+        edge = ~_has_neighbour(forward, backward, shape) | ~_has_neighbour(backward, forward, shape)
+        safe_by_axis.append((edge | full) & shape.full)
     stable = 0
     while True:
         candidate = discs & ~stable
-        for (forward, backward), safe in zip(AXES, safe_by_axis):
+        for (forward, backward), safe in zip(board_axes, safe_by_axis):
             leaning = shift(stable, *backward) | shift(stable, *forward)
             candidate &= safe | leaning
         if not candidate:
@@ -386,7 +413,7 @@ def stable_discs(board: Board, colour: Colour, lines: Optional[list[int]] = None
 
 def stability_heuristic(board: Board, me: Colour) -> float:
     """5) Stability: discs the opponent can never flip."""
-    lines = filled_lines(board.white | board.black)
+    lines = filled_lines(board.white | board.black, board.geometry)
     return ratio(popcount(stable_discs(board, me, lines)), popcount(stable_discs(board, me.opponent, lines)))
 
 
@@ -401,8 +428,43 @@ PAPER_WEIGHTS = [
     [-3, -4, -1, -1, -1, -1, -4, -3],
     [4, -3, 2, 2, 2, 2, -3, 4],
 ]
-PAPER_WEIGHT_MASKS = weight_masks(PAPER_WEIGHTS)
-PAPER_ABS_WEIGHT_MASKS = weight_masks([[abs(w) for w in row] for row in PAPER_WEIGHTS])
+
+
+def paper_weights(size: int) -> list[list[int]]:
+    """The paper's static weights for a ``size`` x ``size`` board (:data:`PAPER_WEIGHTS` for 8).
+
+    The paper gives the 8x8 matrix and says it has "similar matrices for
+    larger boards" without printing them.  Ours follow the 8x8 one by each
+    square's distance to the nearest edge in its row and column: corner 4,
+    the squares beside it on the edge (C) -3, diagonally inside it (X) -4,
+    the rest of the edge 2, the rest of the second ring -1, and inside that
+    1 on the diagonals (where both distances are equal) and 0 elsewhere.
+    For 8 this is exactly the paper's matrix.
+    """
+    table = []
+    for row in range(size):
+        line = []
+        for col in range(size):
+            near, far = sorted((min(row, size - 1 - row), min(col, size - 1 - col)))
+            if near == 0:
+                weight = 4 if far == 0 else -3 if far == 1 else 2
+            elif near == 1:
+                weight = -4 if far == 1 else -1
+            else:
+                weight = 1 if near == far else 0
+            line.append(weight)
+        table.append(line)
+    return table
+
+
+@functools.cache
+def paper_weight_masks(size: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`weight_masks` of the paper's weights and of their absolute values, for a board size."""
+    table = paper_weights(size)
+    return weight_masks(table), weight_masks([[abs(w) for w in row] for row in table])
+
+
+PAPER_WEIGHT_MASKS, PAPER_ABS_WEIGHT_MASKS = paper_weight_masks(8)
 
 
 def static_weight_heuristic(board: Board, me: Colour) -> float:
@@ -411,9 +473,10 @@ def static_weight_heuristic(board: Board, me: Colour) -> float:
     The paper scales every heuristic to -100..100 but gives no formula for
     this one; we divide by the total absolute weight of the occupied squares.
     """
-    difference = (weighted_sum(board.discs(me), PAPER_WEIGHT_MASKS)
-                  - weighted_sum(board.discs(me.opponent), PAPER_WEIGHT_MASKS))
-    total = weighted_sum(board.white | board.black, PAPER_ABS_WEIGHT_MASKS)
+    weights, absolute = paper_weight_masks(board.size)
+    difference = (weighted_sum(board.discs(me), weights)
+                  - weighted_sum(board.discs(me.opponent), weights))
+    total = weighted_sum(board.white | board.black, absolute)
     return 100.0 * difference / total if total else 0.0
 
 

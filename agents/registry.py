@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable
 
+from ..protocol import BOARD_SIZES, DEFAULT_SIZE
 from ..referee.spec import BuiltinAgents
 from .runtime import Strategy
 
@@ -28,6 +29,19 @@ BUILTINS: dict[str, str] = {
 }
 
 
+# The board sizes each agent plays (PROTOCOL.md section 9).  Seed 002's players play all of seed 002's
+# sizes, and so do the ones with no table of squares; PAIP's square weights (weighted, minimax, alphabeta)
+# are 8x8, and the champion's compiled engine is 64-bit bitboards: 8x8 only.
+SIZES: dict[str, tuple[int, ...]] = {
+    name: BOARD_SIZES for name in ("random", "beginner", "greedy", "paper-easy", "paper-normal", "paper-hard")
+}
+
+
+def sizes_of(name: str) -> tuple[int, ...]:
+    """The board sizes the built-in agent ``name`` plays: 8 alone unless :data:`SIZES` says more."""
+    return SIZES.get(name, (DEFAULT_SIZE,))
+
+
 # name -> "module:function"; the function takes a log callback, makes the agent
 # ready to play (outside any clock, like a build) and returns whether it is.
 PREPARE: dict[str, str] = {
@@ -41,8 +55,8 @@ def names() -> list[str]:
 
 
 def builtin_agents() -> BuiltinAgents:
-    """The built-in agents as the referee takes them: their names, and :func:`prepare`."""
-    return BuiltinAgents(tuple(BUILTINS), prepare)
+    """The built-in agents as the referee takes them: their names, :func:`prepare` and their board sizes."""
+    return BuiltinAgents(tuple(BUILTINS), prepare, tuple((name, sizes_of(name)) for name in BUILTINS))
 
 
 def get_strategy(name: str) -> Strategy:

@@ -25,6 +25,9 @@ in the first ``NAME.in`` are the moves already played, of either colour, and
 play goes on from there.  A strategy needs nothing for that (it gets the
 board); one that keeps a position of its own (the GTP bridge) may have a
 method ``opening(moves)``, called with those moves before its first turn.
+On a bigger board (PROTOCOL.md section 9) the first ``NAME.in`` has a size
+line after the colour, ``(SIZE 10)``: the board is then 10x10, and an agent
+that does not play that size (``sizes``) says so and exits.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence, TextIO, Tuple, Union
 
 from ..protocol import (
+    BOARD_SIZES,
     Board,
     Colour,
     Comment,
@@ -48,8 +52,9 @@ from ..protocol import (
     format_move,
     parse_colour,
     parse_line,
+    parse_size,
 )
-from ..protocol.notation import is_end_line
+from ..protocol.notation import is_end_line, is_size_line
 
 Answer = Union[Move, Tuple[Move, Sequence[str]]]
 Strategy = Callable[[Board, Colour, float], Answer]
@@ -184,8 +189,10 @@ def choose(strategy: Strategy, board: Board, colour: Colour, time_left: float, l
 class AgentSession:
     """One game seen from the agent's side: the board, our colour, the files."""
 
-    def __init__(self, strategy: Strategy, name: str, directory: Path, time_per_move: float, log: TextIO) -> None:
+    def __init__(self, strategy: Strategy, name: str, directory: Path, time_per_move: float, log: TextIO,
+                 sizes: Sequence[int] = BOARD_SIZES) -> None:
         self.strategy = strategy
+        self.sizes = tuple(sizes)
         self.name = name
         self.inbox = directory / f"{name}.in"
         self.outbox = directory / f"{name}.out"
@@ -230,8 +237,21 @@ class AgentSession:
                 continue
             if is_end_line(raw):
                 return EXIT_OK
+            if first_file and not self._history and is_size_line(raw):
+                try:
+                    size = parse_size(raw)
+                except ParseError as exc:
+                    self.log.write(f"{self.name}: cannot read {self.inbox.name}: {exc}\n")
+                    return EXIT_PROTOCOL_ERROR
+                if size not in self.sizes:
+                    plays = ", ".join(f"{n}x{n}" for n in self.sizes)
+                    self.log.write(f"{self.name}: this game is on a {size}x{size} board, and this agent plays "
+                                   f"only on {plays}\n")
+                    return EXIT_PROTOCOL_ERROR
+                self.board = Board.start(size)
+                continue
             try:
-                parsed = parse_line(raw)
+                parsed = parse_line(raw, self.board.size)
             except ParseError as exc:
                 self.log.write(f"{self.name}: cannot read {self.inbox.name}: {exc}\n")
                 return EXIT_PROTOCOL_ERROR
@@ -261,7 +281,7 @@ class AgentSession:
                 self.log.write(message)
                 print(message, end="", flush=True)
                 return EXIT_OK
-        if first_file and self.board != Board():
+        if first_file and self._history:
             tell = getattr(self.strategy, "opening", None)
             if callable(tell):
                 tell(self.history())
@@ -301,13 +321,16 @@ def run_agent(
     directory: Union[str, os.PathLike[str]] = ".",
     time_per_move: Optional[float] = None,
     log: Optional[TextIO] = None,
+    sizes: Sequence[int] = BOARD_SIZES,
 ) -> int:
     """Play one game through ``NAME.in``/``NAME.out`` in ``directory``; return the exit code.
 
     ``time_per_move`` defaults to ``$OTHELLO_TIME``, else 60 seconds.
-    Problems are reported on ``log`` (default: standard error).
+    Problems are reported on ``log`` (default: standard error).  ``sizes``
+    are the board sizes the strategy plays (a game of another size is
+    refused with a sentence on ``log``).
     """
-    session = AgentSession(strategy, name, Path(directory), default_time(time_per_move), log or sys.stderr)
+    session = AgentSession(strategy, name, Path(directory), default_time(time_per_move), log or sys.stderr, sizes)
     try:
         return session.run()
     except RefereeGone as exc:

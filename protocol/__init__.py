@@ -13,7 +13,9 @@ from .notation import (
     format_end,
     format_move,
     format_obf,
+    format_size,
     format_transcript,
+    is_size_line,
     parse_board,
     parse_colour,
     parse_end,
@@ -21,11 +23,14 @@ from .notation import (
     parse_message,
     parse_move,
     parse_obf,
+    parse_size,
     parse_transcript,
 )
 from .record import GameRecord, MoveRecord
 from .rules import (
     BLACK,
+    BOARD_SIZES,
+    DEFAULT_SIZE,
     WHITE,
     Board,
     Colour,
@@ -33,7 +38,9 @@ from .rules import (
     Result,
     Termination,
     bits,
+    check_size,
     flips,
+    geometry,
     legal_squares,
     parse_square,
     perft,
@@ -43,7 +50,8 @@ from .rules import (
 )
 
 __all__ = [
-    "BLACK", "WHITE", "Board", "Colour", "Comment", "GameRecord", "IllegalMoveError", "Move",
+    "BLACK", "BOARD_SIZES", "DEFAULT_SIZE", "WHITE", "check_size", "format_size", "geometry", "is_size_line",
+    "parse_size", "Board", "Colour", "Comment", "GameRecord", "IllegalMoveError", "Move",
     "MoveRecord", "OthelloError", "ParseError", "Result", "Termination", "bits", "draw_board", "flips",
     "format_colour", "format_comment", "format_end", "format_move", "format_obf", "format_transcript",
     "legal_squares", "parse_board", "parse_colour", "parse_end", "parse_line", "parse_message",

@@ -20,7 +20,10 @@ from .rules import (
     Move,
     Result,
     Termination,
+    DEFAULT_SIZE,
+    BOARD_SIZES,
     bits,
+    check_size,
     draw_board,
     parse_line,
     parse_square,
@@ -32,8 +35,9 @@ from .rules import (
 # they are part of this module's formats and are imported from here as well.
 __all__ = [
     "Comment", "draw_board", "format_cells", "format_colour", "format_comment", "format_end", "format_move",
-    "format_obf", "format_transcript", "is_end_line", "legal_names", "parse_board", "parse_cells", "parse_colour",
-    "parse_end", "parse_line", "parse_message", "parse_move", "parse_obf", "parse_transcript",
+    "format_obf", "format_size", "format_transcript", "is_end_line", "is_size_line", "legal_names", "parse_board",
+    "parse_cells", "parse_colour", "parse_end", "parse_line", "parse_message", "parse_move", "parse_obf",
+    "parse_size", "parse_transcript",
 ]
 
 # ---------------------------------------------------------------------------
@@ -51,12 +55,12 @@ def format_comment(text: str) -> str:
     return Comment(" ".join(text.split())).line() + "\n"
 
 
-def parse_move(text: str) -> Move:
-    """Parse a move line; a comment is an error here."""
-    return Move.parse(text)
+def parse_move(text: str, size: int = DEFAULT_SIZE) -> Move:
+    """Parse a move line (of a ``size`` x ``size`` board); a comment is an error here."""
+    return Move.parse(text, size)
 
 
-def parse_message(text: str) -> tuple[list[Comment], list[Move]]:
+def parse_message(text: str, size: int = DEFAULT_SIZE) -> tuple[list[Comment], list[Move]]:
     """Split the whole text of a ``name.out`` into its comments and moves.
 
     Blank lines are skipped; any other line that does not parse raises.
@@ -66,7 +70,7 @@ def parse_message(text: str) -> tuple[list[Comment], list[Move]]:
     for raw in text.splitlines():
         if not raw.strip():
             continue
-        parsed = parse_line(raw)
+        parsed = parse_line(raw, size)
         (comments if isinstance(parsed, Comment) else moves).append(parsed)  # type: ignore[arg-type]
     return comments, moves
 
@@ -84,6 +88,37 @@ def format_colour(colour: Colour) -> str:
 def parse_colour(text: str) -> Colour:
     """Parse a colour line (``W``, ``b``, ``White``...)."""
     return Colour.parse(text)
+
+
+# The size line (PROTOCOL.md section 9): after the colour in the first NAME.in of a game on a board that is not 8x8.
+_SIZE_LINE = re.compile(r"^\(\s*SIZE\s+(\d+)\s*\)$", re.IGNORECASE)
+
+
+def format_size(size: int) -> str:
+    """The size line of a game on a bigger board, with its newline: ``"(SIZE 10)\\n"``."""
+    return f"(SIZE {check_size(size)})\n"
+
+
+def is_size_line(text: str) -> bool:
+    """Whether a line is a size line (an agent that plays bigger boards reads it after its colour)."""
+    return text.strip().upper().replace(" ", "").startswith("(SIZE")
+
+
+def parse_size(text: str) -> int:
+    """Parse a size line written by :func:`format_size`.
+
+    >>> parse_size("(size 12)")
+    12
+    >>> parse_size("(SIZE 9)")
+    Traceback (most recent call last):
+    ...
+    othello_arena.protocol.errors.ParseError: not a size line: '(SIZE 9)' (expected (SIZE n) with n one of 10, 12, 14)
+    """
+    match = _SIZE_LINE.match(text.strip())
+    if not match or int(match.group(1)) not in BOARD_SIZES or int(match.group(1)) == DEFAULT_SIZE:
+        others = ", ".join(str(n) for n in BOARD_SIZES if n != DEFAULT_SIZE)
+        raise ParseError(f"not a size line: {text!r} (expected (SIZE n) with n one of {others})")
+    return int(match.group(1))
 
 
 def format_end(result: Result) -> str:
@@ -124,7 +159,7 @@ def is_end_line(text: str) -> bool:
 # Board drawings
 # ---------------------------------------------------------------------------
 
-_ROW = re.compile(r"^\s*([1-8])?\s*((?:[WBOX.\-*@][ \t]*){8})\s*([1-8])?\s*$", re.IGNORECASE)
+_ROW = re.compile(r"^\s*(\d{1,2})?\s*((?:[WBOX.\-*@][ \t]*){8,14})\s*(\d{1,2})?\s*$", re.IGNORECASE)
 _TO_MOVE = re.compile(r"\b([WB])\s+to\s+move\b|\b(white|black)\s+to\s+move\b", re.IGNORECASE)
 
 
@@ -132,28 +167,31 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
     """Parse a drawing made by :func:`draw_board`, or one typed by a person.
 
     Eight rows of eight cells, top row first (row 8), optionally labelled
-    with row numbers.  ``W``/``O`` is white, ``B``/``X``/``@``/``*`` is black,
+    with row numbers (or n rows of n cells for a bigger board: the size is
+    the number of rows).  ``W``/``O`` is white, ``B``/``X``/``@``/``*`` is black,
     ``.``/``-`` empty; lower case (the last-move mark) is accepted.  The side
     to move comes from a ``W to move`` line, else ``to_move``, else White.
     """
     rows: list[tuple[Optional[int], str]] = []
     for raw in text.splitlines():
-        if not raw.strip() or raw.strip().upper().replace(" ", "") == "ABCDEFGH":
+        if not raw.strip() or raw.strip().upper().replace(" ", "").startswith("ABCDEFGH"):
             continue
         match = _ROW.match(raw)
         if match:
             label = match.group(1) or match.group(3)
             rows.append((int(label) if label else None, "".join(match.group(2).split())))
-    if len(rows) != 8:
-        raise ParseError(f"a board drawing needs 8 rows of 8 cells, found {len(rows)} in {text!r}")
+    n = len(rows)
+    if n not in BOARD_SIZES or any(len(cells) != n for _, cells in rows):
+        raise ParseError(f"a board drawing needs 8 rows of 8 cells (or n rows of n cells, n one of "
+                         f"{', '.join(map(str, BOARD_SIZES))}), found {n} rows in {text!r}")
     labels = [label for label, _ in rows]
-    if all(label is not None for label in labels) and labels != list(range(8, 0, -1)):
-        raise ParseError(f"board rows must run from 8 at the top down to 1, found rows {labels}")
+    if all(label is not None for label in labels) and labels != list(range(n, 0, -1)):
+        raise ParseError(f"board rows must run from {n} at the top down to 1, found rows {labels}")
     white = black = 0
     for index, (_, cells) in enumerate(rows):
-        row = 8 - index
+        row = n - index
         for col, cell in enumerate(cells.upper()):
-            bit = 1 << square(col, row)
+            bit = 1 << square(col, row, n)
             if cell in "WO":
                 white |= bit
             elif cell in "BX@*":
@@ -163,7 +201,7 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
         side = Colour.parse(match.group(1) or match.group(2))
     else:
         side = to_move or WHITE
-    return Board(white, black, side)
+    return Board(white, black, side, n)
 
 
 # ---------------------------------------------------------------------------
@@ -176,16 +214,16 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
 
 
 def format_cells(board: Board, white: str, black: str, empty: str) -> str:
-    """The 64 squares A1..H8, one character each: how OBF and GGF write a board."""
+    """The 64 squares A1..H8 (n*n on a bigger board), one character each: how OBF and GGF write a board."""
     marks = {WHITE: white, BLACK: black, None: empty}
-    return "".join(marks[board.at(sq)] for sq in range(64))
+    return "".join(marks[board.at(sq)] for sq in range(board.size * board.size))
 
 
-def parse_cells(cells: str, white: str, black: str, to_move: Colour) -> Board:
-    """The board of :func:`format_cells`' 64 characters: one of ``white`` or ``black``, anything else empty."""
+def parse_cells(cells: str, white: str, black: str, to_move: Colour, size: int = DEFAULT_SIZE) -> Board:
+    """The board of :func:`format_cells`' 64 (n*n) characters: one of ``white`` or ``black``, anything else empty."""
     white_discs = sum(1 << sq for sq, cell in enumerate(cells) if cell in white)
     black_discs = sum(1 << sq for sq, cell in enumerate(cells) if cell in black)
-    return Board(white_discs, black_discs, to_move)
+    return Board(white_discs, black_discs, to_move, size)
 
 
 def format_obf(board: Board) -> str:
@@ -193,15 +231,20 @@ def format_obf(board: Board) -> str:
     return format_cells(board, "X", "O", "-") + " " + ("X" if board.to_move is WHITE else "O") + ";"
 
 
-def parse_obf(text: str) -> Board:
-    """Parse an OBF line (64 cells a1..h8, then the side to move; rest ignored)."""
+def parse_obf(text: str, size: int = DEFAULT_SIZE) -> Board:
+    """Parse an OBF line (64 cells a1..h8, then the side to move; rest ignored).
+
+    With ``size`` the line has ``size * size`` cells (OBF itself is 8x8:
+    game records of bigger boards use the same form).
+    """
     line = text.strip()
-    if len(line) < 64:
-        raise ParseError(f"an OBF line needs 64 cells then the side to move, got {text!r}")
-    cells, rest = line[:64].upper(), line[64:].strip()
+    cells_count = check_size(size) ** 2
+    if len(line) < cells_count:
+        raise ParseError(f"an OBF line needs {cells_count} cells then the side to move, got {text!r}")
+    cells, rest = line[:cells_count].upper(), line[cells_count:].strip()
     for sq, cell in enumerate(cells):
         if cell not in "X*O-.":
-            raise ParseError(f"bad OBF cell {cell!r} at {square_name(sq)} in {text!r} (expected X, O or -)")
+            raise ParseError(f"bad OBF cell {cell!r} at {square_name(sq, size)} in {text!r} (expected X, O or -)")
     side = rest[:1].upper()
     if side in ("X", "*"):
         to_move = WHITE
@@ -209,7 +252,7 @@ def parse_obf(text: str) -> Board:
         to_move = BLACK
     else:
         raise ParseError(f"OBF line {text!r} does not say the side to move (X or O after the 64 cells)")
-    return parse_cells(cells, "X*", "O", to_move)
+    return parse_cells(cells, "X*", "O", to_move, size)
 
 
 # ---------------------------------------------------------------------------
@@ -219,29 +262,31 @@ def parse_obf(text: str) -> Board:
 
 def format_transcript(moves: Iterable[Move]) -> str:
     """The usual compact transcript, lower case, passes left out: ``"d3c3c4"``."""
-    return "".join(square_name(m.square).lower() for m in moves if m.square is not None)
+    return "".join(square_name(m.square, m.size).lower() for m in moves if m.square is not None)
 
 
 def parse_transcript(text: str, board: Optional[Board] = None) -> list[Move]:
     """Read a transcript (``d3c3``, ``D3 C3``, ``d3-c3``...) into moves, passes inserted.
 
-    Each move is checked against the rules from ``board`` (default: start).
+    Each move is checked against the rules from ``board`` (default: the
+    8x8 start); on a bigger board squares run to ``n14``.
     """
     board = board or Board()
-    squares = re.findall(r"[A-Ha-h][1-8]|\S", text)
+    pattern = r"[A-Ha-h][1-8]|\S" if board.size == DEFAULT_SIZE else r"[A-Na-n](?:1[0-4]|[1-9])|\S"
+    squares = re.findall(pattern, text)
     moves: list[Move] = []
     for token in squares:
         if token in "-,;":
             continue
         try:
-            sq = parse_square(token)
+            sq = parse_square(token, board.size)
         except ParseError:
             raise ParseError(f"bad square {token!r} in transcript {text!r}") from None
         if not board.has_move() and board.has_move(board.to_move.opponent):
-            passing = Move.pass_(board.to_move)
+            passing = Move.pass_(board.to_move, board.size)
             moves.append(passing)
             board = board.play_unchecked(passing)
-        move = Move(board.to_move, sq)
+        move = Move(board.to_move, sq, board.size)
         board = board.play(move)
         moves.append(move)
     return moves
@@ -249,4 +294,4 @@ def parse_transcript(text: str, board: Optional[Board] = None) -> list[Move]:
 
 def legal_names(board: Board) -> str:
     """The legal squares of the side to move, as ``"C4 D3 E6 F5"``."""
-    return " ".join(square_name(sq) for sq in bits(board.legal_squares()))
+    return " ".join(board.square_name(sq) for sq in bits(board.legal_squares()))

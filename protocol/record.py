@@ -20,7 +20,21 @@ from typing import Any, Iterator, Optional
 
 from .errors import IllegalMoveError, ParseError
 from .notation import format_cells, format_obf, format_transcript, parse_cells, parse_obf
-from .rules import BLACK, WHITE, Board, Colour, Comment, Move, Result, Termination, parse_line, parse_square, square_name
+from .rules import (
+    BLACK,
+    DEFAULT_SIZE,
+    WHITE,
+    Board,
+    Colour,
+    Comment,
+    Move,
+    Result,
+    Termination,
+    check_size,
+    parse_line,
+    parse_square,
+    square_name,
+)
 
 RECORD_VERSION = 1
 
@@ -46,8 +60,8 @@ class MoveRecord:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MoveRecord":
-        parsed = parse_line(str(data["move"]))
+    def from_dict(cls, data: dict[str, Any], size: int = DEFAULT_SIZE) -> "MoveRecord":
+        parsed = parse_line(str(data["move"]), size)
         if isinstance(parsed, Comment):
             raise ParseError(f"record move {data['move']!r} is a comment, not a move")
         forfeit = bool(data.get("forfeit", False))
@@ -83,7 +97,11 @@ def result_from_dict(data: dict[str, Any]) -> Result:
 
 @dataclass
 class GameRecord:
-    """A whole game, as kept in ``game.json``."""
+    """A whole game, as kept in ``game.json``.
+
+    The board's size is the size of ``start`` (:attr:`size`); a game on a
+    bigger board keeps it in ``game.json`` as ``"size": 10``.
+    """
 
     white: str
     black: str
@@ -94,6 +112,11 @@ class GameRecord:
     start: Board = field(default_factory=Board)
     extra: dict[str, Any] = field(default_factory=dict)
     opening: list[Move] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """The board's size: 8, or 10, 12, 14 (PROTOCOL.md section 9)."""
+        return self.start.size
 
     # -- positions -----------------------------------------------------------
 
@@ -143,7 +166,9 @@ class GameRecord:
             "moves": [m.to_dict() for m in self.moves],
             "result": result_to_dict(self.result) if self.result else None,
         }
-        if self.start != Board():
+        if self.size != DEFAULT_SIZE:
+            data["size"] = self.size
+        if self.start != Board.start(self.size):
             data["start"] = format_obf(self.start)
         if self.opening:
             data["opening"] = [move.line() for move in self.opening]
@@ -155,21 +180,25 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
-        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening"}
+        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening", "size"}
         try:
-            start = Board()
+            try:
+                size = check_size(data.get("size", DEFAULT_SIZE))
+            except ValueError as exc:
+                raise ParseError(f"game record: {exc}") from None
+            start = Board.start(size)
             if data.get("start"):
-                start = parse_obf(data["start"])
+                start = parse_obf(data["start"], size)
             record = cls(
                 white=str(data["white"]),
                 black=str(data["black"]),
                 seed=data.get("seed"),
-                moves=[MoveRecord.from_dict(m) for m in data.get("moves", [])],
+                moves=[MoveRecord.from_dict(m, size) for m in data.get("moves", [])],
                 result=result_from_dict(data["result"]) if data.get("result") else None,
                 time_per_move=data.get("time_per_move"),
                 start=start,
                 extra={k: v for k, v in data.items() if k not in known},
-                opening=[_opening_move(str(line)) for line in data.get("opening", [])],
+                opening=[_opening_move(str(line), size) for line in data.get("opening", [])],
             )
         except KeyError as exc:
             raise ParseError(f"game record is missing the field {exc.args[0]!r}") from None
@@ -207,25 +236,26 @@ class GameRecord:
         parts.append(f"PB[{_ggf_text(self.white)}]PW[{_ggf_text(self.black)}]")
         if self.time_per_move:
             parts.append(f"TI[{self.time_per_move:g}]")
-        parts.append("TY[8]")
+        parts.append(f"TY[{self.size}]")
         if self.result is not None:
             # GGF's result follows the standard convention: empty squares count
             # for the winner (a 13-0 wipe-out is +64); our Result keeps the
             # referee's disc counts.
             diff = self.result.white_discs - self.result.black_discs
-            empties = 64 - self.result.white_discs - self.result.black_discs
+            cells = self.size * self.size
+            empties = cells - self.result.white_discs - self.result.black_discs
             diff += empties if diff > 0 else -empties if diff < 0 else 0
             # GGF knows a normal end, a loss on time (:t) and a resignation (:r): every forfeit is the last.
             how = self.result.termination
             suffix = "" if how is Termination.NORMAL else ":t" if how is Termination.TIMEOUT else ":r"
             if how.is_forfeit:
-                diff = 64 if self.result.winner is WHITE else -64 if self.result.winner is BLACK else 0
+                diff = cells if self.result.winner is WHITE else -cells if self.result.winner is BLACK else 0
             parts.append(f"RE[{diff:+d}.000{suffix}]")
-        parts.append(f"BO[8 {_ggf_board(self.start)}]")
+        parts.append(f"BO[{self.size} {_ggf_board(self.start)}]")
         # GGF has no opening of its own: the opening moves are the game's first moves, with no time.
         for entry in [*(MoveRecord(move) for move in self.opening), *self.moves]:
             tag = "B" if entry.move.colour is WHITE else "W"
-            where = "PA" if entry.move.square is None else square_name(entry.move.square).lower()
+            where = "PA" if entry.move.square is None else square_name(entry.move.square, self.size).lower()
             parts.append(f"{tag}[{where}//{entry.seconds:.2f}]")
         parts.append(";)")
         return "".join(parts)
@@ -260,7 +290,8 @@ class GameRecord:
                 fields = value.split("/")
                 where = fields[0].strip().upper()
                 seconds = float(fields[2]) if len(fields) > 2 and fields[2] else 0.0
-                move = Move(colour, None if where in ("PA", "PASS") else parse_square(where))
+                square = None if where in ("PA", "PASS") else parse_square(where, board.size)
+                move = Move(colour, square, board.size)
                 try:
                     board = board.play(move)
                 except IllegalMoveError as exc:
@@ -271,8 +302,8 @@ class GameRecord:
         return record
 
 
-def _opening_move(line: str) -> Move:
-    parsed = parse_line(line)
+def _opening_move(line: str, size: int) -> Move:
+    parsed = parse_line(line, size)
     if isinstance(parsed, Comment):
         raise ParseError(f"record opening move {line!r} is a comment, not a move")
     return parsed
@@ -284,16 +315,20 @@ def _ggf_text(text: str) -> str:
 
 def _ggf_board(board: Board) -> str:
     # GGF rows run from the top, labelled 1..8 there; labels are kept, so
-    # GGF's first row is our row 1.
+    # GGF's first row is our row 1 (likewise 1..n on an n x n board).
     return format_cells(board, "*", "O", "-") + " " + ("*" if board.to_move is WHITE else "O")
 
 
 def _parse_ggf_board(value: str) -> Board:
     fields = value.split()
-    if len(fields) < 2 or fields[0] != "8":
-        raise ParseError(f"unsupported GGF board {value!r} (only 8x8)")
+    try:
+        size = check_size(int(fields[0])) if len(fields) >= 2 and fields[0].isdigit() else 0
+    except ValueError:
+        size = 0
+    if not size:
+        raise ParseError(f"unsupported GGF board {value!r} (the size must be 8, 10, 12 or 14)")
     cells = "".join(fields[1:-1]) if len(fields) > 2 else fields[1]
     side = fields[-1]
-    if len(cells) != 64:
-        raise ParseError(f"GGF board {value!r} must have 64 cells")
-    return parse_cells(cells, "*", "O", WHITE if side == "*" else BLACK)
+    if len(cells) != size * size:
+        raise ParseError(f"GGF board {value!r} must have {size * size} cells")
+    return parse_cells(cells, "*", "O", WHITE if side == "*" else BLACK, size)

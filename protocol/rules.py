@@ -8,6 +8,13 @@ Squares are the ints 0-63, ``square = (row - 1) * 8 + column_index``, so A1 is
 0, H1 is 7, A8 is 56 and H8 is 63.  A set of squares is a bitboard: a plain
 Python int whose bit ``1 << square`` is set for every member.
 
+The board sizes of seed 002 (8, 10, 12 and 14) follow the same pattern with
+the size ``n`` in place of 8: ``square = (row - 1) * n + column_index``,
+columns A-N, rows 1-14, the four start discs in the middle.  The size is a
+property of the :class:`Board` and of each :class:`Move`; everything that
+depends on it (masks, shifts, names) is one :class:`Geometry` per size,
+made once.  The 8x8 geometry keeps its hand-written move generator.
+
 Everything that needs a rule of the game (the referee, every agent, the
 checker, the tournaments) asks this module.
 """
@@ -17,7 +24,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional, Union
+from typing import Callable, Iterator, Optional, Union
 
 from .errors import IllegalMoveError, ParseError
 
@@ -62,41 +69,64 @@ class Colour(str, enum.Enum):
 WHITE = Colour.WHITE
 BLACK = Colour.BLACK
 
-COLUMNS = "ABCDEFGH"
+BOARD_SIZES = (8, 10, 12, 14)  # seed 002's sizes; 8 is the protocol's board (PROTOCOL.md section 9)
+DEFAULT_SIZE = 8
+COLUMN_LETTERS = "ABCDEFGHIJKLMN"  # enough for the largest board
+COLUMNS = COLUMN_LETTERS[:8]
 SQUARES = range(64)
 SQUARE_NAMES = [f"{COLUMNS[sq % 8]}{sq // 8 + 1}" for sq in SQUARES]
 
 
-def square(column: int, row: int) -> int:
-    """The square at ``column`` 0-7 (A-H) and ``row`` 1-8 (bottom to top)."""
-    if not (0 <= column < 8 and 1 <= row <= 8):
-        raise ValueError(f"no square at column index {column}, row {row}")
-    return (row - 1) * 8 + column
+def check_size(size: int) -> int:
+    """Return ``size`` if it is a board size of the arena (8, 10, 12, 14), else raise ValueError naming it."""
+    if isinstance(size, bool) or not isinstance(size, int) or size not in BOARD_SIZES:
+        raise ValueError(f"board size {size!r} is not one of {', '.join(map(str, BOARD_SIZES))}")
+    return size
 
 
-def square_name(sq: int) -> str:
+def _span(size: int) -> str:
+    """``A-H and a row 1-8``: the columns and rows of a board, for messages."""
+    return f"a column A-{COLUMN_LETTERS[size - 1]} and a row 1-{size}"
+
+
+def square(column: int, row: int, size: int = DEFAULT_SIZE) -> int:
+    """The square at ``column`` 0..size-1 (A...) and ``row`` 1..size (bottom to top)."""
+    if not (0 <= column < size and 1 <= row <= size):
+        raise ValueError(f"no square at column index {column}, row {row} on a {size}x{size} board")
+    return (row - 1) * size + column
+
+
+def square_name(sq: int, size: int = DEFAULT_SIZE) -> str:
     """The label of a square.
 
     >>> square_name(0), square_name(19), square_name(63)
     ('A1', 'D3', 'H8')
+    >>> square_name(195, size=14)
+    'N14'
     """
-    return SQUARE_NAMES[sq]
+    if size == DEFAULT_SIZE:
+        return SQUARE_NAMES[sq]
+    return geometry(size).names[sq]
 
 
-def parse_square(name: str) -> int:
+def parse_square(name: str, size: int = DEFAULT_SIZE) -> int:
     """The square of a label, in any case; raises :class:`ParseError` on bad input.
 
     >>> parse_square("d3")
     19
+    >>> parse_square("j10", size=10)
+    99
     >>> parse_square("J9")
     Traceback (most recent call last):
     ...
     othello_arena.protocol.errors.ParseError: not a square: 'J9' (expected a column A-H and a row 1-8, like D3)
     """
     text = name.strip().upper()
-    if len(text) != 2 or text[0] not in COLUMNS or text[1] not in "12345678":
-        raise ParseError(f"not a square: {name!r} (expected a column A-H and a row 1-8, like D3)")
-    return square(COLUMNS.index(text[0]), int(text[1]))
+    column, row = text[:1], text[1:]
+    if (not column or column not in COLUMN_LETTERS[:size] or not row.isdigit() or row.startswith("0")
+            or not 1 <= int(row) <= size or len(row) > 2):
+        raise ParseError(f"not a square: {name!r} (expected {_span(size)}, like D3)")
+    return square(COLUMN_LETTERS.index(column), int(row), size)
 
 
 def bits(bitboard: int) -> Iterator[int]:
@@ -168,6 +198,87 @@ def flips(own: int, opp: int, sq: int) -> int:
     return flipped
 
 
+class Geometry:
+    """Everything about a board that depends on its size: masks, shifts, names, the start discs.
+
+    One per size, made on first use (:func:`geometry`).  The 8x8 geometry
+    uses the module's own :func:`legal_squares` and :func:`flips`; the
+    others the same algorithm with the size's shifts and masks.
+    """
+
+    def __init__(self, size: int) -> None:
+        n = self.size = check_size(size)
+        self.cells = n * n
+        self.full = (1 << self.cells) - 1
+        first_column = sum(1 << (row * n) for row in range(n))
+        not_first = self.full & ~first_column  # every square but column A
+        not_last = self.full & ~(first_column << (n - 1))  # every square but the last column
+        self.directions: tuple[tuple[int, int], ...] = (
+            (n, self.full), (-n, self.full), (1, not_first), (-1, not_last),
+            (n + 1, not_first), (n - 1, not_last), (-(n - 1), not_first), (-(n + 1), not_last),
+        )
+        self.names = tuple(f"{COLUMN_LETTERS[sq % n]}{sq // n + 1}" for sq in range(self.cells))
+        middle = n // 2
+        self.start_white = (1 << square(middle - 1, middle + 1, n)) | (1 << square(middle, middle, n))
+        self.start_black = (1 << square(middle - 1, middle, n)) | (1 << square(middle, middle + 1, n))
+        self.header = "    " + " ".join(COLUMN_LETTERS[:n])
+        self.legal_squares: Callable[[int, int], int]
+        self.flips: Callable[[int, int, int], int]
+        if n == DEFAULT_SIZE:
+            self.legal_squares = legal_squares
+            self.flips = flips
+        else:
+            self.legal_squares = self._legal_squares
+            self.flips = self._flips
+
+    def _legal_squares(self, own: int, opp: int) -> int:
+        full = self.full
+        empty = ~(own | opp) & full
+        moves = 0
+        steps = range(self.size - 3)  # a bracketed run is at most size - 2 discs long
+        for amount, mask in self.directions:
+            if amount > 0:
+                run = (own << amount) & mask & full & opp
+                for _ in steps:
+                    run |= (run << amount) & mask & full & opp
+                moves |= (run << amount) & mask & full & empty
+            else:
+                back = -amount
+                run = (own >> back) & mask & opp
+                for _ in steps:
+                    run |= (run >> back) & mask & opp
+                moves |= (run >> back) & mask & empty
+        return moves
+
+    def _flips(self, own: int, opp: int, sq: int) -> int:
+        full = self.full
+        flipped = 0
+        start = 1 << sq
+        for amount, mask in self.directions:
+            run = 0
+            step = (start << amount) & mask & full if amount > 0 else (start >> -amount) & mask
+            while step & opp:
+                run |= step
+                step = (step << amount) & mask & full if amount > 0 else (step >> -amount) & mask
+            if step & own:
+                flipped |= run
+        return flipped
+
+    def __repr__(self) -> str:
+        return f"geometry({self.size})"
+
+
+_GEOMETRIES: dict[int, Geometry] = {}
+
+
+def geometry(size: int = DEFAULT_SIZE) -> Geometry:
+    """The :class:`Geometry` of a board size (8, 10, 12 or 14), made once; ValueError for another size."""
+    found = _GEOMETRIES.get(size)
+    if found is None:
+        found = _GEOMETRIES[size] = Geometry(size)
+    return found
+
+
 # ---------------------------------------------------------------------------
 # Moves
 # ---------------------------------------------------------------------------
@@ -178,7 +289,8 @@ class Move:
     """A move of one colour: a disc on ``square``, or a pass (``square is None``).
 
     A pass is falsy, like python-chess's null move.  The repr can be pasted
-    back as code.
+    back as code.  ``size`` is the size of the board the square belongs to
+    (the square's number depends on it); 8 unless said.
 
     >>> move = Move.parse("(w d 3)")
     >>> move
@@ -187,20 +299,23 @@ class Move:
     (True, False)
     >>> Board().play(move).count(WHITE)
     4
+    >>> Move.parse("(b n 14)", size=14)
+    Move.parse('(B N 14)', size=14)
     """
 
     colour: Colour
     square: Optional[int] = None
+    size: int = DEFAULT_SIZE
 
     @classmethod
-    def pass_(cls, colour: Colour) -> "Move":
+    def pass_(cls, colour: Colour, size: int = DEFAULT_SIZE) -> "Move":
         """The pass of ``colour``."""
-        return cls(colour, None)
+        return cls(colour, None, size)
 
     @classmethod
-    def parse(cls, line: str) -> "Move":
+    def parse(cls, line: str, size: int = DEFAULT_SIZE) -> "Move":
         """Parse a move line such as ``(W D 3)``; a comment line is an error here (see :func:`parse_line`)."""
-        parsed = parse_line(line)
+        parsed = parse_line(line, size)
         if isinstance(parsed, Comment):
             raise ParseError(f"expected a move, got the comment {line.strip()!r}")
         return parsed
@@ -216,14 +331,16 @@ class Move:
         """The move in the referee's notation, without newline: ``(W D 3)``."""
         if self.square is None:
             return f"({self.colour.value} P)"
-        col = COLUMNS[self.square % 8]
-        return f"({self.colour.value} {col} {self.square // 8 + 1})"
+        n = self.size
+        return f"({self.colour.value} {COLUMN_LETTERS[self.square % n]} {self.square // n + 1})"
 
     def __str__(self) -> str:
         return self.line()
 
     def __repr__(self) -> str:
-        return f"Move.parse({self.line()!r})"
+        if self.size == DEFAULT_SIZE:
+            return f"Move.parse({self.line()!r})"
+        return f"Move.parse({self.line()!r}, size={self.size})"
 
 
 # ---------------------------------------------------------------------------
@@ -248,13 +365,14 @@ _WIDE_OPENING = "\uff08\uff3b\u3010"  # full-width ( and [, and a lenticular bra
 _WIDE_CLOSING = "\uff09\uff3d\u3011"
 
 
-def parse_line(text: str) -> Union[Move, Comment]:
-    """Parse one move or comment line.
+def parse_line(text: str, size: int = DEFAULT_SIZE) -> Union[Move, Comment]:
+    """Parse one move or comment line of a ``size`` x ``size`` board (8 unless said).
 
     Accepted: any case, spaces and tabs anywhere (or none), CRLF, a trailing
     newline or none; a pass as ``(W)``, ``(W P)`` or ``(W P 0)``; a comment
     as ``(C any text)``.  Anything else raises :class:`ParseError` that
-    quotes the text and says what was wrong.
+    quotes the text and says what was wrong.  On a bigger board the columns
+    run to N and the rows to 14: ``(B N 14)``.
 
     >>> parse_line(" ( b  c3 ) ")
     Move.parse('(B C 3)')
@@ -294,18 +412,19 @@ def parse_line(text: str) -> Union[Move, Comment]:
         rest = body[1:]
         if rest[:1] == "P":
             raise ParseError(f"could not parse move line {text!r}: a pass is written (W P)")
-        raise ParseError(f"could not parse move line {text!r}: expected a column A-H and a row 1-8 after the colour")
+        raise ParseError(f"could not parse move line {text!r}: expected {_span(size)} after the colour")
     colour = Colour(match.group(1))
     column, row = match.group(2), match.group(3)
     if column is None:
-        return Move.pass_(colour)
-    if column not in COLUMNS:
-        raise ParseError(f"could not parse move line {text!r}: column {column!r} is not A-H (or P for a pass)")
+        return Move.pass_(colour, size)
+    if column not in COLUMN_LETTERS[:size]:
+        last = COLUMN_LETTERS[size - 1]
+        raise ParseError(f"could not parse move line {text!r}: column {column!r} is not A-{last} (or P for a pass)")
     if not row:
         raise ParseError(f"could not parse move line {text!r}: no row after column {column}")
-    if len(row) != 1 or row not in "12345678":
-        raise ParseError(f"could not parse move line {text!r}: row {row!r} is not 1-8")
-    return Move(colour, square(COLUMNS.index(column), int(row)))
+    if len(row) > 2 or row.startswith("0") or not 1 <= int(row) <= size:
+        raise ParseError(f"could not parse move line {text!r}: row {row!r} is not 1-{size}")
+    return Move(colour, square(COLUMN_LETTERS.index(column), int(row), size), size)
 
 
 # ---------------------------------------------------------------------------
@@ -450,20 +569,41 @@ START_BLACK = (1 << square(3, 4)) | (1 << square(4, 5))  # D4, E5
 
 @dataclass(frozen=True)
 class Board:
-    """A position: the discs of each side and the side to move.
+    """A position: the discs of each side, the side to move, and the board's size.
 
-    Boards are immutable; :meth:`play` returns the next position.
+    Boards are immutable; :meth:`play` returns the next position.  The
+    default discs are the start position of the board's size:
+    ``Board(size=10)`` is the start of a 10x10 game (also ``Board.start(10)``).
     """
 
     white: int = START_WHITE
     black: int = START_BLACK
     to_move: Colour = WHITE
+    size: int = DEFAULT_SIZE
 
     def __post_init__(self) -> None:
+        if self.size != DEFAULT_SIZE:
+            shape = geometry(self.size)  # ValueError for a size that is not one of BOARD_SIZES
+            if self.white == START_WHITE and self.black == START_BLACK:
+                object.__setattr__(self, "white", shape.start_white)
+                object.__setattr__(self, "black", shape.start_black)
+            full = shape.full
+        else:
+            full = FULL
         if self.white & self.black:
             raise ValueError("a square holds both a white and a black disc")
-        if (self.white | self.black) & ~FULL:
-            raise ValueError("bitboards must fit in 64 bits")
+        if (self.white | self.black) & ~full:
+            raise ValueError(f"bitboards must fit in {self.size * self.size} bits on a {self.size}x{self.size} board")
+
+    @classmethod
+    def start(cls, size: int = DEFAULT_SIZE) -> "Board":
+        """The start position of a ``size`` x ``size`` game: four discs in the middle, White to move."""
+        return cls(size=size)
+
+    @property
+    def geometry(self) -> Geometry:
+        """The masks, shifts and names of this board's size."""
+        return geometry(self.size)
 
     # -- the two sides -----------------------------------------------------
 
@@ -483,7 +623,7 @@ class Board:
 
     @property
     def empty(self) -> int:
-        return ~(self.white | self.black) & FULL
+        return ~(self.white | self.black) & geometry(self.size).full
 
     def count(self, colour: Colour) -> int:
         """Number of ``colour``'s discs on the board."""
@@ -498,12 +638,19 @@ class Board:
             return BLACK
         return None
 
+    def square_name(self, sq: int) -> str:
+        """The label of ``sq`` on this board (``N14`` on a 14x14 board)."""
+        return square_name(sq, self.size)
+
     # -- moves ---------------------------------------------------------------
 
     def legal_squares(self, colour: Optional[Colour] = None) -> int:
         """Bitboard of the squares where ``colour`` (default: side to move) can play."""
         colour = colour or self.to_move
-        return legal_squares(self.discs(colour), self.discs(colour.opponent))
+        own, opp = self.discs(colour), self.discs(colour.opponent)
+        if self.size == DEFAULT_SIZE:
+            return legal_squares(own, opp)
+        return geometry(self.size).legal_squares(own, opp)
 
     def has_move(self, colour: Optional[Colour] = None) -> bool:
         """Whether ``colour`` has a move other than a pass."""
@@ -520,13 +667,15 @@ class Board:
         """
         squares = self.legal_squares()
         if squares:
-            return [Move(self.to_move, sq) for sq in bits(squares)]
+            return [Move(self.to_move, sq, self.size) for sq in bits(squares)]
         if self.has_move(self.to_move.opponent):
-            return [Move.pass_(self.to_move)]
+            return [Move.pass_(self.to_move, self.size)]
         return []
 
     def why_illegal(self, move: Move) -> Optional[str]:
         """``None`` if ``move`` is legal here, else a sentence saying why not."""
+        if move.size != self.size:
+            return f"the move is for a board of size {move.size}, and this board is {self.size}x{self.size}"
         if self.is_game_over():
             return "the game is over"
         if move.colour is not self.to_move:
@@ -534,10 +683,10 @@ class Board:
         legal = self.legal_squares()
         if move.square is None:
             if legal:
-                names = " ".join(square_name(sq) for sq in bits(legal))
+                names = " ".join(self.square_name(sq) for sq in bits(legal))
                 return f"a pass is legal only with no other move, and {self.to_move.full_name} can play {names}"
             return None
-        name = square_name(move.square)
+        name = self.square_name(move.square)
         if self.at(move.square) is not None:
             return f"{name} is occupied"
         if not legal & (1 << move.square):
@@ -557,14 +706,17 @@ class Board:
     def play_unchecked(self, move: Move) -> "Board":
         """The position after a move already known to be legal."""
         if move.square is None:
-            return Board(self.white, self.black, self.to_move.opponent)
+            return Board(self.white, self.black, self.to_move.opponent, self.size)
         own, opp = self.own, self.opp
-        flipped = flips(own, opp, move.square)
+        if self.size == DEFAULT_SIZE:
+            flipped = flips(own, opp, move.square)
+        else:
+            flipped = geometry(self.size).flips(own, opp, move.square)
         own |= flipped | (1 << move.square)
         opp &= ~flipped
         if self.to_move is WHITE:
-            return Board(own, opp, BLACK)
-        return Board(opp, own, WHITE)
+            return Board(own, opp, BLACK, self.size)
+        return Board(opp, own, WHITE, self.size)
 
     # -- the end -------------------------------------------------------------
 
@@ -595,7 +747,27 @@ def perft(board: Board, depth: int) -> int:
     if depth == 0:
         return 1
     own, opp = board.own, board.opp
+    if board.size != DEFAULT_SIZE:
+        shape = geometry(board.size)
+        return _perft_sized(own, opp, depth, shape.legal_squares, shape.flips)
     return _perft(own, opp, depth)
+
+
+def _perft_sized(own: int, opp: int, depth: int, legal: Callable[[int, int], int],
+                 flip: Callable[[int, int, int], int]) -> int:
+    # _perft for any size, with the size's move generator passed in (8x8 keeps its own, a little faster)
+    moves = legal(own, opp)
+    if not moves:
+        if not legal(opp, own):
+            return 1
+        return 1 if depth == 1 else _perft_sized(opp, own, depth - 1, legal, flip)
+    if depth == 1:
+        return popcount(moves)
+    total = 0
+    for sq in bits(moves):
+        flipped = flip(own, opp, sq)
+        total += _perft_sized(opp & ~flipped, own | flipped | (1 << sq), depth - 1, legal, flip)
+    return total
 
 
 def _perft(own: int, opp: int, depth: int) -> int:
@@ -618,25 +790,27 @@ def _perft(own: int, opp: int, depth: int) -> int:
 # ---------------------------------------------------------------------------
 
 _CELL = {WHITE: "W", BLACK: "B", None: "."}
-_HEADER = "    A B C D E F G H"
 
 
 def draw_board(board: Board, last_move: Optional[Move] = None) -> str:
-    """Draw the board as the referee shows it: row 8 at the top.
+    """Draw the board as the referee shows it: the top row (8 on 8x8) first.
 
     The disc of the last move is drawn in lower case.  The last line says
     whose turn it is, or that the game is over, with the disc counts.
+    Row labels take two places on a 10x10 board and bigger.
     """
-    lines = [_HEADER]
+    n = board.size
+    header = geometry(n).header
+    lines = [header]
     marked = last_move.square if last_move else None
-    for row in range(8, 0, -1):
+    for row in range(n, 0, -1):
         cells = []
-        for col in range(8):
-            sq = square(col, row)
+        for col in range(n):
+            sq = square(col, row, n)
             cell = _CELL[board.at(sq)]
             cells.append(cell.lower() if sq == marked else cell)
-        lines.append(f"  {row} {' '.join(cells)} {row}")
-    lines.append(_HEADER)
+        lines.append(f"{row:>3} {' '.join(cells)} {row}")
+    lines.append(header)
     w, b = board.count(WHITE), board.count(BLACK)
     if board.is_game_over():
         lines.append(f"  W {w}  B {b}  game over")

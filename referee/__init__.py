@@ -10,7 +10,7 @@ See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 """
 
 from .config import GRACE_SECONDS, GameConfig
-from .game import GameEvent, check_opening, play_game
+from .game import GameEvent, check_opening, check_sizes, play_game
 from .pair import draw_openings, nth_opening, play_pair
 from .seat import AgentSeat
 from .spec import AgentSpec, BuiltinAgents, check_file_name, distinct_labels, draw_colours
@@ -24,6 +24,7 @@ __all__ = [
     "GameEvent",
     "check_file_name",
     "check_opening",
+    "check_sizes",
     "distinct_labels",
     "draw_colours",
     "draw_openings",

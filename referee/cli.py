@@ -13,7 +13,7 @@ import click
 
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, summary
-from ..protocol import BLACK, WHITE, IllegalMoveError, Move, ParseError
+from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
 from .pair import draw_openings, play_pair
@@ -73,6 +73,9 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="Play a game pair (each agent White once) from an opening drawn by --seed from this file "
                    "(one opening a line, 'd3 c5 f6' or '(W D 3) (B C 5) (W F 6)', PROTOCOL.md section 8), "
                    "or from the balanced suite shipped with the package.")
+@click.option("--size", "size", type=click.Choice([str(n) for n in BOARD_SIZES]), default=str(DEFAULT_SIZE),
+              show_default=True,
+              help="The board's size (seed 002's 8, 10, 12, 14); both agents must play it (PROTOCOL.md section 9).")
 @click.option("--opening", "opening_text", default=None, metavar="MOVES",
               help="Play a game pair from this one opening, e.g. 'd3 c5 f6'.")
 def play(
@@ -95,6 +98,7 @@ def play(
     sandbox: str,
     openings_file: Optional[str],
     opening_text: Optional[str],
+    size: str,
 ) -> None:
     """Play one game between A and B; colours are drawn at random.
 
@@ -109,14 +113,19 @@ def play(
     the same opening twice, A as White in OUT/1 then as Black in OUT/2.  Both
     agents must understand openings (built-in agents do; a program is given
     as openings:NAME=COMMAND).
+
+    With --size 10 (12, 14) the board is bigger, columns A-N and rows 1-14
+    as in (B N 14); both agents must play that size (a person does, and the
+    built-in random, beginner, greedy and paper players; a program is given
+    as sizes:NAME=COMMAND).
     """
     opening = _opening(openings_file, opening_text, seed)
     if opening is not None:
         seed = opening[1]
-        try:
-            check_opening(*distinct_labels(agent_a, agent_b), opening[0])
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
+    try:
+        check_opening(*distinct_labels(agent_a, agent_b), opening[0] if opening else [], int(size))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     builtins = _builtins(click.get_current_context())
     builtins.prepare_for([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
     white, black, seed = draw_colours(agent_a, agent_b, seed)
@@ -137,6 +146,7 @@ def play(
         suspend_waiting=suspend,
         sandbox=sandbox,
         polling=polling,
+        size=int(size),
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if opening is not None:

@@ -9,6 +9,8 @@ from typing import Optional
 
 import platformdirs
 
+from ..protocol import DEFAULT_SIZE, check_size
+
 GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
 STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
@@ -66,7 +68,9 @@ class GameConfig:
       (:mod:`othello_arena.referee.sandbox`); ``"none"`` runs it as the
       referee's user with rlimits only, and only when asked for;
     - ``hidden_paths``: folders no agent may see even where they lie inside
-      one it may read (the tournament's results; the game directory always).
+      one it may read (the tournament's results; the game directory always);
+    - ``size``: the board's size, 8 or one of seed 002's bigger boards (10,
+      12, 14: PROTOCOL.md section 9), which both agents must play.
     """
 
     time_per_move: float = 60.0
@@ -87,8 +91,10 @@ class GameConfig:
     poll_interval: float = 0.005
     sandbox: str = "bwrap"
     hidden_paths: tuple[str, ...] = ()
+    size: int = DEFAULT_SIZE
 
     def __post_init__(self) -> None:
+        check_size(self.size)
         if not self.time_per_move > 0:
             raise ValueError(f"time per move must be positive, got {self.time_per_move}")
         if self.manual_time is not None and not self.manual_time > 0:

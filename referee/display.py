@@ -21,13 +21,14 @@ from .game import GameEvent
 def board_text(board: Board, last_move: Optional[Move] = None) -> Text:
     """The board as rich text: white and black discs, the last move in reverse video."""
     text = Text()
-    header = "    A B C D E F G H\n"
+    n = board.size
+    header = board.geometry.header + "\n"
     text.append(header, style="dim")
     marked = last_move.square if last_move else None
-    for row in range(8, 0, -1):
-        text.append(f"  {row} ", style="dim")
-        for col in range(8):
-            sq = square(col, row)
+    for row in range(n, 0, -1):
+        text.append(f"{row:>3} ", style="dim")
+        for col in range(n):
+            sq = square(col, row, n)
             colour = board.at(sq)
             cell, style = ("W", "bold white") if colour is WHITE else ("B", "bold blue") if colour is BLACK else (".", "green")
             if sq == marked:

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..protocol import Comment, Move, ParseError, parse_line
+from ..protocol import DEFAULT_SIZE, Comment, Move, ParseError, parse_line
 
 
 class OutFileError(Exception):
@@ -136,7 +136,7 @@ class Message:
     error: str = ""
 
 
-def read_message(text: str, closed: bool, person: bool = False) -> Optional[Message]:
+def read_message(text: str, closed: bool, person: bool = False, size: int = DEFAULT_SIZE) -> Optional[Message]:
     """The message ``text`` holds if it is complete, else ``None`` (wait for more).
 
     PROTOCOL.md section 3.5: the message is complete once it holds a line
@@ -146,7 +146,8 @@ def read_message(text: str, closed: bool, person: bool = False) -> Optional[Mess
     are one (an empty message) once the writer has closed the file.  A
     ``person``'s file is complete whatever it holds once their editor has
     closed it: ``W D 3`` saved without a newline is a typo to point out,
-    not a move to wait for.  Each line is parsed once, here.
+    not a move to wait for.  Each line is parsed once, here, as a line of
+    a ``size`` x ``size`` board.
     """
     lines = text.splitlines(keepends=True)
     if not lines:
@@ -155,7 +156,7 @@ def read_message(text: str, closed: bool, person: bool = False) -> Optional[Mess
     if not saved_by_person and not lines[-1].endswith(("\n", "\r")):
         if not (closed and lines[-1].rstrip().endswith(")")):
             lines = lines[:-1]  # still being written
-    parsed = [_parse(line.rstrip("\r\n")) for line in lines]
+    parsed = [_parse(line.rstrip("\r\n"), size) for line in lines]
     has_answer = any(line is not None and not isinstance(line, Comment) for line in parsed)
     empty_and_closed = closed and bool(lines) and not text.strip()
     if not (saved_by_person or has_answer or empty_and_closed):
@@ -166,11 +167,11 @@ def read_message(text: str, closed: bool, person: bool = False) -> Optional[Mess
 _Line = Union[Move, Comment, ParseError, None]  # a parsed line: None for a blank one
 
 
-def _parse(line: str) -> _Line:
+def _parse(line: str, size: int) -> _Line:
     if not line.strip():
         return None
     try:
-        return parse_line(line)
+        return parse_line(line, size)
     except ParseError as exc:
         return exc
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from ..protocol import (
     BLACK,
+    DEFAULT_SIZE,
     WHITE,
     Board,
     Colour,
@@ -41,6 +42,7 @@ from ..protocol import (
     format_comment,
     format_end,
     format_move,
+    format_size,
 )
 from ..protocol.notation import legal_names
 from ..protocol.openings import format_opening, opening_board
@@ -219,7 +221,7 @@ class _Game:
         opening: Sequence[Move] = (),
     ) -> None:
         white, black = distinct_labels(white, black)
-        board = check_opening(white, black, opening)
+        board = check_opening(white, black, opening, config.size)
         self.config = config
         self.out_dir = Path(out_dir).resolve()
         self.on_event = on_event
@@ -232,7 +234,7 @@ class _Game:
         # The side to move after the opening moves first; the other is "second".
         self.first_colour = board.to_move
         self.record = GameRecord(white.label, black.label, seed=seed, time_per_move=config.time_per_move,
-                                 opening=list(opening))
+                                 opening=list(opening), start=Board.start(config.size))
         self.waker: Waker = Waker()
         self.warnings: list[str] = []
         self.started = time.monotonic()
@@ -282,7 +284,8 @@ class _Game:
             f"{p.label} ({p.colour.value}) plays in {p.directory} with {p.in_name} and {p.out_name}"
             for p in self.players.values()
         ) + (f"; opening {format_opening(self.record.opening)}, {self.first_colour.full_name} to move"
-             if self.record.opening else ""))
+             if self.record.opening else "")
+          + (f"; a {self.config.size}x{self.config.size} board" if self.config.size != DEFAULT_SIZE else ""))
         failed = []
         for player in self.players.values():
             if player.spec.is_manual:
@@ -464,8 +467,9 @@ class _Game:
     # -- the game ---------------------------------------------------------------------
 
     def first_text(self, player: _Player) -> str:
-        """A side's first ``NAME.in``: its colour, then the opening's moves (PROTOCOL.md section 8)."""
-        return format_colour(player.colour) + "".join(format_move(move) for move in self.record.opening)
+        """A side's first ``NAME.in``: its colour, the size line on a bigger board (section 9), the opening's moves (section 8)."""
+        size = format_size(self.config.size) if self.config.size != DEFAULT_SIZE else ""
+        return format_colour(player.colour) + size + "".join(format_move(move) for move in self.record.opening)
 
     def start_colours(self) -> Optional[_Fault]:
         """Write both first files (the colour, and the opening if any).  With suspension the second side must take its file first.
@@ -519,7 +523,7 @@ class _Game:
                 return None, self.faults([], player)
             exited = player.exited
             try:
-                message = player.take_message(self.waker, self.config.out_limit)
+                message = player.take_message(self.waker, self.config.out_limit, self.config.size)
             except files.OutFileError as exc:
                 return None, _Fault(player.colour, Termination.MALFORMED, f"{player.label}: {exc}")
             if message is not None:
@@ -610,7 +614,7 @@ class _Game:
                 return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
             mover.lost_turns += 1
             note = f"lost turn: illegal move {move.line()} ({why})"
-            move = Move.pass_(mover.colour)
+            move = Move.pass_(mover.colour, self.board.size)
             self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
             self.board = self.board.play_unchecked(move)
             self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
@@ -657,7 +661,7 @@ class _Game:
         legal = legal_names(self.board) if to_move else ""
         note = f"retry {player.retries}: {player.out_name} was {problem}"
         player.notes.append(note)
-        advice = f"; legal: {legal or 'none, so pass: ' + Move.pass_(player.colour).line()}" if to_move else ""
+        advice = f"; legal: {legal or 'none, so pass: ' + Move.pass_(player.colour, self.board.size).line()}" if to_move else ""
         text = format_comment(f"your {player.out_name} was {problem}{advice}; write {player.out_name} again")
         if to_move:  # (a person waiting for their turn is told in the terminal only)
             try:
@@ -743,17 +747,23 @@ class _Game:
         return record
 
 
-def check_opening(white: AgentSpec, black: AgentSpec, opening: Sequence[Move]) -> Board:
-    """The position after ``opening``, if both agents understand openings; else raise ValueError.
+def check_opening(white: AgentSpec, black: AgentSpec, opening: Sequence[Move], size: int = DEFAULT_SIZE) -> Board:
+    """The position the game starts from: the start of a ``size`` board after ``opening``; else raise ValueError.
 
     An opening game with an agent that does not declare it would start that
     agent from the wrong position (it would think it plays from the start),
     so it is refused before anything starts.  An illegal opening, or one
     that ends the game, raises :class:`~othello_arena.protocol.IllegalMoveError`
-    (a ValueError).
+    (a ValueError).  Likewise a game on a board that is not 8x8 is refused
+    when an agent does not play that size (:attr:`AgentSpec.sizes`,
+    PROTOCOL.md section 9); openings are for 8x8 games only.
     """
+    check_sizes(white, black, size)
     if not opening:
-        return Board()
+        return Board.start(size)
+    if size != DEFAULT_SIZE:
+        raise ValueError(f"cannot play an opening on a {size}x{size} board: openings are for 8x8 games only "
+                         "(PROTOCOL.md section 8)")
     unaware = [spec for spec in (white, black) if not spec.openings]
     if unaware:
         names = " and ".join(spec.label for spec in unaware)
@@ -764,6 +774,25 @@ def check_opening(white: AgentSpec, black: AgentSpec, opening: Sequence[Move]) -
             "without it, play from the start position)"
         )
     return opening_board(list(opening))
+
+
+def check_sizes(white: AgentSpec, black: AgentSpec, size: int) -> None:
+    """Raise ValueError, naming the agent, unless both play on a ``size`` x ``size`` board.
+
+    An agent that does not know about sizes would play the 8x8 game on its
+    own board and lose on its first move off it, so the game is refused
+    before anything starts (one sentence, not a forfeit).
+    """
+    for spec in (white, black):
+        if size in spec.sizes:
+            continue
+        plays = ", ".join(f"{n}x{n}" for n in spec.sizes)
+        if spec.kind == "program":
+            how = ("a program that plays every size of seed 002 (8, 10, 12, 14) is given as sizes:NAME=COMMAND "
+                   "and reads the size line of its first NAME.in, PROTOCOL.md section 9")
+        else:
+            how = "choose a size it plays, or another agent"
+        raise ValueError(f"cannot play on a {size}x{size} board: {spec.label} plays only on {plays} ({how})")
 
 
 def _earliest(*times: Optional[float]) -> Optional[float]:
@@ -802,7 +831,7 @@ def play_game(
     may run at once in threads.  Every process an agent started is gone
     when it returns.
     """
-    game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event, opening)
+    game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event, opening)  # refuses a size an agent does not play
     result: Optional[Result] = None
     try:
         result = game.play()
@@ -815,4 +844,4 @@ def play_game(
     return record
 
 
-__all__ = ["GameEvent", "check_opening", "play_game"]
+__all__ = ["GameEvent", "check_opening", "check_sizes", "play_game"]

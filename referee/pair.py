@@ -68,7 +68,7 @@ def play_pair(
     in both games.
     """
     first, second = distinct_labels(first, second)
-    check_opening(first, second, opening)
+    check_opening(first, second, opening, (config or GameConfig()).size)
     out = Path(out_dir)
     one = play_game(first, second, config, out / "1", seed=seed, on_event=on_event, opening=opening)
     two = play_game(second, first, config, out / "2", seed=seed, on_event=on_event, opening=opening)

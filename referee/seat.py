@@ -96,13 +96,14 @@ class AgentSeat:
     def out_present(self) -> bool:
         return files.exists(self.dir_fd, self.out_name)
 
-    def take_message(self, waker: Waker, limit: int) -> Optional[files.Message]:
+    def take_message(self, waker: Waker, limit: int, size: int = 8) -> Optional[files.Message]:
         """The agent's ``NAME.out`` once complete, deleted as it is taken; ``None`` while absent or incomplete.
 
         The file is complete by :func:`.files.read_message`'s rule, its
         writer having closed it when the agent has exited or ``waker`` saw
         the close.  Raises :class:`~.files.OutFileError` (the file deleted
-        too) for a ``NAME.out`` the referee will not read.
+        too) for a ``NAME.out`` the referee will not read.  Its move is read
+        as a move of a ``size`` x ``size`` board.
         """
         exited = self.exited  # before the read: an agent that wrote, then exited, has closed the file
         try:
@@ -113,7 +114,7 @@ class AgentSeat:
         if text is None:
             return None
         closed = exited or waker.is_closed(self.out_path, self.pids)
-        message = files.read_message(text, closed, person=self.spec.is_manual)
+        message = files.read_message(text, closed, person=self.spec.is_manual, size=size)
         if message is not None:
             self.discard_out(waker)
         return message

@@ -10,7 +10,10 @@ An agent is one of three kinds:
 
 A program that understands openings (PROTOCOL.md section 8) says so with the
 prefix ``openings:``, as in ``openings:alice=python3 alice.py``; built-in
-agents all do.
+agents all do.  A program that plays on the bigger boards of seed 002 (10x10,
+12x12, 14x14: PROTOCOL.md section 9) says so with the prefix ``sizes:``; a
+person plays any size, and each built-in agent has its own sizes
+(:class:`BuiltinAgents`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
+from ..protocol import BOARD_SIZES, DEFAULT_SIZE
+
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
 OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understands openings
+SIZES_PREFIX = "sizes:"  # sizes:NAME=COMMAND: a program that plays on every board size (PROTOCOL.md section 9)
+ONLY_8X8 = (DEFAULT_SIZE,)
 
 # A file name an agent can use on any system: it becomes NAME.in / NAME.out.
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$")
@@ -59,6 +66,16 @@ class BuiltinAgents:
 
     names: tuple[str, ...] = ()
     prepare: Callable[[Sequence[str], Callable[[str], None]], object] = _nothing_to_prepare
+    # (name, board sizes) of the agents that play more than 8x8; every other one plays 8x8 only
+    sizes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def sizes_of(self, name: str) -> tuple[int, ...]:
+        """The board sizes the built-in agent ``name`` plays (8 alone unless the agents said more)."""
+        return dict(self.sizes).get(name, ONLY_8X8)
+
+    def spec(self, name: str, file_name: Optional[str] = None) -> "AgentSpec":
+        """The built-in agent ``name`` as a player, with the board sizes it plays; ValueError for an unknown name."""
+        return AgentSpec.builtin(self.check(name), file_name, sizes=self.sizes_of(name))
 
     def check(self, name: str) -> str:
         """Return ``name`` if it is a built-in agent, else raise ValueError saying how to run a program."""
@@ -106,6 +123,7 @@ class AgentSpec:
     cwd: Optional[Path] = None
     home: Optional[Path] = None
     openings: bool = False
+    sizes: tuple[int, ...] = ONLY_8X8
 
     def __post_init__(self) -> None:
         if self.kind not in (BUILTIN, PROGRAM, MANUAL):
@@ -124,7 +142,7 @@ class AgentSpec:
 
     @classmethod
     def parse(cls, text: str, base: Optional[Path] = None, builtins: BuiltinAgents = NO_BUILTINS) -> "AgentSpec":
-        """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND`` or ``manual:NAME``.
+        """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND``, ``sizes:NAME=COMMAND`` or ``manual:NAME``.
 
         A bare name must be one of ``builtins`` (passed in by the command
         line: the referee does not know the agents).
@@ -147,6 +165,14 @@ class AgentSpec:
                     "(built-in agents understand openings already)"
                 )
             return replace(cls.parse(rest, base, builtins), openings=True)
+        if text.lower().startswith(SIZES_PREFIX):
+            rest = text[len(SIZES_PREFIX):].strip()
+            if "=" not in rest:
+                raise ValueError(
+                    f"{text!r}: the sizes: prefix is for a program, sizes:NAME=COMMAND "
+                    "(a built-in agent knows its own board sizes)"
+                )
+            return replace(cls.parse(rest, base, builtins), sizes=BOARD_SIZES)
         if text.lower().startswith("manual:"):
             name = text.split(":", 1)[1].strip()
             if not name:
@@ -162,7 +188,7 @@ class AgentSpec:
                 f"{text!r} is neither a built-in agent nor NAME=COMMAND: "
                 f"to run a program write e.g. myagent={shlex.quote(text)}"
             )
-        return cls.builtin(builtins.check(_checked(text, text)))
+        return builtins.spec(_checked(text, text))
 
     @classmethod
     def from_command(cls, name: str, command: str, base: Optional[Path] = None, quoted: str = "") -> "AgentSpec":
@@ -184,12 +210,13 @@ class AgentSpec:
         return cls.program(_checked(quoted, name), _absolute_paths(argv, home), home=home)
 
     @classmethod
-    def builtin(cls, name: str, file_name: Optional[str] = None) -> "AgentSpec":
-        """A built-in agent by name (the caller knows it is one: see :class:`BuiltinAgents`)."""
+    def builtin(cls, name: str, file_name: Optional[str] = None, sizes: tuple[int, ...] = ONLY_8X8) -> "AgentSpec":
+        """A built-in agent by name (the caller knows it is one, and its board sizes: see :class:`BuiltinAgents`)."""
         file_name = file_name or name
         command = (sys.executable, "-m", "othello_arena", "agent", name, "--name", file_name)
         # Every built-in agent runs on agents.runtime, which reads openings.
-        return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command, openings=True)
+        return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command, openings=True,
+                   sizes=tuple(sizes))
 
     @classmethod
     def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None,
@@ -199,8 +226,8 @@ class AgentSpec:
 
     @classmethod
     def manual(cls, name: str) -> "AgentSpec":
-        """A person editing the files by hand (who can read an opening's moves too)."""
-        return cls(label=name, file_name=name, kind=MANUAL, openings=True)
+        """A person editing the files by hand (who can read an opening's moves too, and play any board size)."""
+        return cls(label=name, file_name=name, kind=MANUAL, openings=True, sizes=BOARD_SIZES)
 
     def relabelled(self, label: str) -> "AgentSpec":
         """The same agent under another label in the record (its files keep their name)."""
@@ -229,7 +256,7 @@ class AgentSpec:
             return f"manual:{self.file_name}"
         if self.kind == BUILTIN:
             return self.label
-        prefix = OPENINGS_PREFIX if self.openings else ""
+        prefix = (OPENINGS_PREFIX if self.openings else "") + (SIZES_PREFIX if len(self.sizes) > 1 else "")
         return f"{prefix}{self.label}={shlex.join(self.command or ())}"
 
 

@@ -113,3 +113,94 @@ def test_a_person_plays_a_whole_game_by_clicking_with_forced_passes(tmp_path: Pa
         assert len(directories) == 1
         assert json.loads((directories[0] / "game.json").read_text())["result"]["reason"] == "normal"
         page.close()
+
+
+# -- a 10x10 board (seed 002's sizes) ------------------------------------------------------------
+
+# A whole 10x10 game, White (beginner, scanning A1, A2, ... J10) first; Black's moves are the person's clicks,
+# always the last legal square in the board's order (so rows 9 and 10 and columns I and J come up), one pass
+# for each side.  Black wins 55-45.
+GAME_10 = ("(W D 5) (B D 6) (W C 7) (B C 6) (W B 7) (B B 8) (W A 9) (B B 6) (W A 5) (B C 8) (W D 7) (B E 8) (W B "
+           "9) (B C 9) (W B 5) (B A 10) (W B 10) (B C 10) (W D 8) (B A 8) (W D 9) (B E 9) (W D 10) (B E 10) (W F "
+           "7) (B F 8) (W F 9) (B F 10) (W P) (B G 9) (W G 10) (B H 10) (W H 9) (B I 9) (W J 9) (B J 8) (W J 7) "
+           "(B I 8) (W H 7) (B H 8) (W G 8) (B I 7) (W H 6) (B G 7) (W I 10) (B J 10) (W G 6) (B E 7) (W P) (B A "
+           "7) (W A 6) (B J 6) (W I 6) (B J 5) (W I 5) (B H 5) (W G 5) (B C 5) (W C 4) (B E 4) (W D 3) (B G 4) "
+           "(W D 4) (B F 4) (W E 3) (B H 4) (W G 3) (B B 4) (W A 4) (B A 3) (W B 3) (B C 3) (W A 2) (B F 3) (W B "
+           "2) (B H 3) (W C 2) (B E 2) (W D 2) (B F 2) (W E 1) (B F 1) (W G 1) (B G 2) (W H 1) (B H 2) (W D 1) "
+           "(B C 1) (W A 1) (B I 1) (W B 1) (B P) (W I 2) (B I 4) (W I 3) (B J 4) (W J 1) (B J 2) (W J 3)")
+MOVES_10 = [parse_move(line, 10) for line in re.findall(r"\([^)]*\)", GAME_10)]
+
+
+def boards_10() -> list[Board]:
+    boards = [Board.start(10)]
+    for move in MOVES_10:
+        boards.append(boards[-1].play(move))
+    return boards
+
+
+def cells_10(board: Board) -> str:
+    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "." for sq in range(100))
+
+
+def test_the_10x10_game_is_what_its_comment_says() -> None:
+    boards = boards_10()
+    outcome = boards[-1].outcome()
+    assert outcome is not None and (outcome.white_discs, outcome.black_discs) == (45, 55)
+    for board, move in zip(boards, MOVES_10):
+        if move.colour is BLACK:
+            assert move == board.legal_moves()[-1]
+    assert {"(B A 10)", "(B J 10)", "(B P)"} <= {move.line() for move in MOVES_10}
+
+
+def test_a_person_plays_a_whole_10x10_game_by_clicking(tmp_path: Path, browser) -> None:  # noqa: F811
+    boards = boards_10()
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(base + "/play")
+        # An 8x8-only agent on a bigger board is refused on the form, in one sentence.
+        page.fill("#opponent", "champion")
+        page.select_option("#size", "10")
+        page.click("#start")
+        page.wait_for_selector("#error:has-text('champion plays only on 8x8')")
+        page.fill("#name", "me")
+        page.fill("#opponent", "beginner")
+        page.select_option("#colour", "B")
+        page.fill("#time_per_move", "5")
+        page.click("#start")
+        page.wait_for_url("**/games/*")
+        status = page.locator("#status")
+
+        page.wait_for_selector("#status[data-state=your-turn]")
+        # The board is 10x10: 100 squares, columns A-J, rows 1-10.
+        assert page.locator(".board .sq").count() == 100
+        assert page.inner_text(".files").split() == list("ABCDEFGHIJ")
+        assert page.inner_text(".ranks").split()[0] == "10"
+        for number, move in enumerate(MOVES_10, start=1):
+            if move.colour is WHITE:
+                continue
+            if number > 1:
+                page.wait_for_selector(f"#moves tr[data-ply='{number - 1}']")
+            page.wait_for_selector("#status[data-state=your-turn]")
+            assert page.get_attribute(".board", "data-cells") == cells_10(boards[number - 1])
+            if move.is_pass:
+                assert page.locator(".sq.legal").count() == 0
+                page.click("#pass")
+            else:
+                name = boards[number - 1].square_name(move.square or 0)
+                legal = [boards[number - 1].square_name(m.square or 0) for m in boards[number - 1].legal_moves()]
+                assert sorted(page.locator(".sq.legal").evaluate_all("n => n.map(s => s.dataset.square)")) == sorted(legal)
+                page.click(f".sq[data-square='{name}']")
+            page.wait_for_selector(f"#moves tr[data-ply='{number}']")
+
+        page.wait_for_selector("#status[data-state=over]")
+        assert "0-1 Black wins 45-55" in status.inner_text()  # White's discs first
+        with page.expect_download() as download:
+            page.click("#download-json")
+        record = GameRecord.from_json(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert record.size == 10 and [entry.move for entry in record.moves] == MOVES_10
+        with page.expect_download() as download:
+            page.click("#download-ggf")
+        ggf = Path(download.value.path()).read_text(encoding="utf-8")
+        assert "BO[10 " in ggf and "W[j10//" in ggf
+        page.close()

@@ -468,7 +468,7 @@ def check(file: Optional[str], demo: bool) -> None:
 
     tournament_ = _load(file, demo)
     try:
-        config.check_builtins(tournament_, registry.names())
+        config.check_builtins(tournament_, registry.names(), registry.sizes_of)
         game_config_fields(tournament_)
     except TournamentFileError as exc:
         raise click.ClickException(str(exc)) from None

@@ -21,6 +21,7 @@ demo runs from any current directory)::
 
     [referee]                    # optional: more fields of the referee's GameConfig
     # illegal = "lose-turn"      # (time_per_move belongs in [tournament], never here)
+    # size = 10                  # a bigger board of seed 002 (10, 12, 14): PROTOCOL.md section 9
 
     [[agents]]
     name = "greedy"              # a built-in agent: no command
@@ -50,6 +51,11 @@ suite by the tournament seed without repeats, the same for every pairing
 (PROTOCOL.md section 8).  Every program must then declare that it reads
 openings (``openings = true`` in its table); built-in agents do.
 
+With ``size = 10`` (12, 14) under ``[referee]`` every game is played on that
+board (PROTOCOL.md section 9).  Every program must then declare that it
+plays every size (``sizes = true`` in its table, ``sizes:NAME=COMMAND`` as a
+string), and every built-in agent must play it (the champion does not).
+
 The file is strict: every key has a type and a range, and a wrong one is an
 error naming the key, the value and what is expected (a string ``"false"``
 is not a boolean).  The keys of ``[referee]`` and their types come from the
@@ -69,7 +75,7 @@ import types as types_module
 import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..referee.config import GameConfig
 from ..referee.spec import check_file_name, split_name_command
@@ -83,7 +89,7 @@ TOURNAMENT_KEYS = {
     "results", "database", "rounds", "gauntlet", "build_timeout", "openings",
 }
 AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include",
-              "openings"}
+              "openings", "sizes"}
 # Includes may nest (a roster including a roster), but not endlessly.
 MAX_INCLUDE_DEPTH = 8
 
@@ -130,6 +136,7 @@ class AgentEntry:
     withdraw: bool = False
     withdraw_reason: str = ""
     openings: bool = False  # its program reads openings (PROTOCOL.md section 8); built-in agents all do
+    sizes: bool = False  # its program plays every board size (PROTOCOL.md section 9); built-in agents: the registry
 
     @property
     def is_builtin(self) -> bool:
@@ -283,6 +290,8 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             "lower games_per_pairing or rounds, or split the agents into groups"
         )
     results_dir, database = _results(section, path, results_base, where)
+    referee = parse_referee(data.get("referee", {}), where, time_per_move)
+    _check_program_sizes(agents, referee, where)
     openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
     return Tournament(
         path=path,
@@ -298,7 +307,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         database=database,
         rounds=rounds,
         gauntlet=gauntlet,
-        referee=parse_referee(data.get("referee", {}), where, time_per_move),
+        referee=referee,
         build_timeout=build_timeout,
         openings=openings,
         openings_sha256=openings_sha256,
@@ -687,12 +696,30 @@ def check_agent_name(name: str, label: str) -> None:
         )
 
 
+def _check_program_sizes(agents: list[AgentEntry], referee: dict[str, Any], where: str) -> None:
+    """Refuse a board size of ``[referee]`` that a program does not declare (built-in agents: :func:`check_builtins`)."""
+    size = referee.get("size", 8)
+    unaware = [agent.name for agent in agents if size != 8 and not agent.is_builtin and not agent.sizes]
+    if unaware:
+        raise TournamentFileError(
+            f"{where}: [referee] size = {size}: {', '.join(unaware)} "
+            f"{'does' if len(unaware) == 1 else 'do'} not declare that {'it plays' if len(unaware) == 1 else 'they play'} "
+            "bigger boards (give sizes = true in the agent's table once its program reads the size line of its "
+            "first NAME.in, PROTOCOL.md section 9; or remove size)"
+        )
+
+
 def _agent_from_string(text: str, label: str, base: Path) -> AgentEntry:
+    sizes = text.lower().startswith("sizes:")
+    if sizes:
+        text = text[len("sizes:"):]
     name, command = split_name_command(text)
     check_agent_name(name, label)
     if command == "":
         raise TournamentFileError(f"{label}: {text!r} has an empty command after '='")
-    return AgentEntry(name=name, command=command, cwd=str(base) if command else None)
+    if sizes and not command:
+        raise TournamentFileError(f"{label}: the sizes: prefix is for a program, sizes:NAME=COMMAND")
+    return AgentEntry(name=name, command=command, cwd=str(base) if command else None, sizes=sizes)
 
 
 def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEntry:
@@ -702,7 +729,7 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
             f"{label}: unknown key(s) {', '.join(sorted(unknown))}; known keys are {', '.join(sorted(AGENT_KEYS))}"
         )
     for key in table:
-        if key in ("withdraw", "openings"):
+        if key in ("withdraw", "openings", "sizes"):
             _check_value(table[key], bool, f"{label}: {key}")
         elif not isinstance(table[key], str):
             raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
@@ -738,11 +765,14 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     if reason and not withdraw:
         raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
     return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin, files=files,
-                      withdraw=withdraw, withdraw_reason=reason, openings=bool(table.get("openings", False)))
+                      withdraw=withdraw, withdraw_reason=reason, openings=bool(table.get("openings", False)),
+                      sizes=bool(table.get("sizes", False)))
 
 
-def check_builtins(tournament: Tournament, known: list[str]) -> None:
-    """Raise if a built-in agent of ``tournament`` is not one of ``known``."""
+def check_builtins(tournament: Tournament, known: list[str],
+                   sizes_of: Optional[Callable[[str], tuple[int, ...]]] = None) -> None:
+    """Raise if a built-in agent of ``tournament`` is not one of ``known``, or (``sizes_of``) does not play its board size."""
+    size = tournament.referee.get("size", 8)
     for agent in tournament.agents:
         if agent.is_builtin:
             wanted = agent.builtin or agent.name
@@ -750,4 +780,10 @@ def check_builtins(tournament: Tournament, known: list[str]) -> None:
                 raise TournamentFileError(
                     f"{tournament.path}: agent {agent.name!r} has no command and {wanted!r} is not a built-in agent; "
                     f"built-in agents are {', '.join(known)} (or give command = \"...\")"
+                )
+            if sizes_of is not None and size not in sizes_of(wanted):
+                plays = ", ".join(f"{n}x{n}" for n in sizes_of(wanted))
+                raise TournamentFileError(
+                    f"{tournament.path}: [referee] size = {size}: the built-in agent {wanted!r} plays only on {plays}; "
+                    "remove it or the size"
                 )

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import WHITE, GameRecord, Termination, parse_move
+from ..protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
 from ..referee.config import GRACE_SECONDS
 from .config import AgentEntry, Tournament
 from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
@@ -51,18 +51,21 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
 
 def agent_spec(entry: AgentEntry) -> Any:
     """The referee's AgentSpec for a tournament agent."""
+    from ..agents.registry import sizes_of
     from ..referee import AgentSpec
 
     # The record, the standings and the agent's directory use its name (the
     # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
     files = entry.file_name
     if entry.command is None:
-        return AgentSpec.builtin(entry.builtin or entry.name, file_name=files).relabelled(entry.name)
+        builtin = entry.builtin or entry.name
+        return AgentSpec.builtin(builtin, file_name=files, sizes=sizes_of(builtin)).relabelled(entry.name)
     # The program runs in its own directory inside the game directory
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
     spec = AgentSpec.from_command(entry.name, entry.command, base=Path(entry.cwd) if entry.cwd else None)
-    return dataclasses.replace(spec, file_name=files, openings=entry.openings)
+    return dataclasses.replace(spec, file_name=files, openings=entry.openings,
+                               sizes=BOARD_SIZES if entry.sizes else spec.sizes)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -46,6 +46,8 @@ def event_entry(event: Any) -> dict[str, Any] | None:
     if event.kind == "start":
         names = {c.value: name for c, name in event.names.items()}
         entry.update(white=names.get("W", ""), black=names.get("B", ""), board=format_obf(event.board))
+        if event.board.size != 8:  # a bigger board (PROTOCOL.md section 9): its n*n cells need the size to be read
+            entry.update(size=event.board.size)
     elif event.kind == "waiting":
         entry.update(colour=colour, time_limit=event.time_limit, manual=event.manual)
     elif event.kind in ("move", "lost-turn"):

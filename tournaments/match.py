@@ -146,7 +146,7 @@ def _finite(value: float) -> Optional[float]:
 
 def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int, sprt: Optional[SPRT],
                      time_per_move: float, seed: int, openings: Optional[str], concurrency: Optional[int],
-                     sandbox: str) -> Path:
+                     sandbox: str, size: int = 8) -> Path:
     """Write ``directory/match.toml``, the tournament file of the match; return its path.
 
     Raises :class:`ValueError` for arguments that do not make a match (an odd
@@ -172,7 +172,10 @@ def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int,
         lines.append(f"concurrency = {concurrency}")
     if openings is not None:
         lines.append(f"openings = {_toml(openings)}")
-    lines += ["", "[referee]", f"sandbox = {_toml(sandbox)}", "", "[match]",
+    lines += ["", "[referee]", f"sandbox = {_toml(sandbox)}"]
+    if size != 8:
+        lines.append(f"size = {size}")
+    lines += ["", "[match]",
               f"sprt = {_toml(_sprt_words(sprt) if sprt is not None else '')}"]
     for spec in (a, b):
         lines += ["", "[[agents]]", *(f"{key} = {_toml(value)}" for key, value in _agent_table(spec).items())]
@@ -195,6 +198,8 @@ def _agent_table(spec: AgentSpec) -> dict[str, Any]:
         table["files"] = spec.file_name
     if spec.openings:
         table["openings"] = True
+    if len(spec.sizes) > 1:
+        table["sizes"] = True
     return table
 
 

@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from ..protocol import IllegalMoveError, ParseError
+from ..protocol import BOARD_SIZES, IllegalMoveError, ParseError
 from ..protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ..agents.registry import builtin_agents
 from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels
@@ -67,10 +67,12 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
                    "flight are replayed, the others kept.")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
               help="Run each agent in its own bubblewrap sandbox, or (none) as yourself.")
+@click.option("--size", "size", type=click.Choice([str(n) for n in BOARD_SIZES]), default="8", show_default=True,
+              help="The board's size (seed 002's 8, 10, 12, 14; PROTOCOL.md section 9).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
           openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
-          out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, quiet: bool) -> None:
+          out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str, quiet: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
     Either a fixed number of games (--games 100) or until a sequential test
@@ -88,19 +90,20 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     without the sandbox, 130 when interrupted.
     """
     if resume_dir is not None:
-        if words or games is not None or use_sprt or openings_file or seed is not None or out_dir is not None:
+        if (words or games is not None or use_sprt or openings_file or seed is not None or out_dir is not None
+                or size != "8"):
             raise click.UsageError("--resume DIR goes on with the match as it was started: give no agents, "
-                                   "--games, --sprt, --openings, --seed or --out with it (only -j and -q)")
+                                   "--games, --sprt, --openings, --seed, --size or --out with it (only -j and -q)")
         directory = resume_dir
     else:
         directory = _start(words, games, use_sprt, max_games, openings_file, time_per_move, seed, concurrency,
-                           out_dir, sandbox, quiet)
+                           out_dir, sandbox, quiet, int(size))
     _play(directory, concurrency, quiet)
 
 
 def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
            openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
-           out_dir: Optional[Path], sandbox: str, quiet: bool) -> Path:
+           out_dir: Optional[Path], sandbox: str, quiet: bool, size: int = 8) -> Path:
     """Check the command line and write the match's file; return its directory."""
     agents, params = _split(words)
     if len(agents) != 2:
@@ -113,6 +116,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
         builtins = builtin_agents()
         a, b = (AgentSpec.parse(text, builtins=builtins) for text in agents)
         sprt = SPRT.parse(params) if use_sprt else None
+        check_opening(*distinct_labels(a, b), [], size)  # both must play the board's size
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     openings: Optional[str] = None
@@ -127,7 +131,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
         if not suite:
             raise click.UsageError(f"the opening suite {openings_file} is empty")
         try:
-            check_opening(*distinct_labels(a, b), suite[0])
+            check_opening(*distinct_labels(a, b), suite[0], size)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         openings = BALANCED if openings_file.strip().lower() == BALANCED else str(path.resolve())
@@ -141,7 +145,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
     try:
         write_match_file(out_dir, a, b, games=games if games is not None else max_games, sprt=sprt,
                          time_per_move=time_per_move, seed=seed, openings=openings, concurrency=concurrency,
-                         sandbox=sandbox)
+                         sandbox=sandbox, size=size)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:

@@ -183,7 +183,7 @@ class Runner:
         """Check the file against the built-in agents, bind the database, clean up after a dead runner, store rounds."""
         from ..agents import registry
 
-        check_builtins(self.tournament, registry.names())
+        check_builtins(self.tournament, registry.names(), registry.sizes_of)
         self.config_fields = game_config_fields(self.tournament)
         if self.config_fields.get("sandbox", "bwrap") == "bwrap":
             from ..referee.sandbox import SandboxUnavailable, require

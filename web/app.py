@@ -110,7 +110,8 @@ def create_app(settings: Settings) -> Starlette:
     async def play_page(request: Request) -> Response:
         from ..agents import registry
 
-        return page(request, "play.html", builtins=registry.names())
+        sized = [name for name in registry.names() if len(registry.sizes_of(name)) > 1]
+        return page(request, "play.html", builtins=registry.names(), sized=sized)
 
     async def game_page(request: Request) -> Response:
         game = hall.get(request.path_params["game_id"])

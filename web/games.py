@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..agents.registry import builtin_agents
-from ..protocol import GameRecord
-from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, distinct_labels, play_game
+from ..protocol import BOARD_SIZES, DEFAULT_SIZE, GameRecord
+from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, check_sizes, distinct_labels, play_game
 from ..tournaments.livelog import LiveLogWriter, event_entry
 from ..tournaments.safefiles import GAME_RECORD_LIMIT, read_whole
 from .gameview import game_view, square_move
@@ -45,7 +45,8 @@ class GameRequest:
     ``people`` (``name`` as White against ``second_name``) or ``agents``
     (``opponent`` as White against ``second_opponent``).  An opponent is a
     built-in agent or ``NAME=COMMAND``; ``time_per_move`` is an agent's
-    seconds per move, ``person_time`` a person's (``None``: no limit).
+    seconds per move, ``person_time`` a person's (``None``: no limit);
+    ``size`` the board's, 8 or one of seed 002's bigger boards.
     """
 
     mode: str = "person"
@@ -56,6 +57,7 @@ class GameRequest:
     colour: str = "random"
     time_per_move: float = 5.0
     person_time: Optional[float] = None
+    size: int = DEFAULT_SIZE
 
     @classmethod
     def from_form(cls, data: dict[str, Any]) -> "GameRequest":
@@ -87,9 +89,13 @@ class GameRequest:
         if colour not in COLOURS:
             raise GameRequestError(f"colour: {colour!r} is not one of W, B, random")
         time_per_move = seconds("time_per_move", 5.0)
+        size = text("size", str(DEFAULT_SIZE))
+        if size not in [str(n) for n in BOARD_SIZES]:
+            raise GameRequestError(f"size: {size!r} is not one of {', '.join(map(str, BOARD_SIZES))}")
         return cls(mode=mode, name=text("name", "you"), second_name=text("second_name", "friend"),
                    opponent=text("opponent", "greedy"), second_opponent=text("second_opponent", "random"),
-                   colour=colour, time_per_move=time_per_move or 5.0, person_time=seconds("person_time", None))
+                   colour=colour, time_per_move=time_per_move or 5.0, person_time=seconds("person_time", None),
+                   size=int(size))
 
     def players(self, base: Path, builtins: BuiltinAgents) -> tuple[AgentSpec, AgentSpec]:
         """``(white, black)`` for this request; :class:`GameRequestError` quotes a player that cannot be parsed."""
@@ -111,7 +117,12 @@ class GameRequest:
             pair = (parse("opponent", self.opponent), parse("second_opponent", self.second_opponent))
             if any(spec.is_manual for spec in pair):
                 raise GameRequestError("agents: manual:NAME is a person; choose the mode 'two people'")
-        return distinct_labels(*pair)
+        white, black = distinct_labels(*pair)
+        try:
+            check_sizes(white, black, self.size)
+        except ValueError as exc:
+            raise GameRequestError(f"size: {exc}") from None
+        return white, black
 
 
 class WebGame:
@@ -194,7 +205,7 @@ class WebGame:
         if colour not in ("W", "B"):
             raise GameRequestError(f"colour: {colour!r} is not W or B")
         try:
-            move = square_move(colour, sq)
+            move = square_move(colour, sq, self.config.size)
         except ValueError as exc:
             raise GameRequestError(f"square: {exc}") from None
         with self._lock:
@@ -259,7 +270,7 @@ class GameHall:
         """Start the game ``request`` asks for; :class:`GameRequestError` if it cannot be."""
         white, black = request.players(self.base, self.builtins)
         config = GameConfig(time_per_move=request.time_per_move, manual_time=request.person_time,
-                            sandbox=self.sandbox, **self.config_overrides)
+                            sandbox=self.sandbox, size=request.size, **self.config_overrides)
         with self._lock:
             if sum(game.live for game in self.games.values()) >= MAX_LIVE_GAMES:
                 raise GameRequestError(f"{MAX_LIVE_GAMES} games are in play already; finish one first")

@@ -11,21 +11,35 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from ..protocol import BLACK, WHITE, Board, GameRecord, IllegalMoveError, Move, ParseError, parse_move, parse_obf
+from ..protocol import (
+    BLACK,
+    WHITE,
+    Board,
+    GameRecord,
+    IllegalMoveError,
+    Move,
+    ParseError,
+    parse_move,
+    parse_obf,
+    square_name,
+)
 from ..protocol.notation import format_obf
 from ..protocol.record import result_from_dict, result_to_dict
 
 
 def cells(board: Board) -> str:
-    """The board as 64 characters, square A1 first: ``W``, ``B`` or ``.``."""
-    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "." for sq in range(64))
+    """The board as 64 characters (n*n on a bigger board), square A1 first: ``W``, ``B`` or ``.``."""
+    return "".join("W" if board.at(sq) is WHITE else "B" if board.at(sq) is BLACK else "."
+                   for sq in range(board.size * board.size))
 
 
 def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
     """A finished game's record as the live-log entries that would have led to it."""
-    entries: list[dict[str, Any]] = [
-        {"event": "start", "white": record.white, "black": record.black, "board": format_obf(record.opening_board())}
-    ]
+    start: dict[str, Any] = {"event": "start", "white": record.white, "black": record.black,
+                             "board": format_obf(record.opening_board())}
+    if record.size != 8:
+        start["size"] = record.size
+    entries: list[dict[str, Any]] = [start]
     clocks = {"W": 0.0, "B": 0.0}
     for entry in record.moves:
         colour = entry.move.colour.value
@@ -44,7 +58,8 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
     move (``square`` ``None`` for a pass), the discs it flipped, its seconds
     and comment lines, and both clocks after it.  ``to_move``, ``since``
     (wall clock) and ``time_limit`` say whose clock runs; ``legal`` the
-    squares the side to move may play, empty when it must pass.  An entry
+    squares the side to move may play, empty when it must pass; ``size``
+    the board's (a start entry of a bigger board says it).  An entry
     the rules refuse ends the replay there (``problem`` says why): a log is
     data, never trusted to be right.
     """
@@ -57,18 +72,18 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
         kind = entry.get("event")
         try:
             if kind == "start":
-                board = parse_obf(str(entry.get("board", "")))
+                board = parse_obf(str(entry.get("board", "")), int(entry.get("size", 8)))
                 view["white"] = str(entry.get("white") or white)
                 view["black"] = str(entry.get("black") or black)
                 view["plies"] = [{"cells": cells(board), "move": None, "square": None, "flips": []}]
                 started = True
             elif kind == "move" and started:
-                move = parse_move(str(entry["move"]))
+                move = parse_move(str(entry["move"]), board.size)
                 if entry.get("forfeit") and move.is_pass and move.colour is board.to_move:
                     after = board.play_unchecked(move)  # a lost turn: a pass the rules would refuse
                 else:
                     after = board.play(move)
-                flipped = [sq for sq in range(64) if board.at(sq) is not None and board.at(sq) is not after.at(sq)]
+                flipped = [sq for sq in range(board.size ** 2) if board.at(sq) is not None and board.at(sq) is not after.at(sq)]
                 clocks = entry.get("clocks") or {}
                 view["clocks"] = {"W": float(clocks.get("W", 0.0)), "B": float(clocks.get("B", 0.0))}
                 view["plies"].append({
@@ -97,6 +112,7 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
     if not view["plies"]:
         view["plies"] = [{"cells": cells(board), "move": None, "square": None, "flips": []}]
     view["score"] = {"W": board.count(WHITE), "B": board.count(BLACK)}
+    view["size"] = board.size
     view["side_to_move"] = board.to_move.value if view["result"] is None else None
     if view["result"] is None and not view["problem"]:
         view["legal"] = [move.square for move in board.legal_moves() if move]
@@ -104,15 +120,16 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
     return view
 
 
-def pass_move(colour: str) -> Move:
+def pass_move(colour: str, size: int = 8) -> Move:
     """The pass of ``colour`` (``"W"`` or ``"B"``)."""
-    return Move.pass_(WHITE if colour == "W" else BLACK)
+    return Move.pass_(WHITE if colour == "W" else BLACK, size)
 
 
-def square_move(colour: str, sq: Optional[int]) -> Move:
-    """``colour``'s move on square ``sq`` (0-63), or its pass for ``None``."""
+def square_move(colour: str, sq: Optional[int], size: int = 8) -> Move:
+    """``colour``'s move on square ``sq`` (0-63, 0 to n*n-1 on a bigger board), or its pass for ``None``."""
     if sq is None:
-        return pass_move(colour)
-    if not (isinstance(sq, int) and 0 <= sq < 64):
-        raise ValueError(f"no square {sq!r}: expected 0-63 (A1 is 0, H8 is 63)")
-    return Move(WHITE if colour == "W" else BLACK, sq)
+        return pass_move(colour, size)
+    last = size * size - 1
+    if not (isinstance(sq, int) and not isinstance(sq, bool) and 0 <= sq <= last):
+        raise ValueError(f"no square {sq!r}: expected 0-{last} (A1 is 0, {square_name(last, size)} is {last})")
+    return Move(WHITE if colour == "W" else BLACK, sq, size)

@@ -5,7 +5,7 @@
 It plays a small tournament of the test agents (slowed down, so games are
 caught in progress) in a temporary directory, serves it, and photographs
 the pages while the tournament runs and after; then it plays a few moves
-against ``greedy`` as a person would.  Needs bubblewrap, chromium and the
+against ``greedy`` as a person would, and a few on a 10x10 board.  Needs bubblewrap, chromium and the
 ``test`` extra (Playwright).
 """
 
@@ -35,6 +35,23 @@ def shoot(page, name: str, full_page: bool = False) -> None:
     page.wait_for_timeout(400)  # let the last event be drawn
     page.screenshot(path=str(HERE / f"{name}.png"), full_page=full_page)
     print(f"wrote {HERE / name}.png")
+
+
+def play_10x10(page, base: str) -> None:
+    """A few moves as Black against seed 002's normal player on a 10x10 board (PROTOCOL.md section 9)."""
+    page.goto(base + "/play")
+    page.fill("#name", "me")
+    page.fill("#opponent", "paper-normal")
+    page.select_option("#colour", "B")
+    page.select_option("#size", "10")
+    page.click("#start")
+    page.wait_for_url("**/games/*")
+    for _ in range(6):
+        page.wait_for_selector("#status[data-state=your-turn]")
+        page.locator(".sq.legal").last.click()
+        page.wait_for_timeout(300)
+    page.wait_for_selector("#status[data-state=your-turn]")
+    shoot(page, "game-10x10")
 
 
 def main() -> None:
@@ -94,6 +111,7 @@ def main() -> None:
                 page.wait_for_timeout(300)
             page.wait_for_selector("#status[data-state=your-turn]")
             shoot(page, "game")
+            play_10x10(page, base)
             page.goto(base + "/")
             shoot(page, "home")
             browser.close()

@@ -3,10 +3,10 @@
 "use strict";
 
 const Arena = (() => {
-  const COLUMNS = "ABCDEFGH";
+  const COLUMNS = "ABCDEFGHIJKLMN";  // enough for seed 002's biggest board, 14x14
   const NAMES = { W: "White", B: "Black" };
 
-  function squareName(sq) { return COLUMNS[sq % 8] + (Math.floor(sq / 8) + 1); }
+  function squareName(sq, n) { return COLUMNS[sq % n] + (Math.floor(sq / n) + 1); }
 
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
@@ -40,30 +40,31 @@ const Arena = (() => {
   }
 
   // -- the board ------------------------------------------------------------------
-  // cells: 64 characters A1..H8 ("W", "B", "."); row 8 is drawn at the top.
+  // cells: 64 characters A1..H8 ("W", "B", "."), n*n on a bigger board; the top row is drawn first.
   function drawBoard(container, cells, opts = {}) {
+    const n = Math.round(Math.sqrt(cells.length));
     const legal = new Set(opts.legal || []);
     const flips = new Set(opts.flips || []);
-    const board = el("div", { class: "board", "data-cells": cells });
-    for (let row = 8; row >= 1; row--) {
-      for (let col = 0; col < 8; col++) {
-        const sq = (row - 1) * 8 + col;
+    const board = el("div", { class: "board", "data-cells": cells, "data-size": String(n) });
+    for (let row = n; row >= 1; row--) {
+      for (let col = 0; col < n; col++) {
+        const sq = (row - 1) * n + col;
         const classes = ["sq"];
         if (legal.has(sq)) classes.push("legal");
         if (legal.has(sq) && opts.onClick) classes.push("clickable");
         if (opts.last === sq) classes.push("last");
         if (flips.has(sq)) classes.push("flip");
-        const square = el("div", { class: classes.join(" "), "data-square": squareName(sq), title: squareName(sq) });
+        const square = el("div", { class: classes.join(" "), "data-square": squareName(sq, n), title: squareName(sq, n) });
         if (cells[sq] === "W" || cells[sq] === "B") square.append(el("div", { class: "disc " + cells[sq] }));
         if (legal.has(sq) && opts.onClick) square.addEventListener("click", () => opts.onClick(sq));
         board.append(square);
       }
     }
     const ranks = el("div", { class: "ranks" });
-    for (let row = 8; row >= 1; row--) ranks.append(el("div", { text: String(row) }));
+    for (let row = n; row >= 1; row--) ranks.append(el("div", { text: String(row) }));
     const files = el("div", { class: "files" });
-    for (const c of COLUMNS) files.append(el("div", { text: c }));
-    container.replaceChildren(el("div", { class: "board-wrap" }, ranks, board, files));
+    for (const c of COLUMNS.slice(0, n)) files.append(el("div", { text: c }));
+    container.replaceChildren(el("div", { class: "board-wrap", style: "--n: " + n }, ranks, board, files));
   }
 
   function count(cells, colour) { return [...cells].filter((c) => c === colour).length; }
