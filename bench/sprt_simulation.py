@@ -5,7 +5,7 @@
 Each simulated match plays game pairs whose two games are independent draws
 of A's result at a true logistic Elo difference ``elo`` (``--draws``: the
 share of drawn games), through the same :class:`SPRT` and
-:class:`Pentanomial` as `othello match`, until the test decides or
+:class:`Pentanomial` as `othello match` (:func:`simulate_sprt`), until the test decides or
 ``--max-pairs``.  Printed per true Elo and model: how often H0 and H1 were
 accepted, how often it stayed undecided, and the mean number of games.
 With elo0=0 elo1=10, H1 should be accepted at Elo 0 in at most about alpha
@@ -18,24 +18,7 @@ import argparse
 import random
 import statistics
 
-from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_score
-
-
-def simulate(elo: float, sprt: SPRT, rng: random.Random, draws: float, max_pairs: int) -> tuple[str, int]:
-    """One match: ``(decision or "none", games played)``."""
-    score = logistic_score(elo)
-    win = score - draws / 2  # the mean score is win + draws / 2
-    counts = Pentanomial()
-    for _ in range(max_pairs):
-        points = []
-        for _game in range(2):
-            roll = rng.random()
-            points.append(1.0 if roll < win else 0.5 if roll < win + draws else 0.0)
-        counts.add(*points)
-        decision = sprt.decision(counts)
-        if decision:
-            return decision, 2 * counts.pairs
-    return "none", 2 * counts.pairs
+from othello_arena.tournaments.stats import SPRT, simulate_sprt
 
 
 def main() -> None:
@@ -57,7 +40,7 @@ def main() -> None:
         sprt = SPRT(args.elo0, args.elo1, 0.05, 0.05, model)
         for elo in args.elo:
             rng = random.Random(f"{args.seed}:{model}:{elo}")
-            runs = [simulate(elo, sprt, rng, args.draws, args.max_pairs) for _ in range(args.runs)]
+            runs = [simulate_sprt(elo, sprt, rng, args.draws, args.max_pairs) for _ in range(args.runs)]
             decisions = [decision for decision, _ in runs]
             games = [count for _, count in runs]
             share = {key: decisions.count(key) / args.runs for key in ("H0", "H1", "none")}

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, logistic_score, pair_index
+from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, pair_index, simulate_sprt
 
 
 def test_a_pair_is_counted_by_its_score() -> None:
@@ -89,20 +89,9 @@ def test_bad_sprt_parameters_say_what_is_wrong(text: str, message: str) -> None:
         SPRT.parse(text)
 
 
-def _simulate(elo: float, sprt: SPRT, rng: random.Random, draw_rate: float = 0.2, most: int = 20000) -> str:
-    """Pairs of independent games of A at ``elo`` over B until the SPRT decides."""
-    win = logistic_score(elo) - draw_rate / 2  # so that win + draw/2 is the expected score
-    counts = Pentanomial()
-    for _ in range(most):
-        points = []
-        for _game in range(2):
-            roll = rng.random()
-            points.append(1.0 if roll < win else 0.5 if roll < win + draw_rate else 0.0)
-        counts.add(*points)
-        decision = sprt.decision(counts)
-        if decision:
-            return decision
-    return "none"
+def _simulate(elo: float, sprt: SPRT, rng: random.Random) -> str:
+    """A simulated match with 20% draws: its decision."""
+    return simulate_sprt(elo, sprt, rng, draw_rate=0.2)[0]
 
 
 @pytest.mark.parametrize("model", ["normalized", "logistic"])

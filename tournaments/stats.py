@@ -54,6 +54,7 @@ Two guards for the small numbers of pairs a student's match has:
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
@@ -268,4 +269,25 @@ class SPRT:
                 f"(elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}, {self.model})")
 
 
-__all__ = ["MODELS", "PAIR_NAMES", "SPRT", "EloEstimate", "Pentanomial", "logistic_elo", "logistic_score", "pair_index"]
+def simulate_sprt(elo: float, sprt: SPRT, rng: random.Random, draw_rate: float = 0.05,
+                  most_pairs: int = 20000) -> tuple[str, int]:
+    """One simulated match: pairs of independent games of A at a true logistic ``elo`` over B until ``sprt`` decides.
+
+    Returns the decision (``"H0"``, ``"H1"`` or ``"none"`` after ``most_pairs``) and the games played: how
+    often the test decides right, and at what cost (``bench/sprt_simulation.py``, the tests).
+    """
+    win = logistic_score(elo) - draw_rate / 2  # so that win + draw/2 is the expected score
+    counts = Pentanomial()
+    for _ in range(most_pairs):
+        points = []
+        for _game in range(2):
+            roll = rng.random()
+            points.append(1.0 if roll < win else 0.5 if roll < win + draw_rate else 0.0)
+        counts.add(*points)
+        decision = sprt.decision(counts)
+        if decision:
+            return decision, 2 * counts.pairs
+    return "none", 2 * counts.pairs
+
+
+__all__ = ["MODELS", "PAIR_NAMES", "SPRT", "EloEstimate", "Pentanomial", "logistic_elo", "logistic_score", "pair_index", "simulate_sprt"]
