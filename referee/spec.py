@@ -157,22 +157,16 @@ class AgentSpec:
         text = text.strip()
         if not text:
             raise ValueError("empty agent: expected a built-in name, NAME=COMMAND or manual:NAME")
-        if text.lower().startswith(OPENINGS_PREFIX):
-            rest = text[len(OPENINGS_PREFIX):].strip()
-            if "=" not in rest:
-                raise ValueError(
-                    f"{text!r}: the openings: prefix is for a program, openings:NAME=COMMAND "
-                    "(built-in agents understand openings already)"
-                )
-            return replace(cls.parse(rest, base, builtins), openings=True)
-        if text.lower().startswith(SIZES_PREFIX):
-            rest = text[len(SIZES_PREFIX):].strip()
-            if "=" not in rest:
-                raise ValueError(
-                    f"{text!r}: the sizes: prefix is for a program, sizes:NAME=COMMAND "
-                    "(a built-in agent knows its own board sizes)"
-                )
-            return replace(cls.parse(rest, base, builtins), sizes=BOARD_SIZES)
+        # A program declares a protocol extension with a prefix (PROTOCOL.md sections 8 and 9).
+        for prefix, declared, why in (
+            (OPENINGS_PREFIX, {"openings": True}, "built-in agents understand openings already"),
+            (SIZES_PREFIX, {"sizes": BOARD_SIZES}, "a built-in agent knows its own board sizes"),
+        ):
+            if text.lower().startswith(prefix):
+                rest = text[len(prefix):].strip()
+                if "=" not in rest:
+                    raise ValueError(f"{text!r}: the {prefix} prefix is for a program, {prefix}NAME=COMMAND ({why})")
+                return replace(cls.parse(rest, base, builtins), **declared)
         if text.lower().startswith("manual:"):
             name = text.split(":", 1)[1].strip()
             if not name:

@@ -116,6 +116,18 @@ def game_directory(tournament: Tournament, key: str, white: str, black: str) -> 
     return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
+def _move_aside(directory: Path, folder: Path, name: str) -> Path:
+    """Move ``directory`` into ``folder`` as ``name`` (``name-2``, ``-3``... if taken): kept, never overwritten."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    suffix = 1
+    while target.exists() or target.is_symlink():
+        suffix += 1
+        target = folder / f"{name}-{suffix}"
+    os.rename(directory, target)
+    return target
+
+
 @dataclass
 class GameEvent:
     """What the display hears: a game started or finished."""
@@ -264,13 +276,7 @@ class Runner:
         for row in rows:
             directory = Path(row["game_dir"] or "")
             if row["game_dir"] and (directory.exists() or directory.is_symlink()):
-                target.mkdir(parents=True, exist_ok=True)
-                kept = target / f"{directory.name}.attempt{row['attempts']}"
-                suffix = 1
-                while kept.exists() or kept.is_symlink():
-                    suffix += 1
-                    kept = target / f"{directory.name}.attempt{row['attempts']}-{suffix}"
-                os.rename(directory, kept)
+                kept = _move_aside(directory, target, f"{directory.name}.attempt{row['attempts']}")
                 self.store.set_replaced_files(row["key"], row["attempts"], str(kept))
         return [row["key"] for row in rows]
 
@@ -465,13 +471,7 @@ class Runner:
         if not (directory.exists() or directory.is_symlink()):
             return
         voided = self.tournament.results_dir / "games" / "voided"
-        voided.mkdir(parents=True, exist_ok=True)
-        target = voided / f"{directory.name}.attempt{max(1, attempt - 1)}"
-        suffix = 1
-        while target.exists() or target.is_symlink():
-            suffix += 1
-            target = voided / f"{directory.name}.attempt{max(1, attempt - 1)}-{suffix}"
-        os.rename(directory, target)
+        target = _move_aside(directory, voided, f"{directory.name}.attempt{max(1, attempt - 1)}")
         if attempt > 1:
             self.store.set_attempt_files(game.key, attempt - 1, str(target))
 
