@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
+from .keeper import KEEPER
 from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -197,6 +198,7 @@ class AgentProcess:
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
     peak_processes: int = field(default=0, init=False)
     suspended: bool = field(default=False, init=False)
+    kept: int = field(default=0, init=False)  # its id with the keeper (0: not watched)
     _threads: list[threading.Thread] = field(default_factory=list, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
@@ -220,6 +222,8 @@ class AgentProcess:
         # than they use (a JVM's heap, V8).
         memory = 0 if self.cgroup is not None else self.memory_mb
         joins = self.cgroup.join_paths() if self.cgroup is not None else []
+        # Watched before it exists: a referee killed during the start leaves nothing behind (see .keeper).
+        self.kept = KEEPER.watch(self.marker, self.cgroup.folder_paths() if self.cgroup is not None else [])
         try:
             self.popen = subprocess.Popen(
                 argv,
@@ -233,11 +237,12 @@ class AgentProcess:
                 pass_fds=(seccomp,) if seccomp is not None else (),
                 preexec_fn=_limits(memory, nproc, self.file_mb, joins),
             )
-        except FileNotFoundError:
-            raise StartError(f"cannot start {self.argv[0]!r}: no such program (in {self.cwd})") from None
-        except PermissionError:
-            raise StartError(f"cannot start {self.argv[0]!r}: permission denied (is it executable?)") from None
         except OSError as exc:
+            KEEPER.forget(self.kept)
+            if isinstance(exc, FileNotFoundError):
+                raise StartError(f"cannot start {self.argv[0]!r}: no such program (in {self.cwd})") from None
+            if isinstance(exc, PermissionError):
+                raise StartError(f"cannot start {self.argv[0]!r}: permission denied (is it executable?)") from None
             raise StartError(f"cannot start {self.argv[0]!r}: {exc}") from None
         finally:
             if seccomp is not None:
@@ -534,6 +539,8 @@ class AgentProcess:
             thread.join(timeout=2)
         if self.cgroup is not None:
             self.cgroup.remove()
+        if not self._any_alive():
+            KEEPER.forget(self.kept)  # else the keeper ends what is left when this referee exits
 
     def _any_alive(self) -> bool:
         if self.popen and self.popen.poll() is None:

@@ -558,9 +558,13 @@ class AgentCgroup:
             if self.max_processes:
                 _write(pids / "pids.max", str(self.max_processes))
 
+    def folder_paths(self) -> list[str]:
+        """Its folders, one per controller (one in all under cgroup v2)."""
+        return sorted({str(folder) for folder in self.folders.values()})
+
     def join_paths(self) -> list[str]:
         """The ``cgroup.procs`` files a new process writes itself into (between fork and exec)."""
-        return sorted({str(folder / "cgroup.procs") for folder in self.folders.values()})
+        return [f"{folder}/cgroup.procs" for folder in self.folder_paths()]
 
     def pids(self) -> list[int]:
         try:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
+from ..referee.keeper import KEEPER
 from .jobs import GameJob, PlayedGame, play_job, usable_cores
 
 
@@ -125,6 +126,7 @@ def _terminate_children(keep: set[int]) -> None:
     """Kill the processes this runner started (the agents of the abandoned games) and theirs."""
     import psutil
 
+    keep = keep | {KEEPER.pid}  # the keeper outlives the runner on purpose (referee/keeper.py)
     for child in psutil.Process().children():
         if child.pid in keep:
             continue
