@@ -126,7 +126,8 @@ def _terminate_children(keep: set[int]) -> None:
     """Kill the processes this runner started (the agents of the abandoned games) and theirs."""
     import psutil
 
-    keep = keep | {KEEPER.pid}  # the keeper outlives the runner on purpose (referee/keeper.py)
+    if KEEPER.pid is not None:  # the keeper outlives the runner on purpose (referee/keeper.py)
+        keep = keep | {KEEPER.pid}
     for child in psutil.Process().children():
         if child.pid in keep:
             continue
