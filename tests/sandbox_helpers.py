@@ -214,9 +214,11 @@ def unprivileged_user() -> Optional[str]:
     try:
         pwd.getpwnam(UNPRIVILEGED)
     except KeyError:
-        made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/bin/sh", UNPRIVILEGED],
-                              capture_output=True)
-        if made.returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/bin/sh", UNPRIVILEGED],
+                       capture_output=True)
+        try:  # the other test process may have made it in the meantime
+            pwd.getpwnam(UNPRIVILEGED)
+        except KeyError:
             return None
     probe = subprocess.run(["runuser", "-u", UNPRIVILEGED, "--", sys.executable, "-c", "import othello_arena"],
                            capture_output=True, cwd="/")
