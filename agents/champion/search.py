@@ -50,6 +50,7 @@ use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 SCALE = 100
 WIN_BONUS = 10_000
 INF = 1_000_000
+NO_CUT = -INF  # a table probe or cut-off that decides nothing: the position must be searched
 EXACT_DEPTH = 64  # TT depth marker of solved entries: EXACT_DEPTH + empties
 MAX_PLY = 128
 MAX_MOVES = 40
@@ -374,6 +375,46 @@ def _order_moves(P, O, moves, hash_move, depth, ev, row, keys) -> int:
 # ---------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _midgame_probe(tt, ti, P, O, depth, alpha, beta):
+    """The table's word on a position searched ``depth`` deep: ``(value, hash move)``.
+
+    ``value`` is a stored bound that decides the search in ``(alpha, beta)``
+    (from a search at least as deep, never a solved entry: those are in
+    discs), else :data:`NO_CUT`; the hash move is -1 when the table has none.
+    """
+    key_p, key_o, lower, upper, tdepth, tmove = tt
+    if not (key_p[ti] == P and key_o[ti] == O):
+        return NO_CUT, -1
+    hash_move = np.int64(tmove[ti])
+    if depth <= tdepth[ti] < EXACT_DEPTH:
+        if lower[ti] >= beta:
+            return lower[ti], hash_move
+        if upper[ti] <= alpha:
+            return upper[ti], hash_move
+        if lower[ti] == upper[ti]:
+            return lower[ti], hash_move
+    return NO_CUT, hash_move
+
+
+@njit(cache=True, inline="always")
+def _leaf_parent(P, O, moves, beta, ev, ctl) -> int:
+    """A position one ply from the leaves: the best child evaluation, no ordering, no table."""
+    best = -INF
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = flips(P, O, sq)
+        np_ = P | f | (ONE << U64(sq))
+        ctl[NODES] += 1
+        v = -leaf_value(O ^ f, np_, ev)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
 @njit(cache=True, nogil=True)
 def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     """The value of the position ``depth`` plies deep (fail-soft NegaScout).
@@ -384,7 +425,7 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
 
     (The root is not a separate compiled function on purpose: a cached
     function that calls a cached *recursive* one crashes when loaded from
-    numba's cache, numba issue #6061.)
+    numba's cache, numba issue #6061.  The helpers it calls recurse not.)
     """
     if ply == 0:
         ctl[BEST] = -1
@@ -398,39 +439,16 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             return final_value(P, O)
         return -negascout(O, P, depth, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
-    key_p, key_o, lower, upper, tdepth, tmove = tt
-    mask = key_p.shape[0] - 1
-    ti = tt_index(P, O, mask)
-    hash_move = -1
-    if key_p[ti] == P and key_o[ti] == O:
-        hash_move = np.int64(tmove[ti])
-        if ply > 0 and depth <= tdepth[ti] < EXACT_DEPTH:
-            if lower[ti] >= beta:
-                return lower[ti]
-            if upper[ti] <= alpha:
-                return upper[ti]
-            if lower[ti] == upper[ti]:
-                return lower[ti]
-
-    if depth == 1 and ply > 0:
-        # Leaf parents: no ordering, no table; just the best child evaluation.
-        best = -INF
-        while moves:
-            sq = first_square(moves)
-            moves &= moves - ONE
-            f = flips(P, O, sq)
-            np_ = P | f | (ONE << U64(sq))
-            ctl[NODES] += 1
-            v = -leaf_value(O ^ f, np_, ev)
-            if v > best:
-                best = v
-                if v >= beta:
-                    break
-        return best
+    ti = tt_index(P, O, tt[0].shape[0] - 1)
+    cut, hash_move = _midgame_probe(tt, ti, P, O, depth, alpha, beta)
+    if ply > 0:
+        if cut != NO_CUT:
+            return cut
+        if depth == 1:
+            return _leaf_parent(P, O, moves, beta, ev, ctl)
 
     row = mbuf[ply]
-    keys = kbuf[ply]
-    n = _order_moves(P, O, moves, hash_move, depth if ply > 0 else max(depth, 3), ev, row, keys)
+    n = _order_moves(P, O, moves, hash_move, depth if ply > 0 else max(depth, 3), ev, row, kbuf[ply])
     best = -INF
     best_move = row[0]
     a = alpha
@@ -456,7 +474,7 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
                 a = v
                 if a >= beta:
                     break
-    if tdepth[ti] <= depth or not (key_p[ti] == P and key_o[ti] == O):
+    if tt[4][ti] <= depth or not (tt[0][ti] == P and tt[1][ti] == O):
         _tt_store(tt, ti, P, O, depth, best, alpha, beta, best_move)
     return best
 
@@ -702,6 +720,69 @@ def _etc_cutoff(tt, P, O, moves, beta) -> int:
     return -65
 
 
+@njit(cache=True, inline="always")
+def _solver_cutoffs(tt, found, P, O, moves, n_empty, alpha, beta):
+    """The cut-offs that spare a solved position its search, cheapest first: ``(value, alpha, beta)``.
+
+    The stability cut-off (the opponent's stable discs cap the score), the
+    table's solved bounds (which also narrow the window), then enhanced
+    transposition cut-offs from :data:`ETC_MIN_EMPTIES` empties.  ``value``
+    is :data:`NO_CUT` when the position must be searched in ``(alpha, beta)``.
+    """
+    if alpha >= STABILITY_THRESHOLD[n_empty]:
+        bound = 64 - 2 * stable_count(O, P)
+        if bound <= alpha:
+            return bound, alpha, beta
+    if found >= 0 and tt[4][found] >= EXACT_DEPTH:
+        lower, upper = tt[2][found], tt[3][found]
+        if lower >= beta:
+            return lower, alpha, beta
+        if upper <= alpha:
+            return upper, alpha, beta
+        if lower == upper:
+            return lower, alpha, beta
+        alpha = max(alpha, lower)
+        beta = min(beta, upper)
+    if n_empty >= ETC_MIN_EMPTIES:
+        cut = _etc_cutoff(tt, P, O, moves, beta)
+        if cut >= beta:
+            return cut, alpha, beta
+    return NO_CUT, alpha, beta
+
+
+@njit(cache=True, inline="always")
+def _solver_order(P, O, moves, hash_move, n_empty, ev, row, keys) -> int:
+    """The solver's move ordering into ``row``: the table's move, then fastest first; returns how many.
+
+    Fastest first: fewest replies for the opponent (corners counted double),
+    then parity and stability (:func:`_solver_key`); from
+    :data:`EVAL_ORDER_EMPTIES` empties on, a shallow evaluation weighs in too,
+    half a disc of it as much as one reply less.
+    """
+    parity = parity_of(~(P | O))
+    sort_depth = -1
+    if n_empty >= EVAL_ORDER_EMPTIES:
+        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
+    n = 0
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        if sq == hash_move:
+            key = 1 << 40
+        else:
+            f = flips(P, O, sq)
+            key = _solver_key(P, O, sq, f, parity)
+            if sort_depth >= 0:
+                mine = P | f | (ONE << U64(sq))
+                v = _order_value(O ^ f, mine, sort_depth, ev)
+                key -= (v // SCALE) * (W_MOBILITY // 2)
+        row[n] = sq
+        keys[n] = key
+        n += 1
+    sort_moves(row, keys, n)
+    return n
+
+
 @njit(cache=True, nogil=True)
 def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
@@ -709,18 +790,20 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     A score <= alpha only says "at most", one >= beta "at least".  Called
     from Python with ``ply=0``, it also leaves the best square in
     ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
-    With :data:`.endgame.SHALLOW_EMPTIES` empties or fewer the position goes
-    to :mod:`.endgame`'s table-free solvers; above, this function uses the
-    transposition table (pairs of slots keeping the deep entries), enhanced
-    transposition cut-offs (from :data:`ETC_MIN_EMPTIES`), the stability
-    cut-off and fastest-first move ordering, as principal variation search.
+
+    By number of empties, as Edax's ``endgame.c``: with
+    :data:`.endgame.SHALLOW_EMPTIES` or fewer the position goes to
+    :mod:`.endgame`'s table-free solvers; above, this function is a
+    principal variation search with a transposition table (pairs of slots
+    keeping the deep entries), the cut-offs of :func:`_solver_cutoffs` and
+    the ordering of :func:`_solver_order`.  (The recursion stays in this one
+    function: numba issue #6061, see :func:`negascout`.)
     """
     if ply == 0:
         ctl[BEST] = -1
     if _tick(ctl):
         return 0
-    empty = ~(P | O)
-    n_empty = popcount(empty)
+    n_empty = popcount(~(P | O))
     if ply > 0 and n_empty <= SHALLOW_EMPTIES:
         r = shallow(P, O, alpha, beta, n_empty)
         ctl[NODES] += unpack_nodes(r) - 1
@@ -731,64 +814,18 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             return final_score(P, O)
         return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
-    if ply > 0 and alpha >= STABILITY_THRESHOLD[n_empty]:
-        bound = 64 - 2 * stable_count(O, P)
-        if bound <= alpha:
-            return bound
-
-    key_p = tt[0]
-    lower, upper, tmove = tt[2], tt[3], tt[5]
-    ti = tt_index(P, O, key_p.shape[0] - 1) & ~1
+    ti = tt_index(P, O, tt[0].shape[0] - 1) & ~1
     found = _solver_probe(tt, ti, P, O)
-    hash_move = -1
-    if found >= 0:
-        hash_move = np.int64(tmove[found])
-        if tt[4][found] >= EXACT_DEPTH and ply > 0:
-            if lower[found] >= beta:
-                return lower[found]
-            if upper[found] <= alpha:
-                return upper[found]
-            if lower[found] == upper[found]:
-                return lower[found]
-            # narrow the window with the stored bounds (they are exact bounds)
-            if lower[found] > alpha:
-                alpha = lower[found]
-            if upper[found] < beta:
-                beta = upper[found]
-
-    if ply > 0 and n_empty >= ETC_MIN_EMPTIES:
-        cut = _etc_cutoff(tt, P, O, moves, beta)
-        if cut >= beta:
+    hash_move = np.int64(tt[5][found]) if found >= 0 else -1
+    alpha0 = alpha
+    if ply > 0:
+        cut, alpha, beta = _solver_cutoffs(tt, found, P, O, moves, n_empty, alpha, beta)
+        if cut != NO_CUT:
             return cut
+        alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
-    keys = kbuf[ply]
-    parity = parity_of(empty)
-    sort_depth = -1
-    if n_empty >= EVAL_ORDER_EMPTIES:
-        sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
-    n = 0
-    m = moves
-    while m:
-        sq = first_square(m)
-        m &= m - ONE
-        if sq == hash_move:
-            key = 1 << 40
-        else:
-            f = flips(P, O, sq)
-            key = _solver_key(P, O, sq, f, parity)
-            if sort_depth >= 0:
-                # far from the end: what the evaluation thinks of the move counts too
-                # (half a disc of it weighs as much as one reply less for the opponent)
-                mine = P | f | (ONE << U64(sq))
-                v = _order_value(O ^ f, mine, sort_depth, ev)
-                key -= (v // SCALE) * (W_MOBILITY // 2)
-        row[n] = sq
-        keys[n] = key
-        n += 1
-    sort_moves(row, keys, n)
-
-    alpha0 = alpha
+    n = _solver_order(P, O, moves, hash_move, n_empty, ev, row, kbuf[ply])
     best = -65
     best_move = row[0]
     a = alpha
