@@ -721,33 +721,36 @@ def _etc_cutoff(tt, P, O, moves, beta) -> int:
 
 
 @njit(cache=True, inline="always")
-def _solver_cutoffs(tt, found, P, O, moves, n_empty, alpha, beta):
-    """The cut-offs that spare a solved position its search, cheapest first: ``(value, alpha, beta)``.
+def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
+    """The cut-offs that spare a solved position its search, cheapest first: ``(value, slot, alpha, beta)``.
 
-    The stability cut-off (the opponent's stable discs cap the score), the
-    table's solved bounds (which also narrow the window), then enhanced
-    transposition cut-offs from :data:`ETC_MIN_EMPTIES` empties.  ``value``
-    is :data:`NO_CUT` when the position must be searched in ``(alpha, beta)``.
+    The stability cut-off (the opponent's stable discs cap the score), before
+    the table is even read; the table's solved bounds (which also narrow the
+    window); then enhanced transposition cut-offs from :data:`ETC_MIN_EMPTIES`
+    empties.  ``value`` is :data:`NO_CUT` when the position must be searched
+    in ``(alpha, beta)``; ``slot`` is the position's slot in the table's pair
+    at ``ti`` (-1: none; not looked up when the stability cut).
     """
     if alpha >= STABILITY_THRESHOLD[n_empty]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
-            return bound, alpha, beta
+            return bound, -1, alpha, beta
+    found = _solver_probe(tt, ti, P, O)
     if found >= 0 and tt[4][found] >= EXACT_DEPTH:
         lower, upper = tt[2][found], tt[3][found]
         if lower >= beta:
-            return lower, alpha, beta
+            return lower, found, alpha, beta
         if upper <= alpha:
-            return upper, alpha, beta
+            return upper, found, alpha, beta
         if lower == upper:
-            return lower, alpha, beta
+            return lower, found, alpha, beta
         alpha = max(alpha, lower)
         beta = min(beta, upper)
     if n_empty >= ETC_MIN_EMPTIES:
         cut = _etc_cutoff(tt, P, O, moves, beta)
         if cut >= beta:
-            return cut, alpha, beta
-    return NO_CUT, alpha, beta
+            return cut, found, alpha, beta
+    return NO_CUT, found, alpha, beta
 
 
 @njit(cache=True, inline="always")
@@ -815,14 +818,14 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
         return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
     ti = tt_index(P, O, tt[0].shape[0] - 1) & ~1
-    found = _solver_probe(tt, ti, P, O)
-    hash_move = np.int64(tt[5][found]) if found >= 0 else -1
-    alpha0 = alpha
     if ply > 0:
-        cut, alpha, beta = _solver_cutoffs(tt, found, P, O, moves, n_empty, alpha, beta)
+        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta)
         if cut != NO_CUT:
             return cut
-        alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
+    else:
+        found = _solver_probe(tt, ti, P, O)
+    hash_move = np.int64(tt[5][found]) if found >= 0 else -1
+    alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
     n = _solver_order(P, O, moves, hash_move, n_empty, ev, row, kbuf[ply])
