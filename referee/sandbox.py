@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from .keeper import end_agent
+
 # Folders of the system every program may need; bound read-only if they exist
 # (and re-created as the same symbolic links where the system has links).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -478,23 +480,17 @@ def _clear_stale_cgroups(root: CgroupRoot) -> None:
     if root in _cleared:
         return
     _cleared.add(root)
-    for controller, parent in root.folders:
+    stale: dict[str, list[Path]] = {}  # one agent's folders, one per controller (v1)
+    for _, parent in root.folders:
         for folder in Path(parent).glob("othello-*-*"):
             try:
                 owner = int(folder.name.split("-")[1])
             except (IndexError, ValueError):
                 continue
-            if owner == os.getpid() or Path(f"/proc/{owner}").exists():
-                continue
-            group = AgentCgroup(root.version, {"memory": folder, "pids": folder, "freezer": folder}, 0, 0)
-            if controller == "freezer" or root.version == 2:
-                group.freeze(False)
-            for pid in group.pids() if controller == "pids" or root.version == 2 else []:
-                try:
-                    os.kill(pid, 9)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            group.remove(timeout=0.5)
+            if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
+                stale.setdefault(folder.name, []).append(folder)
+    for folders in stale.values():
+        end_agent(b"", folders, timeout=0.5)  # what the dead referee's keeper did not (killed with it?)
 
 
 def _write(path: Path, value: str) -> None:

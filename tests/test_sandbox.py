@@ -86,3 +86,40 @@ def test_a_tournament_played_without_the_sandbox_says_so(tmp_path: Path) -> None
 
     data = report.report_data(config.load(tmp_path / "t.toml"), tmp_path / "results" / "report")
     assert data["unsandboxed"] == 2
+
+
+def test_the_cgroups_of_a_referee_that_died_with_its_keeper_are_ended_by_the_next(tmp_path: Path) -> None:
+    # Referee and keeper both killed (kill -9 of everything, a reboot of the
+    # container): the next referee ends what is left, frozen or not.
+    root = sandbox.probe().cgroup
+    if root is None:
+        pytest.skip("no cgroup this user may make")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid names the dead referee
+    name = f"othello-{gone.pid}-deadbeef0000"
+    left = subprocess.Popen(["sleep", "600"])
+    folders = [Path(parent) / name for _, parent in root.folders]
+    try:
+        for folder in dict.fromkeys(folders):
+            folder.mkdir()
+            (folder / "cgroup.procs").write_text(str(left.pid))
+        freezer = [f for f in folders if (f / "freezer.state").exists() or (f / "cgroup.freeze").exists()]
+        for folder in freezer:  # frozen: a v1 freezer holds off SIGKILL until thawed
+            state = folder / ("freezer.state" if root.version == 1 else "cgroup.freeze")
+            state.write_text("FROZEN" if root.version == 1 else "1")
+        sandbox._cleared.discard(root)
+        made = root.make(64, 8)  # the next referee's first agent
+        made.remove()
+        assert left.wait(timeout=5) == -9
+        assert [f for f in folders if f.exists()] == []
+    finally:
+        if left.poll() is None:
+            for folder in folders:
+                for state, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                    if (folder / state).exists():
+                        (folder / state).write_text(value)
+            left.kill()
+            left.wait()
+        for folder in folders:
+            if folder.exists():
+                folder.rmdir()
