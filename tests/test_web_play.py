@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from othello_arena.protocol import BLACK, WHITE, Board, GameRecord, parse_move
-from web_helpers import WAIT_MS, browser, serving  # noqa: F401 - browser is a fixture
+from web_helpers import WAIT_MS, browser, serving, token_of  # noqa: F401 - browser is a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -46,10 +46,10 @@ def test_the_game_is_what_the_docstring_says() -> None:
 
 
 def test_a_person_plays_a_whole_game_by_clicking_with_forced_passes(tmp_path: Path, browser) -> None:  # noqa: F811
-    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
-        page.goto(base + "/play")
+        page.goto(base + "/play?token=" + token_of(lines))
         page.fill("#name", "me")
         page.fill("#opponent", "beginner")
         page.select_option("#colour", "B")
@@ -154,10 +154,10 @@ def test_the_10x10_game_is_what_its_comment_says() -> None:
 
 def test_a_person_plays_a_whole_10x10_game_by_clicking(tmp_path: Path, browser) -> None:  # noqa: F811
     boards = boards_10()
-    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
-        page.goto(base + "/play")
+        page.goto(base + "/play?token=" + token_of(lines))
         # An 8x8-only agent on a bigger board is refused on the form, in one sentence.
         page.fill("#opponent", "champion")
         page.select_option("#size", "10")

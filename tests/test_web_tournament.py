@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tournament_helpers import agent, query, write_tournament
-from web_helpers import WAIT_MS, browser, raw_get, raw_post, serving  # noqa: F401 - browser is a fixture
+from web_helpers import WAIT_MS, browser, raw_get, raw_post, serving, token_of  # noqa: F401 - browser is a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -109,10 +109,11 @@ def test_the_app_serves_no_path_outside_the_results(tmp_path: Path) -> None:
             assert b"not for the web" not in body and b"root:" not in body
 
 
-def test_beyond_loopback_playing_needs_the_printed_token(tmp_path: Path) -> None:
-    with serving(tmp_path, "--host", "0.0.0.0", "--games", str(tmp_path / "games")) as (base, lines):
-        token_line = next(line for line in lines if "?token=" in line)
-        token = token_line.rsplit("?token=", 1)[1].strip()
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"])
+def test_playing_needs_the_printed_token_on_loopback_too(tmp_path: Path, host: str) -> None:
+    # On loopback too: every user of a shared machine can connect to 127.0.0.1.
+    with serving(tmp_path, "--host", host, "--games", str(tmp_path / "games")) as (base, lines):
+        token = token_of(lines)
         base = base.replace("0.0.0.0", "127.0.0.1")
         status, _ = raw_get(base, "/")
         assert status == 200  # watching is for everybody
@@ -130,17 +131,30 @@ def test_beyond_loopback_playing_needs_the_printed_token(tmp_path: Path) -> None
 
 
 def test_a_form_posted_by_another_site_starts_nothing(tmp_path: Path) -> None:
-    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+    # Even with the token's cookie (the browser sends it along with another site's form).
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
+        cookie = {"Cookie": f"othello_token={token_of(lines)}"}
         form = b"mode=agents&opponent=x%3Dsh+-c+id"
-        status, _ = raw_post(base, "/api/games", form, {"Content-Type": "application/x-www-form-urlencoded"})
+        status, _ = raw_post(base, "/api/games", form, {"Content-Type": "application/x-www-form-urlencoded", **cookie})
         assert status == 415
         body = b'{"mode": "agents", "opponent": "random"}'
         status, _ = raw_post(base, "/api/games", body, {"Content-Type": "application/json",
-                                                        "Origin": "http://evil.example"})
+                                                        "Origin": "http://evil.example", **cookie})
         assert status == 403
         status, _ = raw_get(base, "/", {"Host": "evil.example"})  # DNS rebinding: a name that is not this machine
         assert status == 400
         status, answer = raw_post(base, "/api/games", b'{"mode": "agents", "opponent": "no such agent"}',
-                                  {"Content-Type": "application/json"})
+                                  {"Content-Type": "application/json", **cookie})
         assert status == 400 and b"opponent" in answer  # a bad input is named
         assert not (tmp_path / "games").exists() or not any((tmp_path / "games").iterdir())
+
+
+def test_no_token_lets_anyone_on_loopback_play_and_is_refused_beyond_it(tmp_path: Path) -> None:
+    with serving(tmp_path, "--no-token", "--games", str(tmp_path / "games")) as (base, lines):
+        assert not any("?token=" in line for line in lines)
+        body = b'{"mode": "agents", "opponent": "random", "second_opponent": "random", "time_per_move": 2}'
+        status, answer = raw_post(base, "/api/games", body, {"Content-Type": "application/json"})
+        assert status == 201, answer
+    refused = subprocess.run([sys.executable, "-m", "othello_arena", "serve", "--no-token", "--host", "0.0.0.0",
+                              "--port", "0"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--no-token" in refused.stderr and "always needs its token" in refused.stderr

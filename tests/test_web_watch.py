@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from othello_arena.protocol import BLACK, WHITE, GameRecord
-from web_helpers import WAIT_MS, browser, serving  # noqa: F401 - browser is a fixture
+from web_helpers import WAIT_MS, browser, serving, token_of  # noqa: F401 - browser is a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -27,10 +27,10 @@ def drawn(board) -> str:
 
 
 def test_a_game_between_two_agents_is_watched_to_its_end(tmp_path: Path, browser) -> None:  # noqa: F811
-    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
-        page.goto(base + "/play")
+        page.goto(base + "/play?token=" + token_of(lines))
         page.check("input[name=mode][value=agents]")
         assert not page.is_visible("#colour")  # no colour to choose when no person plays
         page.fill("#opponent", "greedy")
@@ -68,10 +68,10 @@ def test_a_game_between_two_agents_is_watched_to_its_end(tmp_path: Path, browser
 
 
 def test_two_people_share_one_board(tmp_path: Path, browser) -> None:  # noqa: F811
-    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, _):
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
-        page.goto(base + "/play")
+        page.goto(base + "/play?token=" + token_of(lines))
         page.check("input[name=mode][value=people]")
         page.fill("#name", "ann")
         page.fill("#second_name", "bob")

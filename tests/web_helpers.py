@@ -68,6 +68,12 @@ def serving(directory: Path, *args: str, startup: float = 60.0) -> Iterator[tupl
             process.stdout.close()
 
 
+def token_of(lines: list[str]) -> str:
+    """The token ``othello serve`` printed (the address to open to play ends with ``?token=...``)."""
+    line = next(line for line in lines if "?token=" in line)
+    return line.split("?token=", 1)[1].split()[0]
+
+
 def raw_get(base: str, path: str, headers: Optional[dict[str, str]] = None) -> tuple[int, bytes]:
     """GET ``path`` exactly as written (no normalising of ``..``), as an attacker's client would send it."""
     host, port = base.removeprefix("http://").rsplit(":", 1)

@@ -2,10 +2,11 @@
 
 Who may do what:
 
-- on loopback (the default) the person at this machine may do everything;
-- bound to another address (``--host``) everybody may watch, and starting a
-  game or moving in one needs the token printed at start (``?token=`` once in
-  the address sets a cookie);
+- everybody who can connect may watch; starting a game or moving in one
+  needs the token printed at start (``?token=`` once in the address sets a
+  cookie), on loopback too: every user of a shared machine can reach
+  127.0.0.1, and a game runs a command of the starter's choosing (only
+  ``--no-token``, on loopback, lets anyone who connects play);
 - a request that changes anything must be JSON from this app's own pages (a
   form posted by another web site cannot start a program here), and on
   loopback the ``Host`` header must name this machine (no DNS rebinding);

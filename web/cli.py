@@ -38,7 +38,11 @@ def is_loopback(host: str) -> bool:
               show_default=True, help="Where the games played in the browser are kept (each its own directory).")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default="bwrap", show_default=True,
               help="Run the agents of browser games in their bubblewrap sandbox, or (none) as yourself.")
-def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path, sandbox: str) -> None:
+@click.option("--no-token", is_flag=True,
+              help="On loopback, let anyone who can connect start games without the token: only on a "
+                   "machine where you are the only user.")
+def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path, sandbox: str,
+          no_token: bool) -> None:
     """Start the web app: play agents by clicking, watch games, follow a tournament live.
 
     With FILE.toml it shows that tournament (standings, crosstable, games in
@@ -59,7 +63,13 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
         except (TournamentFileError, OSError) as exc:
             raise click.BadParameter(str(exc), param_hint="FILE.toml") from None
     loopback = is_loopback(host)
-    token = None if loopback else secrets.token_urlsafe(18)
+    if no_token and not loopback:
+        raise click.BadParameter("a server that listens beyond this machine always needs its token",
+                                 param_hint="--no-token")
+    # A token on loopback too (as Jupyter): every user of a shared machine
+    # (a lab, a server) can connect to 127.0.0.1, and starting a game runs a
+    # command of their choosing as you.
+    token = None if no_token else secrets.token_urlsafe(18)
     settings = Settings(
         games_dir=games_dir, tournament=tournament, token=token, sandbox=sandbox,
         allowed_hosts=("127.0.0.1", "localhost", "::1") if loopback else ("*",), base=Path.cwd(),
@@ -77,9 +87,11 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
     shown_host = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
     address = f"http://{shown_host}:{bound_port}/"
     click.echo(f"Othello Arena at {address}" + (f" (tournament {tournament.name})" if tournament else ""))
-    if token is not None:
+    if not loopback:
         click.echo("Listening beyond this machine: everybody may watch, read-only.")
-        click.echo(f"To start or play games, open {address}?token={token}")
+    if token is not None:
+        click.echo(f"To start or play games, open {address}?token={token}"
+                   + ("" if not loopback else " (other users of this machine may only watch)"))
     click.echo("Ctrl-C stops it.")
     sys.stdout.flush()
     config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False,

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tournament_helpers import agent, write_tournament  # noqa: E402
-from web_helpers import CHROMIUM, serving  # noqa: E402
+from web_helpers import CHROMIUM, serving, token_of  # noqa: E402
 
 SIZE = {"width": 1400, "height": 860}
 
@@ -61,7 +61,7 @@ def main() -> None:
                   agent("carol", "last", "--delay 0.2"), agent("dave", "flips", "--crash-at 5"),
                   "[[agents]]\nname = \"greedy\"\n"]
         path = write_tournament(root, agents, concurrency=2, seed=7, games_per_pairing=2, name="Class of 2026")
-        with serving(root, str(path), "--games", str(root / "web-games")) as (base, _), \
+        with serving(root, str(path), "--games", str(root / "web-games")) as (base, lines), \
                 sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page(viewport=SIZE)
@@ -96,7 +96,7 @@ def main() -> None:
             page.wait_for_selector(".forfeit")
             shoot(page, "agent")
 
-            page.goto(base + "/play")
+            page.goto(base + "/play?token=" + token_of(lines))  # remembered by a cookie from here on
             page.fill("#name", "me")
             page.fill("#opponent", "greedy")
             page.select_option("#colour", "W")
