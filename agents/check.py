@@ -13,7 +13,10 @@ scenario, plays its side through the files, and grades what the agent does:
   writes upper case only);
 - it notices an illegal opponent move (advisory: the referee never relays one);
 - if it declares openings (``openings:NAME=COMMAND``, PROTOCOL.md section 8),
-  it plays on from an opening, as the side to move and as the side that waits.
+  it plays on from an opening, as the side to move and as the side that waits;
+- if it declares the bigger boards (``sizes:NAME=COMMAND``, section 9), it
+  plays a whole game on 10x10 as White and on 14x14 (two-digit rows,
+  columns to N) as Black, each starting with the size line.
 
 Under each failure the card shows where it happened (the game, the move
 number, the position drawn) and the last lines of the agent's output, and
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from ..protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move
+from ..protocol import BLACK, DEFAULT_SIZE, WHITE, Board, Colour, Move, format_colour, format_end, format_move, format_size
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
@@ -73,6 +76,8 @@ ITEMS = [
 OUTPUT_LINES = 8  # lines of the agent's output shown under a failure
 
 OPENINGS_ITEM = ("openings", "plays on from an opening (PROTOCOL.md section 8)")
+SIZES_ITEM = ("sizes", "plays the bigger boards it declares (PROTOCOL.md section 9)")
+CHECK_SIZES = ((10, WHITE), (14, BLACK))  # the smallest and the largest: a two-digit row, columns to N
 # Three plies: Black to move.  The agent plays it as Black (it moves at once) and as White (it waits).
 CHECK_OPENING = "d3 c5 f6"
 
@@ -158,7 +163,8 @@ class ScriptedGame:
     """The agent in its own directory, and the checker's end of its two files."""
 
     def __init__(self, spec: AgentSpec, root: Path, label: str, time_per_move: float, card: ReportCard,
-                 startup: float = STARTUP_SECONDS, config: Optional[GameConfig] = None) -> None:
+                 startup: float = STARTUP_SECONDS, config: Optional[GameConfig] = None,
+                 size: int = DEFAULT_SIZE) -> None:
         self.spec = spec
         self.card = card
         self.time = time_per_move
@@ -171,7 +177,7 @@ class ScriptedGame:
         self.root = root
         self.config = config or GameConfig(time_per_move=time_per_move)
         self.waker: Waker = Waker()  # the file watcher, once started
-        self._board = Board()
+        self._board = Board.start(size)
         self.plies = 0  # moves (passes too) played so far in this game
         self.colour: Optional[Colour] = None  # the agent's, once sent
         self.moves_read = 0  # the agent's moves taken from NAME.out
@@ -279,7 +285,7 @@ class ScriptedGame:
         limit = self.time + GRACE_SECONDS + self.startup
         deadline = started + limit + 2.0  # watch a little longer to tell late from silent
         while True:
-            message = self.seat.take_message(self.waker, 64 << 10)
+            message = self.seat.take_message(self.waker, 64 << 10, size=self.board.size)
             now = time.monotonic()
             if message is not None:
                 seconds = now - started
@@ -426,7 +432,8 @@ def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int =
 
 def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[Move, ...] = ()) -> float:
     """Send the colour (and the opening's moves); for the side that waits check the file goes and nothing is written out of turn."""
-    started = game.send(format_colour(colour) + "".join(format_move(move) for move in opening))
+    size = format_size(game.board.size) if game.board.size != DEFAULT_SIZE else ""
+    started = game.send(format_colour(colour) + size + "".join(format_move(move) for move in opening))
     game.colour = colour
     if opening:
         game._board, game.plies = opening_board(list(opening)), len(opening)
@@ -500,6 +507,8 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     elif not spec.is_manual:
         card.notes.append("openings are not checked: not declared (a program that reads them is given as "
                           "openings:NAME=COMMAND, PROTOCOL.md section 8)")
+    if _checked_sizes(spec):
+        card.items[SIZES_ITEM[0]] = Item(*SIZES_ITEM)
     missing = missing_program(spec)
     if missing is not None:
         for key in ("white", "black"):
@@ -540,7 +549,14 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
     scenarios.lower_case()
     if spec.openings:
         scenarios.openings()
+    if _checked_sizes(spec):
+        scenarios.sizes()
     scenarios.illegal_move()
+
+
+def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:
+    """The (size, colour) games of the bigger-board check that ``spec`` declares it plays."""
+    return [(size, colour) for size, colour in CHECK_SIZES if size in spec.sizes]
 
 
 @dataclass
@@ -558,11 +574,11 @@ class _Scenarios:
     config: GameConfig
     played: int = 0
 
-    def game(self) -> ScriptedGame:
+    def game(self, size: int = DEFAULT_SIZE) -> ScriptedGame:
         """A fresh scripted game, in its own folder."""
         self.played += 1
         return ScriptedGame(self.spec, self.root, f"game{self.played}", self.time_per_move, self.card, self.startup,
-                            self.config)
+                            self.config, size)
 
     def whole_games(self) -> None:
         """1-2. A whole game as White and as Black, steering towards passes."""
@@ -636,8 +652,24 @@ class _Scenarios:
                 self.card["openings"].grade(False, f"from the opening {CHECK_OPENING} as {colour.full_name}: {exc}",
                                        evidence=g.evidence())
 
+    def sizes(self) -> None:
+        """6. Bigger boards, when declared: a whole game on each, from the size line to the end line."""
+        played = []
+        for size, colour in _checked_sizes(self.spec):
+            self.log(f"a whole game on {size}x{size} as {colour.full_name}")
+            g = self.game(size)
+            try:
+                with g:
+                    last = play_scenario(g, colour, self.card, colour, self.rng, stop_at_pass=False)
+                    g.end(last)
+                    played.append(f"{size}x{size} as {colour.full_name} ({g.board.count(WHITE)}-{g.board.count(BLACK)})")
+            except (AgentGone, AgentSilent) as exc:
+                self.card["sizes"].grade(False, f"on {size}x{size} as {colour.full_name}: {exc}", evidence=g.evidence())
+                return
+        self.card["sizes"].grade(True, "played to the end on " + " and ".join(played))
+
     def illegal_move(self) -> None:
-        """6. An illegal opponent move (advisory)."""
+        """7. An illegal opponent move (advisory)."""
         self.log("an illegal opponent move")
         g = self.game()
         try:
