@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import click
 
@@ -42,6 +43,8 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.argument("agent_b", metavar="B", callback=_spec)
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds of wall-clock time per move.")
+@click.option("--time-for", "time_for", multiple=True, metavar="NAME=SECONDS",
+              help="Time odds: this agent's own seconds per move (the other keeps --time); repeatable.")
 @click.option("--startup-time", type=click.FloatRange(min=0), default=GameConfig.startup_time, show_default=True,
               help="Extra seconds on each agent's first move, to start up.")
 @click.option("--seed", type=int, default=None, help="Seed of the colour draw (default: a random one, kept in game.json).")
@@ -82,6 +85,7 @@ def play(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
     time_per_move: float,
+    time_for: tuple[str, ...],
     startup_time: float,
     seed: Optional[int],
     out_dir: Optional[Path],
@@ -126,6 +130,7 @@ def play(
         check_opening(*distinct_labels(agent_a, agent_b), opening[0] if opening else [], int(size))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    agent_times = parse_agent_times(time_for, [spec.label for spec in distinct_labels(agent_a, agent_b)])
     builtins = _builtins(click.get_current_context())
     builtins.prepare_for([agent_a, agent_b], lambda line: click.echo(line, err=True))  # before any clock runs
     white, black, seed = draw_colours(agent_a, agent_b, seed)
@@ -147,6 +152,7 @@ def play(
         sandbox=sandbox,
         polling=polling,
         size=int(size),
+        agent_times=agent_times,
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if opening is not None:
@@ -159,8 +165,7 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
               quiet: bool, as_json: bool) -> None:
     """Play the one game of ``othello play``, print its result and exit as the command line promises."""
     if not quiet:
-        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {config.time_per_move:g} s per move; "
-                   f"files in {out_dir}")
+        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_text(config)}; files in {out_dir}")
     try:
         with sigterm_as_interrupt():
             record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
@@ -181,6 +186,32 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
         for label in not_started:
             click.echo(f"error: {record.extra['agents'][label]['start_error']}", err=True)
         sys.exit(EXIT_NOT_STARTED)
+
+
+def parse_agent_times(given: Sequence[str], labels: Sequence[str]) -> tuple[tuple[str, float], ...]:
+    """``--time-for NAME=SECONDS`` values as :attr:`GameConfig.agent_times`; a bad one is named (click's error)."""
+    times: dict[str, float] = {}
+    for text in given:
+        name, sep, value = text.rpartition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{text!r}: expected NAME=SECONDS", param_hint="--time-for")
+        if name not in labels:
+            raise click.BadParameter(f"{name!r} is not an agent of this game ({', '.join(labels)})",
+                                     param_hint="--time-for")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = float("nan")
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise click.BadParameter(f"{text!r}: the seconds must be a positive number", param_hint="--time-for")
+        times[name] = seconds
+    return tuple(times.items())
+
+
+def time_text(config: GameConfig) -> str:
+    """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``."""
+    own = ", ".join(f"{label} {seconds:g} s" for label, seconds in config.agent_times)
+    return f"{config.time_per_move:g} s per move" + (f" ({own})" if own else "")
 
 
 def _opening(openings_file: Optional[str], opening_text: Optional[str],
@@ -210,7 +241,7 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
     """``othello play --openings``: the game pair, each game's result, then the pair's score."""
     if not (quiet or as_json):
         click.echo(f"game pair from the opening {format_opening(opening)} (seed {seed}): {first.label} is White, "
-                   f"then Black; {config.time_per_move:g} s per move; files in {out_dir}/1 and {out_dir}/2")
+                   f"then Black; {time_text(config)}; files in {out_dir}/1 and {out_dir}/2")
     try:
         with sigterm_as_interrupt():
             records = play_pair(first, second, opening, config, out_dir, seed=seed, on_event=display)

@@ -70,7 +70,11 @@ class GameConfig:
     - ``hidden_paths``: folders no agent may see even where they lie inside
       one it may read (the tournament's results; the game directory always);
     - ``size``: the board's size, 8 or one of seed 002's bigger boards (10,
-      12, 14: PROTOCOL.md section 9), which both agents must play.
+      12, 14: PROTOCOL.md section 9), which both agents must play;
+    - ``agent_times``: time odds, as chess engine testers give each engine its
+      own time control: ``(label, seconds per move)`` pairs for the agents
+      that do not have ``time_per_move`` (or ``manual_time``); each agent is
+      told its own (``OTHELLO_TIME``, ``{time}``).
     """
 
     time_per_move: float = 60.0
@@ -92,9 +96,15 @@ class GameConfig:
     sandbox: str = "bwrap"
     hidden_paths: tuple[str, ...] = ()
     size: int = DEFAULT_SIZE
+    agent_times: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         check_size(self.size)
+        times = dict(self.agent_times)
+        for label, seconds in times.items():
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+                raise ValueError(f"time per move of {label}: must be a positive number of seconds, got {seconds!r}")
+        object.__setattr__(self, "agent_times", tuple(sorted((label, float(s)) for label, s in times.items())))
         if not self.time_per_move > 0:
             raise ValueError(f"time per move must be positive, got {self.time_per_move}")
         if self.manual_time is not None and not self.manual_time > 0:
@@ -113,7 +123,10 @@ class GameConfig:
         if self.out_limit < 64:
             raise ValueError("out_limit must be at least 64 bytes")
 
-    def time_for(self, manual: bool) -> Optional[float]:
-        """Seconds per move for a program or a person (``None``: no limit)."""
+    def time_for(self, label: str, manual: bool) -> Optional[float]:
+        """Seconds per move of the agent ``label``, a program or a person (``None``: no limit)."""
+        own = dict(self.agent_times).get(label)
+        if own is not None:
+            return own
         return self.manual_time if manual else self.time_per_move
 

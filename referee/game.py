@@ -110,7 +110,7 @@ class _Player(AgentSeat):
         # into a link).
         super().__init__(spec, directory, directory.parent / f"{directory.name}.stderr.log")
         self.colour = colour
-        self.limit = config.time_for(spec.is_manual)
+        self.limit = config.time_for(spec.label, spec.is_manual)
         self.start_error = ""
         self.seconds = 0.0
         self.lost_turns = 0
@@ -730,6 +730,9 @@ class _Game:
         }
         if self.config.manual_time is not None:
             referee["manual_time"] = self.config.manual_time
+        own = {label: seconds for label, seconds in self.config.agent_times if label in (record.white, record.black)}
+        if own:  # time odds: these agents had their own time per move
+            referee["agent_times"] = own
         if self.warnings:
             referee["warnings"] = self.warnings
         record.extra["referee"] = referee

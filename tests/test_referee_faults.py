@@ -110,6 +110,20 @@ def test_the_first_move_has_a_start_up_allowance(tmp_path: Path, script: Path) -
     assert strict.moves == []
 
 
+def test_time_odds_give_each_agent_its_own_clock(tmp_path: Path, script: Path) -> None:
+    # alice has 2.5 s a move, bob the game's 1 s.  The "late" agent answers 0.8 s after the time it is told
+    # (OTHELLO_TIME): alice is told her own, and is judged by it; bob keeps the game's.
+    config = GameConfig(time_per_move=1, agent_times=(("alice", 2.5),), end_grace=0.3)
+    alice_late = run(tmp_path / "a", script, "late", 1, config=config)
+    check(alice_late, BLACK, "timeout")
+    assert "over 2.5 s" in alice_late.result.detail or "within 2.5 s" in alice_late.result.detail  # type: ignore[union-attr]
+    assert alice_late.extra["referee"]["agent_times"] == {"alice": 2.5}
+    bob_late = run(tmp_path / "b", script, black_fault="late", black_at=1, config=config)
+    check(bob_late, WHITE, "timeout")
+    assert "over 1 s" in bob_late.result.detail or "within 1 s" in bob_late.result.detail  # type: ignore[union-attr]
+    assert len([m for m in bob_late.moves if m.move.colour is WHITE]) == 2  # alice moved in time meanwhile
+
+
 def test_black_crashing_mid_game_loses(tmp_path: Path, script: Path) -> None:
     record = run(tmp_path, script, black_fault="crash", black_at=3)
     check(record, WHITE, "crash")

@@ -191,3 +191,19 @@ def test_longest_name_is_accepted_and_check_agrees_with_run(tmp_path: Path) -> N
     for command in ("check", "run", "resume", "status"):
         result = CliRunner().invoke(cli, ["tournament", command, str(path)])
         assert result.exit_code == 1 and "is not usable as a file name" in result.output, (command, result.output)
+
+
+def test_an_agent_may_have_its_own_time_per_move(tmp_path: Path) -> None:
+    from othello_arena.referee import GameConfig
+    from othello_arena.tournaments.jobs import game_config_fields
+
+    text = '[tournament]\ntime_per_move = 1\n[[agents]]\nname = "random"\n[[agents]]\nname = "greedy"\ntime_per_move = {}\n'
+    t = config.load(write(tmp_path, text.format("3")))
+    assert t.agent("greedy").time_per_move == 3.0 and t.agent("random").time_per_move is None
+    game = GameConfig(**game_config_fields(t))
+    assert game.time_for("greedy", manual=False) == 3.0 and game.time_for("random", manual=False) == 1.0
+    for bad, message in (("0", "expected a positive number of seconds"), ('"3"', "expected a number"),
+                         ("7200", "at most 3600")):
+        with pytest.raises(TournamentFileError, match="greedy.*time_per_move") as caught:
+            config.load(write(tmp_path, text.format(bad)))
+        assert message in str(caught.value), caught.value

@@ -159,6 +159,8 @@ def _as_at_a_terminal() -> None:
     (["random"], "expected two agents"),
     (["random", f"bob={sys.executable} -c pass", "--games", "2", "--openings", "BOOK"], "bob does not declare"),
     (["random", "manual:me", "--games", "2"], "a match is played by programs"),
+    (["random", "greedy", "--games", "2", "--time-for", "nobody=2"], "'nobody' is not an agent of this game"),
+    (["random", "greedy", "--games", "2", "--time-for", "greedy=0"], "the seconds must be a positive number"),
 ])
 def test_a_bad_match_command_line_says_what_is_wrong(tmp_path: Path, args: list[str], message: str) -> None:
     book = tmp_path / "book.txt"
@@ -194,3 +196,14 @@ def test_a_broken_match_file_names_the_key(tmp_path: Path, table: str, message: 
     path.write_text(f'agents = ["random", "greedy"]\n[tournament]\ngames_per_pairing = 2\n{table}\n')
     with pytest.raises(TournamentFileError, match=re.escape(message)):
         load(path)
+
+
+def test_time_odds_go_into_the_match_file_and_every_game(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    result = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--time", "0.5",
+                                      "--time-for", "greedy=2", "--seed", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "0.5 s per move, greedy 2 s" in result.output
+    assert 'name = "greedy"\nbuiltin = "greedy"\ntime_per_move = 2.0' in (out / "match.toml").read_text()
+    records = [GameRecord.load(str(path)) for path in sorted(out.glob("games/*/game.json"))]
+    assert len(records) == 2 and all(r.extra["referee"]["agent_times"] == {"greedy": 2.0} for r in records)

@@ -31,6 +31,7 @@ demo runs from any current directory)::
     command = "python3 alice.py --name {name}"
     cwd = "students/alice"       # relative to this file (default: this file's directory)
     build = "make"               # optional, run once in cwd before the first game
+    # time_per_move = 10         # optional: its own seconds per move (time odds)
 
 An agent's ``cwd`` is its home: the relative paths of its command
 (``alice.py``, ``./bob``) are found there and ``build`` runs there.  The
@@ -89,7 +90,7 @@ TOURNAMENT_KEYS = {
     "results", "database", "rounds", "gauntlet", "build_timeout", "openings",
 }
 AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include",
-              "openings", "sizes"}
+              "openings", "sizes", "time_per_move"}
 # Includes may nest (a roster including a roster), but not endlessly.
 MAX_INCLUDE_DEPTH = 8
 
@@ -137,6 +138,7 @@ class AgentEntry:
     withdraw_reason: str = ""
     openings: bool = False  # its program reads openings (PROTOCOL.md section 8); built-in agents all do
     sizes: bool = False  # its program plays every board size (PROTOCOL.md section 9); built-in agents: the registry
+    time_per_move: Optional[float] = None  # its own seconds per move (time odds); None: the tournament's
 
     @property
     def is_builtin(self) -> bool:
@@ -731,6 +733,8 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     for key in table:
         if key in ("withdraw", "openings", "sizes"):
             _check_value(table[key], bool, f"{label}: {key}")
+        elif key == "time_per_move":
+            continue  # a number, checked below
         elif not isinstance(table[key], str):
             raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
     name = table.get("name")
@@ -764,9 +768,14 @@ def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEnt
     reason = table.get("withdraw_reason", "")
     if reason and not withdraw:
         raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
+    own_time: Optional[float] = None
+    if "time_per_move" in table:  # time odds: its own seconds per move
+        own_time = float(_check_value(table["time_per_move"], float, f"{label}: time_per_move", high=MAX_TIME_PER_MOVE))
+        if not own_time > 0:
+            raise TournamentFileError(f"{label}: time_per_move = {own_time:g}: expected a positive number of seconds")
     return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin, files=files,
                       withdraw=withdraw, withdraw_reason=reason, openings=bool(table.get("openings", False)),
-                      sizes=bool(table.get("sizes", False)))
+                      sizes=bool(table.get("sizes", False)), time_per_move=own_time)
 
 
 def check_builtins(tournament: Tournament, known: list[str],

@@ -44,6 +44,8 @@ def usable_cores() -> int:
 def game_config_fields(tournament: Tournament) -> dict[str, Any]:
     """The referee's GameConfig fields from the file (time_per_move plus [referee], checked when loaded)."""
     fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
+    # Time odds: the agents with their own time per move (the referee uses those of each game's two).
+    fields["agent_times"] = [(agent.name, agent.time_per_move) for agent in tournament.agents if agent.time_per_move]
     # No agent may see the tournament's results, even from a folder it may read.
     fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
     return fields
@@ -248,7 +250,9 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
     if outcome.result.termination is not Termination.TIMEOUT or loser is None:
         return None
     times = _agent_times(record).get(loser.value, {})
-    limit = (record.time_per_move or 0.0) + GRACE_SECONDS
+    label = record.white if loser is WHITE else record.black
+    own = record.extra.get("referee", {}).get("agent_times", {}).get(label)
+    limit = (own or record.time_per_move or 0.0) + GRACE_SECONDS
     wall = times.get("seconds") or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
     cpu = times.get("cpu_seconds")
     notes = []

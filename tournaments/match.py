@@ -146,7 +146,7 @@ def _finite(value: float) -> Optional[float]:
 
 def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int, sprt: Optional[SPRT],
                      time_per_move: float, seed: int, openings: Optional[str], concurrency: Optional[int],
-                     sandbox: str, size: int = 8) -> Path:
+                     sandbox: str, size: int = 8, agent_times: Optional[dict[str, float]] = None) -> Path:
     """Write ``directory/match.toml``, the tournament file of the match; return its path.
 
     Raises :class:`ValueError` for arguments that do not make a match (an odd
@@ -178,7 +178,10 @@ def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int,
     lines += ["", "[match]",
               f"sprt = {_toml(_sprt_words(sprt) if sprt is not None else '')}"]
     for spec in (a, b):
-        lines += ["", "[[agents]]", *(f"{key} = {_toml(value)}" for key, value in _agent_table(spec).items())]
+        table = _agent_table(spec)
+        if agent_times and spec.label in agent_times:  # time odds
+            table["time_per_move"] = float(agent_times[spec.label])
+        lines += ["", "[[agents]]", *(f"{key} = {_toml(value)}" for key, value in table.items())]
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MATCH_FILE
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

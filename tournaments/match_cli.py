@@ -14,6 +14,7 @@ from ..protocol import BOARD_SIZES, IllegalMoveError, ParseError
 from ..protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ..agents.registry import builtin_agents
 from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels
+from ..referee.cli import parse_agent_times
 from ..referee.config import SANDBOXES
 from ..referee.process import sigterm_as_interrupt
 from ..referee.sandbox import SandboxUnavailable
@@ -55,6 +56,8 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
                    "every game starts from the start position.")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds of wall-clock time per move.")
+@click.option("--time-for", "time_for", multiple=True, metavar="NAME=SECONDS",
+              help="Time odds: this agent's own seconds per move (the other keeps --time); repeatable.")
 @click.option("--seed", type=int, default=None, help="Seed of the opening draw and the colours (default: a random "
               "one, printed).")
 @click.option("-j", "--concurrency", type=click.IntRange(1), default=None,
@@ -71,8 +74,9 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
               help="The board's size (seed 002's 8, 10, 12, 14; PROTOCOL.md section 9).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
-          openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
-          out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str, quiet: bool) -> None:
+          openings_file: Optional[str], time_per_move: float, time_for: tuple[str, ...], seed: Optional[int],
+          concurrency: Optional[int], out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str,
+          quiet: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
     Either a fixed number of games (--games 100) or until a sequential test
@@ -91,19 +95,20 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     """
     if resume_dir is not None:
         if (words or games is not None or use_sprt or openings_file or seed is not None or out_dir is not None
-                or size != "8"):
+                or size != "8" or time_for):
             raise click.UsageError("--resume DIR goes on with the match as it was started: give no agents, "
-                                   "--games, --sprt, --openings, --seed, --size or --out with it (only -j and -q)")
+                                   "--games, --sprt, --openings, --seed, --size, --time-for or --out with it "
+                                   "(only -j and -q)")
         directory = resume_dir
     else:
         directory = _start(words, games, use_sprt, max_games, openings_file, time_per_move, seed, concurrency,
-                           out_dir, sandbox, quiet, int(size))
+                           out_dir, sandbox, quiet, int(size), time_for)
     _play(directory, concurrency, quiet)
 
 
 def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
            openings_file: Optional[str], time_per_move: float, seed: Optional[int], concurrency: Optional[int],
-           out_dir: Optional[Path], sandbox: str, quiet: bool, size: int = 8) -> Path:
+           out_dir: Optional[Path], sandbox: str, quiet: bool, size: int = 8, time_for: tuple[str, ...] = ()) -> Path:
     """Check the command line and write the match's file; return its directory."""
     agents, params = _split(words)
     if len(agents) != 2:
@@ -119,6 +124,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
         check_opening(*distinct_labels(a, b), [], size)  # both must play the board's size
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    agent_times = dict(parse_agent_times(time_for, [spec.label for spec in distinct_labels(a, b)]))
     openings: Optional[str] = None
     if openings_file is not None:
         path = suite_path(openings_file)
@@ -145,13 +151,14 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
     try:
         write_match_file(out_dir, a, b, games=games if games is not None else max_games, sprt=sprt,
                          time_per_move=time_per_move, seed=seed, openings=openings, concurrency=concurrency,
-                         sandbox=sandbox, size=size)
+                         sandbox=sandbox, size=size, agent_times=agent_times)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
         what = f"{games} games" if games is not None else f"until the SPRT decides (at most {max_games} games)"
         suite_text = f"openings from {openings_file}" if openings_file else "no openings"
-        click.echo(f"{a.label} vs {b.label}: {what}, {suite_text}, seed {seed}, {time_per_move:g} s per move; "
+        odds = "".join(f", {label} {seconds:g} s" for label, seconds in agent_times.items())
+        click.echo(f"{a.label} vs {b.label}: {what}, {suite_text}, seed {seed}, {time_per_move:g} s per move{odds}; "
                    f"files in {out_dir}")
         if openings is None:
             click.echo("note: without --openings every game starts from the start position; "

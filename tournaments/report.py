@@ -104,7 +104,8 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         "settings": {
             "games per pairing": tournament.games_per_pairing,
             "colours": tournament.colours,
-            "time per move": f"{tournament.time_per_move:g} s",
+            "time per move": f"{tournament.time_per_move:g} s" + "".join(
+                f", {agent.name} {agent.time_per_move:g} s" for agent in tournament.agents if agent.time_per_move),
             "seed": tournament.seed,
             "rounds": state["rounds"]["total"],
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
