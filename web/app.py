@@ -58,92 +58,98 @@ class Settings:
     config_overrides: Optional[dict[str, Any]] = None
 
 
-def create_app(settings: Settings) -> Starlette:
-    """The Starlette application for ``settings``."""
-    package = resources.files("othello_arena.web")
-    templates = Jinja2Templates(directory=str(package.joinpath("templates")))
-    hall = GameHall(settings.games_dir, sandbox=settings.sandbox, base=settings.base,
-                    config_overrides=settings.config_overrides)
-    view = TournamentView(settings.tournament) if settings.tournament is not None else None
+class _Handlers:
+    """The app's pages and API for one :class:`Settings`: who may play, the games, the tournament shown."""
 
-    def may_play(request: Request) -> bool:
-        if settings.token is None:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.package = resources.files("othello_arena.web")
+        self.templates = Jinja2Templates(directory=str(self.package.joinpath("templates")))
+        self.hall = GameHall(settings.games_dir, sandbox=settings.sandbox, base=settings.base,
+                             config_overrides=settings.config_overrides)
+        self.view = TournamentView(settings.tournament) if settings.tournament is not None else None
+
+    def may_play(self, request: Request) -> bool:
+        if self.settings.token is None:
             return True
         given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-othello-token") or ""
-        return hmac.compare_digest(given.encode(), settings.token.encode())
+        return hmac.compare_digest(given.encode(), self.settings.token.encode())
 
-    def page(request: Request, template: str, **context: Any) -> Response:
+    def page(self, request: Request, template: str, **context: Any) -> Response:
         given = request.query_params.get("token", "")
-        token_given = bool(settings.token and given and hmac.compare_digest(given.encode(), settings.token.encode()))
-        context.update(tournament=settings.tournament, may_play=may_play(request) or token_given,
-                       token_needed=settings.token is not None)
-        response = templates.TemplateResponse(request, template, context)
+        token = self.settings.token
+        token_given = bool(token and given and hmac.compare_digest(given.encode(), token.encode()))
+        context.update(tournament=self.settings.tournament, may_play=self.may_play(request) or token_given,
+                       token_needed=self.settings.token is not None)
+        response = self.templates.TemplateResponse(request, template, context)
         if token_given:  # the address printed at start: remembered, so the pages need not carry it
             response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
         return response
 
+    @staticmethod
     def refuse(status: int, message: str) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)
 
-    async def checked_json(request: Request) -> dict[str, Any] | JSONResponse:
+    async def checked_json(self, request: Request) -> dict[str, Any] | JSONResponse:
         """The JSON body of a request that changes something, or the refusal."""
-        if not may_play(request):
-            return refuse(403, "starting or playing games needs the token printed when the server started "
+        if not self.may_play(request):
+            return self.refuse(403, "starting or playing games needs the token printed when the server started "
                                "(open the address it printed, with ?token=...)")
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return refuse(415, "send JSON (Content-Type: application/json)")
+            return self.refuse(415, "send JSON (Content-Type: application/json)")
         origin = request.headers.get("origin")
         if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
-            return refuse(403, f"a request from {origin} is not from this app's pages")
+            return self.refuse(403, f"a request from {origin} is not from this app's pages")
         try:
             body = await request.json()
         except ValueError:
-            return refuse(400, "the body is not JSON")
+            return self.refuse(400, "the body is not JSON")
         if not isinstance(body, dict):
-            return refuse(400, "the body must be a JSON object")
+            return self.refuse(400, "the body must be a JSON object")
         return body
 
     # -- pages -----------------------------------------------------------------
 
-    async def index(request: Request) -> Response:
-        return page(request, "index.html", games=hall.summaries())
+    async def index(self, request: Request) -> Response:
+        return self.page(request, "index.html", games=self.hall.summaries())
 
-    async def play_page(request: Request) -> Response:
+    async def play_page(self, request: Request) -> Response:
         from ..agents import registry
 
         sized = [name for name in registry.names() if len(registry.sizes_of(name)) > 1]
-        return page(request, "play.html", builtins=registry.names(), sized=sized)
+        return self.page(request, "play.html", builtins=registry.names(), sized=sized)
 
-    async def game_page(request: Request) -> Response:
-        game = hall.get(request.path_params["game_id"])
+    async def game_page(self, request: Request) -> Response:
+        game = self.hall.get(request.path_params["game_id"])
         if game is None:
             return HTMLResponse("no such game", status_code=404)
-        return page(request, "game.html", source=f"/api/games/{game.id}", title=f"Game {game.id}", web_game=True)
+        return self.page(request, "game.html", source=f"/api/games/{game.id}", title=f"Game {game.id}", web_game=True)
 
-    async def tournament_page(request: Request) -> Response:
-        if view is None:
+    async def tournament_page(self, request: Request) -> Response:
+        if self.view is None:
             return HTMLResponse("this server shows no tournament (othello serve FILE.toml)", status_code=404)
-        return page(request, "tournament.html")
+        return self.page(request, "tournament.html")
 
-    async def tournament_game_page(request: Request) -> Response:
+    async def tournament_game_page(self, request: Request) -> Response:
         key = request.path_params["key"]
-        if view is None or await anyio.to_thread.run_sync(view.game, key) is None:
+        if self.view is None or await anyio.to_thread.run_sync(self.view.game, key) is None:
             return HTMLResponse("no such game", status_code=404)
-        return page(request, "game.html", source=f"/api/tournament/games/{key}", title=f"Game {key}", web_game=False)
+        return self.page(request, "game.html", source=f"/api/tournament/games/{key}", title=f"Game {key}",
+                         web_game=False)
 
-    async def agent_page(request: Request) -> Response:
+    async def agent_page(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if view is None or name not in view.tournament.agent_names:
+        if self.view is None or name not in self.view.tournament.agent_names:
             return HTMLResponse("no such agent", status_code=404)
-        return page(request, "agent.html", name=name)
+        return self.page(request, "agent.html", name=name)
 
-    async def results_file(request: Request) -> Response:
-        if view is None:
-            return refuse(404, "this server shows no tournament")
+    async def results_file(self, request: Request) -> Response:
+        if self.view is None:
+            return self.refuse(404, "this server shows no tournament")
         try:
-            data = await anyio.to_thread.run_sync(read_under, view.results_dir, request.path_params["path"])
+            data = await anyio.to_thread.run_sync(read_under, self.view.results_dir, request.path_params["path"])
         except NotServed as exc:
-            return refuse(exc.status, exc.reason)
+            return self.refuse(exc.status, exc.reason)
         name = request.path_params["path"].rsplit("/", 1)[-1]
         kind = "application/json" if name.endswith(".json") else (
             "text/html; charset=utf-8" if name.endswith(".html") else "text/plain; charset=utf-8")
@@ -154,49 +160,49 @@ def create_app(settings: Settings) -> Starlette:
 
     # -- the API ---------------------------------------------------------------
 
-    async def new_game(request: Request) -> Response:
-        body = await checked_json(request)
+    async def new_game(self, request: Request) -> Response:
+        body = await self.checked_json(request)
         if isinstance(body, JSONResponse):
             return body
         try:
-            game = hall.start(GameRequest.from_form(body))
+            game = self.hall.start(GameRequest.from_form(body))
         except GameRequestError as exc:
-            return refuse(400, str(exc))
+            return self.refuse(400, str(exc))
         return JSONResponse({"id": game.id, "url": f"/games/{game.id}"}, status_code=201)
 
-    async def move(request: Request) -> Response:
-        game = hall.get(request.path_params["game_id"])
+    async def move(self, request: Request) -> Response:
+        game = self.hall.get(request.path_params["game_id"])
         if game is None:
-            return refuse(404, "no such game")
-        body = await checked_json(request)
+            return self.refuse(404, "no such game")
+        body = await self.checked_json(request)
         if isinstance(body, JSONResponse):
             return body
         try:
             game.play(str(body.get("colour", "")), body.get("square"))
         except GameRequestError as exc:
-            return refuse(409, str(exc))
+            return self.refuse(409, str(exc))
         return JSONResponse({"written": game.view()["written"]})
 
-    def web_game_view(request: Request) -> Optional[Callable[[], Any]]:
-        game = hall.get(request.path_params["game_id"])
+    def web_game_view(self, request: Request) -> Optional[Callable[[], Any]]:
+        game = self.hall.get(request.path_params["game_id"])
         return None if game is None else game.view
 
-    async def game_json(request: Request) -> Response:
-        produce = web_game_view(request)
-        return refuse(404, "no such game") if produce is None else JSONResponse(produce())
+    async def game_json(self, request: Request) -> Response:
+        produce = self.web_game_view(request)
+        return self.refuse(404, "no such game") if produce is None else JSONResponse(produce())
 
-    async def game_events(request: Request) -> Response:
-        produce = web_game_view(request)
-        return refuse(404, "no such game") if produce is None else events(request, produce, GAME_INTERVAL)
+    async def game_events(self, request: Request) -> Response:
+        produce = self.web_game_view(request)
+        return self.refuse(404, "no such game") if produce is None else events(request, produce, GAME_INTERVAL)
 
-    async def game_download(request: Request) -> Response:
-        game = hall.get(request.path_params["game_id"])
+    async def game_download(self, request: Request) -> Response:
+        game = self.hall.get(request.path_params["game_id"])
         if game is None or request.path_params["format"] not in ("json", "ggf"):
-            return refuse(404, "no such game record (game.json or game.ggf)")
+            return self.refuse(404, "no such game record (game.json or game.ggf)")
         try:
             data = await anyio.to_thread.run_sync(game.record_json)
         except OSError:
-            return refuse(404, "the game is not over: its record is written at the end")
+            return self.refuse(404, "the game is not over: its record is written at the end")
         name = f"othello-{game.directory.name}"
         if request.path_params["format"] == "ggf":
             text = GameRecord.from_json(data.decode("utf-8")).to_ggf()
@@ -205,12 +211,13 @@ def create_app(settings: Settings) -> Starlette:
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
 
-    async def agents_list(request: Request) -> Response:
+    async def agents_list(self, request: Request) -> Response:
         from ..agents import registry
 
-        return JSONResponse({"builtins": registry.names(), "games": hall.summaries()})
+        return JSONResponse({"builtins": registry.names(), "games": self.hall.summaries()})
 
-    def tournament_producer(request: Request) -> Optional[Callable[[], Any]]:
+    def tournament_producer(self, request: Request) -> Optional[Callable[[], Any]]:
+        view = self.view
         if view is None:
             return None
         if "key" in request.path_params:
@@ -221,40 +228,45 @@ def create_app(settings: Settings) -> Starlette:
             return lambda: view.agent(name)
         return view.overview
 
-    async def tournament_json(request: Request) -> Response:
-        produce = tournament_producer(request)
+    async def tournament_json(self, request: Request) -> Response:
+        produce = self.tournament_producer(request)
         data = None if produce is None else await anyio.to_thread.run_sync(produce)
-        return refuse(404, "not found") if data is None else JSONResponse(data)
+        return self.refuse(404, "not found") if data is None else JSONResponse(data)
 
-    async def tournament_events(request: Request) -> Response:
-        produce = tournament_producer(request)
-        return refuse(404, "not found") if produce is None else events(request, produce, TOURNAMENT_INTERVAL)
+    async def tournament_events(self, request: Request) -> Response:
+        produce = self.tournament_producer(request)
+        return self.refuse(404, "not found") if produce is None else events(request, produce, TOURNAMENT_INTERVAL)
 
+
+def create_app(settings: Settings) -> Starlette:
+    """The Starlette application for ``settings``."""
+    handlers = _Handlers(settings)
+    package = handlers.package
     routes = [
-        Route("/", index),
-        Route("/play", play_page),
-        Route("/games/{game_id}", game_page),
-        Route("/tournament", tournament_page),
-        Route("/tournament/games/{key}", tournament_game_page),
-        Route("/tournament/agents/{name}", agent_page),
-        Route("/results/{path:path}", results_file),
-        Route("/api/agents", agents_list),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{game_id}", game_json),
-        Route("/api/games/{game_id}/events", game_events),
-        Route("/api/games/{game_id}/move", move, methods=["POST"]),
-        Route("/api/games/{game_id}/game.{format:str}", game_download),
-        Route("/api/tournament", tournament_json),
-        Route("/api/tournament/events", tournament_events),
-        Route("/api/tournament/games/{key}", tournament_json),
-        Route("/api/tournament/games/{key}/events", tournament_events),
-        Route("/api/tournament/agents/{name}", tournament_json),
-        Route("/api/tournament/agents/{name}/events", tournament_events),
+        Route("/", handlers.index),
+        Route("/play", handlers.play_page),
+        Route("/games/{game_id}", handlers.game_page),
+        Route("/tournament", handlers.tournament_page),
+        Route("/tournament/games/{key}", handlers.tournament_game_page),
+        Route("/tournament/agents/{name}", handlers.agent_page),
+        Route("/results/{path:path}", handlers.results_file),
+        Route("/api/agents", handlers.agents_list),
+        Route("/api/games", handlers.new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", handlers.game_json),
+        Route("/api/games/{game_id}/events", handlers.game_events),
+        Route("/api/games/{game_id}/move", handlers.move, methods=["POST"]),
+        Route("/api/games/{game_id}/game.{format:str}", handlers.game_download),
+        Route("/api/tournament", handlers.tournament_json),
+        Route("/api/tournament/events", handlers.tournament_events),
+        Route("/api/tournament/games/{key}", handlers.tournament_json),
+        Route("/api/tournament/games/{key}/events", handlers.tournament_events),
+        Route("/api/tournament/agents/{name}", handlers.tournament_json),
+        Route("/api/tournament/agents/{name}/events", handlers.tournament_events),
         Mount("/static", app=StaticFiles(directory=str(package.joinpath("static"))), name="static"),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))]
     app = Starlette(routes=routes, middleware=middleware)
-    app.state.hall = hall
+    app.state.hall = handlers.hall
     app.state.settings = settings
     return app
 
