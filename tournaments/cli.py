@@ -479,6 +479,7 @@ def check(file: Optional[str], demo: bool) -> None:
     for agent in tournament_.agents:
         click.echo(f"  {agent.name}: {agent.describe()}" + (f" (in {agent.cwd})" if agent.cwd else "")
                    + (f" (files {agent.files}.in / {agent.files}.out)" if agent.files else "")
+                   + (f" ({agent.time_per_move:g} s a move of its own)" if agent.time_per_move else "")
                    + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
     if tournament_.database.exists():
         click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
