@@ -200,10 +200,10 @@ def test_a_broken_match_file_names_the_key(tmp_path: Path, table: str, message: 
 
 def test_time_odds_go_into_the_match_file_and_every_game(tmp_path: Path) -> None:
     out = tmp_path / "m"
-    result = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--time", "0.5",
-                                      "--time-for", "greedy=2", "--seed", "1", "--out", str(out)])
+    result = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--time", "2",
+                                      "--time-for", "greedy=5", "--seed", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "0.5 s per move, greedy 2 s" in result.output
-    assert 'name = "greedy"\nbuiltin = "greedy"\ntime_per_move = 2.0' in (out / "match.toml").read_text()
+    assert "2 s per move, greedy 5 s" in result.output
+    assert 'name = "greedy"\nbuiltin = "greedy"\ntime_per_move = 5.0' in (out / "match.toml").read_text()
     records = [GameRecord.load(str(path)) for path in sorted(out.glob("games/*/game.json"))]
-    assert len(records) == 2 and all(r.extra["referee"]["agent_times"] == {"greedy": 2.0} for r in records)
+    assert len(records) == 2 and all(r.extra["referee"]["agent_times"] == {"greedy": 5.0} for r in records)
