@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -22,6 +25,9 @@ CACHE_DIR_VARIABLE = "OTHELLO_CACHE_DIR"
 def compiled_cache_dir() -> Path:
     """Where compiled code (the champion's numba cache) is kept: ``$OTHELLO_CACHE_DIR``, else the user's cache.
 
+    If the user's cache cannot be written (no home folder, a read-only one),
+    a folder of this user's own under the temporary directory, said on stderr.
+
     Never inside the installed package: a cache written there outlives a
     reinstall, and a leftover ``__pycache__`` folder then shadows an
     editable install as a namespace package (issue 11).  The referee hands
@@ -31,7 +37,43 @@ def compiled_cache_dir() -> Path:
     named = os.environ.get(CACHE_DIR_VARIABLE)
     if named:
         return Path(named).expanduser()
-    return Path(platformdirs.user_cache_dir("othello-arena"))
+    default = Path(platformdirs.user_cache_dir("othello-arena"))
+    try:
+        default.mkdir(parents=True, exist_ok=True)
+        if os.access(default, os.W_OK | os.X_OK):
+            return default
+        reason = "not writable"
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+    # A user without a writable home (a service account, a read-only home) would
+    # otherwise have the champion compile anew in every game and play its
+    # fallback meanwhile.  Name the fallback in the environment so that this
+    # process's later calls and its children (prepare, the referee's agents) agree.
+    fallback = _private_temp_cache()
+    os.environ[CACHE_DIR_VARIABLE] = str(fallback)
+    print(f"othello: cannot use the compiled-code cache {default} ({reason}); using {fallback} "
+          f"(set {CACHE_DIR_VARIABLE} to choose)", file=sys.stderr)
+    return fallback
+
+
+def _private_temp_cache() -> Path:
+    """A cache folder under the temporary directory that only this user can write.
+
+    The fixed name lets the cache outlive the run; it is used only if this
+    user owns it and nobody else may write it (another user could otherwise
+    plant compiled code that the champion would run), else a fresh folder.
+    """
+    fixed = Path(tempfile.gettempdir()) / f"othello-arena-cache-{os.getuid()}"
+    try:
+        fixed.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="othello-arena-cache-"))
+    status = fixed.lstat()
+    if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid() and not status.st_mode & 0o022:
+        return fixed
+    return Path(tempfile.mkdtemp(prefix="othello-arena-cache-"))
 
 
 @dataclass(frozen=True)

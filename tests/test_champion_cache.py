@@ -126,3 +126,81 @@ def test_a_read_only_cache_is_loaded_and_never_written(cold_game, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "cannot write the compiled-code cache" in done.stderr
     assert numba_files(empty) == {}
+
+
+def unwritable_cache_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose user cache cannot be made (its parent is a file, even for root), and its TMPDIR."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != CACHE_DIR_VARIABLE}
+    env.update(XDG_CACHE_HOME=str(blocker / "cache"), TMPDIR=str(temporary))
+    return env, temporary
+
+
+def cache_dir_in(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Ask a fresh process where its compiled-code cache is, twice, and what it tells its children."""
+    code = ("import os; from othello_arena.referee.config import compiled_cache_dir, CACHE_DIR_VARIABLE; "
+            "print(compiled_cache_dir()); print(compiled_cache_dir()); print(os.environ[CACHE_DIR_VARIABLE])")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_an_unwritable_user_cache_falls_back_to_a_private_temporary_folder(tmp_path):
+    # Seen as a user without a home folder: the champion compiled anew in every game of the demo and
+    # lost one 0-21 while its engine loaded.
+    env, temporary = unwritable_cache_env(tmp_path)
+    done = cache_dir_in(env)
+    assert done.returncode == 0, done.stderr
+    fallback = temporary / f"othello-arena-cache-{os.getuid()}"
+    assert done.stdout.split() == [str(fallback)] * 3  # the same folder for later calls and for children
+    assert fallback.is_dir() and fallback.stat().st_mode & 0o777 == 0o700
+    assert done.stderr.count("cannot use the compiled-code cache") == 1
+    assert str(tmp_path / "not-a-folder" / "cache") in done.stderr and str(fallback) in done.stderr
+    assert cache_dir_in(env).stdout.split() == [str(fallback)] * 3  # kept for the next run
+
+
+def test_a_fallback_folder_that_others_may_write_is_never_used(tmp_path):
+    # Another user could plant compiled code there for the champion to run.
+    env, temporary = unwritable_cache_env(tmp_path)
+    planted = temporary / f"othello-arena-cache-{os.getuid()}"
+    planted.mkdir()
+    planted.chmod(0o777)
+    done = cache_dir_in(env)
+    assert done.returncode == 0, done.stderr
+    chosen = Path(done.stdout.split()[0])
+    assert chosen != planted and chosen.parent == temporary and chosen.name.startswith("othello-arena-cache-")
+    assert chosen.stat().st_mode & 0o777 == 0o700 and chosen.stat().st_uid == os.getuid()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_a_fallback_folder_of_another_user_is_never_used(tmp_path):
+    env, temporary = unwritable_cache_env(tmp_path)
+    planted = temporary / f"othello-arena-cache-{os.getuid()}"
+    planted.mkdir(mode=0o700)
+    os.chown(planted, 65534, 65534)
+    chosen = Path(cache_dir_in(env).stdout.split()[0])
+    assert chosen != planted and chosen.stat().st_uid == os.getuid()
+
+
+def test_a_game_without_a_writable_user_cache_plays_the_champion_from_the_fallback(cold_game, tmp_path):
+    # The fallback holds this install's compiled champion (copied from the cold game's cache); the
+    # referee must find it, bind it into the champion's sandbox, and the champion load it from there:
+    # otherwise it compiles during the game and its first moves come from its fallback player.
+    env, temporary = unwritable_cache_env(tmp_path)
+    fallback = temporary / f"othello-arena-cache-{os.getuid()}"
+    shutil.copytree(cold_game["cache"], fallback)
+    fallback.chmod(0o700)
+    done = subprocess.run(
+        [sys.executable, "-m", "othello_arena", "play", "champion", "random", "--time", "1", "--seed", "3",
+         "--out", str(tmp_path / "game"), "--quiet"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"using {fallback}" in done.stderr
+    assert "Preparing champion" not in done.stderr  # already prepared, in the fallback
+    record = json.loads((tmp_path / "game" / "game.json").read_text())
+    letter = "W" if record["white"] == "champion" else "B"
+    moves = [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+    assert len(moves) >= 10
+    assert not any("still loading" in text for move in moves for text in move["comments"]), moves
