@@ -65,14 +65,12 @@ def _private_temp_cache() -> Path:
     """
     fixed = Path(tempfile.gettempdir()) / f"othello-arena-cache-{os.getuid()}"
     try:
-        fixed.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
+        fixed.mkdir(mode=0o700, exist_ok=True)
+        status = fixed.lstat()  # lstat: a planted symbolic link is not a folder of ours
+        if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid() and not status.st_mode & 0o022:
+            return fixed
     except OSError:
-        return Path(tempfile.mkdtemp(prefix="othello-arena-cache-"))
-    status = fixed.lstat()
-    if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid() and not status.st_mode & 0o022:
-        return fixed
+        pass
     return Path(tempfile.mkdtemp(prefix="othello-arena-cache-"))
 
 

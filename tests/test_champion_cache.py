@@ -30,6 +30,12 @@ def numba_files(root: Path) -> dict[Path, float]:
     return {p: p.stat().st_mtime for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
 
 
+def champion_moves(record: dict) -> list[dict]:
+    """The champion's moves (passes left out) in a game record."""
+    letter = "W" if record["white"] == "champion" else "B"
+    return [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+
+
 @pytest.fixture(scope="module")
 def cold_game(tmp_path_factory):
     """A game of the champion at 1 s a move, started with an empty compiled-code cache."""
@@ -66,9 +72,7 @@ def test_compiled_code_goes_to_the_cache_and_never_into_the_package(cold_game):
 
 def test_the_champion_is_compiled_before_the_clock_and_plays_every_move_with_its_engine(cold_game):
     assert "Preparing champion (compiling, first time only)" in cold_game["done"].stderr
-    record = cold_game["record"]
-    letter = "W" if record["white"] == "champion" else "B"
-    moves = [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+    moves = champion_moves(cold_game["record"])
     assert len(moves) >= 10
     for move in moves:
         assert move["comments"] and move["comments"][0].startswith("champion "), move
@@ -199,8 +203,6 @@ def test_a_game_without_a_writable_user_cache_plays_the_champion_from_the_fallba
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"using {fallback}" in done.stderr
     assert "Preparing champion" not in done.stderr  # already prepared, in the fallback
-    record = json.loads((tmp_path / "game" / "game.json").read_text())
-    letter = "W" if record["white"] == "champion" else "B"
-    moves = [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+    moves = champion_moves(json.loads((tmp_path / "game" / "game.json").read_text()))
     assert len(moves) >= 10
     assert not any("still loading" in text for move in moves for text in move["comments"]), moves
