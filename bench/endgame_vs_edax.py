@@ -4,9 +4,9 @@
     python bench/endgame_vs_edax.py --edax ... --edax-dir ... --first 40 --last 59   # the whole suite
     python bench/endgame_vs_edax.py --edax ... --edax-dir ... --only champion       # no Edax
 
-Edax is not part of this project: build it yourself (``make build CC=gcc ARCH=x86-64-v3`` in its
-``src/``, after ``mkdir bin``) and give it a ``data/eval.dat`` under ``--edax-dir`` (the folder it runs
-in; its ``problem/fforum-*.obf`` hold the positions).  Its real weights are not published; a file of
+Edax is not part of this project: build it as its own README says (abulmo/edax-reversi).  This
+benchmark expects its program (``--edax``, e.g. ``bin/lEdax-x86-64-v3``) and the folder it runs in
+(``--edax-dir``), which holds ``data/eval.dat`` and its ``problem/fforum-*.obf`` positions.  Its real weights are not published; a file of
 zero weights of the right size makes it run (``--make-zero-eval`` writes one), with worse move
 ordering than it normally has.
 
