@@ -5,9 +5,11 @@ The drawing in README.md (Layout) is the picture of what this checks::
     cli.py  (the command line: every subcommand)
     web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
 
-Each layer imports only the layers to its right.  Every ``import`` in a
-module counts, including those inside functions: a lazy import is still an
-arrow.
+Each layer imports only the layers to its right, and within a layer the
+modules form no circle either (issue 22).  Every ``import`` in a module
+counts, including those inside functions: a lazy import is still an arrow.
+The same walk checks that the champion's compiled-code cache digests every
+source its compiled code is made from.
 """
 
 from __future__ import annotations
@@ -145,3 +147,25 @@ def test_no_import_cycle_anywhere() -> None:
     # compiled_cache -> prepare) had grown unseen while only protocol/ was checked.
     cycles = import_cycles(import_graph())
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
+
+
+# What compiled modules of the champion import from outside it for their Python side only (nothing of
+# it is compiled in): anything else they import must be among the sources of the compiled-code cache's digest.
+PYTHON_SIDE_ONLY = {"agents.champion.training": {"protocol"}}
+
+
+def test_the_compiled_code_cache_digests_every_source_the_compiled_code_is_made_from() -> None:
+    # numba compiles in what a function calls, inlines or reads as a global array, yet checks a cached
+    # function against its own file only: a source left out of the digest would leave stale code running.
+    from othello_arena.agents.champion.cache_paths import digested_sources
+
+    digested = {path.resolve() for path in digested_sources()}
+    compiled = [name for name, path in MODULES.items()
+                if name.startswith("agents.champion.") and "@njit" in path.read_text(encoding="utf-8")]
+    assert {"agents.champion.bitboard", "agents.champion.evaluation", "agents.champion.search"} <= set(compiled)
+    for name in compiled:
+        assert MODULES[name].resolve() in digested, name
+        for target in sorted(imports_of(name, MODULES[name]) - PYTHON_SIDE_ONLY.get(name, set())):
+            assert MODULES[target].resolve() in digested, (
+                f"{name} imports {target}, which the compiled-code cache's digest leaves out "
+                "(agents/champion/cache_paths.py: OUTSIDE_SOURCES)")
