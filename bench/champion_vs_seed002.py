@@ -6,7 +6,7 @@ Each pair of games starts from the same random opening (4 to 10 random
 plies) and is played twice with the colours swapped; both sides search with
 the same compiled NegaScout to the same fixed depth and neither uses the
 endgame solver, so the evaluation is the only difference.  The opponent is
-``search.evaluate_paper_simplified``: seed 002's heuristics with the static
+``evaluation.evaluate_paper_simplified``: seed 002's heuristics with the static
 weighting unscaled and stability from edges and corners only (the seed
 players' ``players.paper_evaluate`` also counts full lines).  Prints wins,
 draws, losses of the learned evaluation, its score (a win 1, a draw 1/2)
@@ -20,7 +20,7 @@ import math
 import random
 import time
 
-from othello_arena.agents.champion import search as S
+from othello_arena.agents.champion import evaluation
 from othello_arena.agents.champion.engine import Engine
 from othello_arena.agents.champion.patterns import load_weights
 from othello_arena.protocol import WHITE, Board, Move
@@ -47,8 +47,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     weights = None if args.weights is None else load_weights(args.weights)
-    learned = Engine(tt_bits=18, eval_kind=S.EVAL_PATTERNS, weights=weights)
-    seed002 = Engine(tt_bits=18, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
+    learned = Engine(tt_bits=18, eval_kind=evaluation.EVAL_PATTERNS, weights=weights)
+    seed002 = Engine(tt_bits=18, eval_kind=evaluation.EVAL_PAPER_SIMPLIFIED)
     results = []  # per game: 1, 0.5, 0 for the learned evaluation
     diffs = []
     started = time.perf_counter()

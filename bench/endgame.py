@@ -4,7 +4,7 @@
     python bench/endgame.py --ffo           # the published FFO positions #5, #11 and #40 only
 
 The positions come from self-play (random openings, then the engine at
-depth 4 with seed 002's heuristics, simplified: ``search.evaluate_paper_simplified``), stopped at the given number of empty
+depth 4 with seed 002's heuristics, simplified: ``evaluation.evaluate_paper_simplified``), stopped at the given number of empty
 squares; they are printed as OBF lines (X = White, who moves first) so any
 other solver can check the scores.  The score is the exact final disc
 difference for the side to move, empty squares to the winner (as every
@@ -17,7 +17,7 @@ import argparse
 import random
 import time
 
-from othello_arena.agents.champion import search as S
+from othello_arena.agents.champion import evaluation
 from othello_arena.agents.champion.agent import load_engine
 from othello_arena.agents.champion.engine import Engine
 from othello_arena.protocol import Board, Move, format_obf, parse_obf
@@ -68,7 +68,7 @@ def main() -> None:
             print(f"FFO {name}: best {result.move_name} (published {best})  score {result.score:+.0f} {verdict}  "
                   f"nodes {result.nodes:,}  {seconds:.2f}s")
         return
-    player = Engine(tt_bits=16, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
+    player = Engine(tt_bits=16, eval_kind=evaluation.EVAL_PAPER_SIMPLIFIED)
     solver = Engine()
     for empties in args.empties:
         times = []

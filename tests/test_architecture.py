@@ -1,13 +1,15 @@
-"""The layers of the package, read from the source: no import runs upwards, and protocol/ has no cycle.
+"""The layers of the package, read from the source: no import runs upwards, and no module imports itself round a circle.
 
 The drawing in README.md (Layout) is the picture of what this checks::
 
     cli.py  (the command line: every subcommand)
     web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
 
-Each layer imports only the layers to its right.  Every ``import`` in a
-module counts, including those inside functions: a lazy import is still an
-arrow.
+Each layer imports only the layers to its right, and within a layer the
+modules form no circle either (issue 22).  Every ``import`` in a module
+counts, including those inside functions: a lazy import is still an arrow.
+The same walk checks that the champion's compiled-code cache digests every
+source its compiled code is made from.
 """
 
 from __future__ import annotations
@@ -79,20 +81,91 @@ def test_no_module_imports_a_layer_above_its_own(name: str) -> None:
     assert not upward, f"{name} imports {', '.join(upward)}, a layer above it ({' < '.join(LAYERS)})"
 
 
-def test_protocol_has_no_import_cycle() -> None:
-    graph = {name: {t for t in imports_of(name, path) if t.startswith("protocol.") and t != name}
-             for name, path in MODULES.items() if name.startswith("protocol.")}
-    done: set[str] = set()
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle (``a -> b -> a``) of every strongly connected group of modules in ``graph`` (Tarjan's walk)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
 
-    def visit(name: str, path: list[str]) -> None:
-        if name in path:
-            cycle = path[path.index(name):] + [name]
-            raise AssertionError("import cycle in protocol/: " + " -> ".join(cycle))
-        if name in done:
-            return
+    def connect(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
         for target in sorted(graph.get(name, ())):
-            visit(target, [*path, name])
-        done.add(name)
+            if target not in index:
+                connect(target)
+                low[name] = min(low[name], low[target])
+            elif target in stack:
+                low[name] = min(low[name], index[target])
+        if low[name] == index[name]:
+            group: set[str] = set()
+            while name not in group:
+                group.add(stack.pop())
+            if len(group) > 1 or name in graph.get(name, ()):
+                groups.append(group)
 
     for name in sorted(graph):
-        visit(name, [])
+        if name not in index:
+            connect(name)
+    return [cycle_through(min(group), group, graph) for group in groups]
+
+
+def cycle_through(start: str, group: set[str], graph: dict[str, set[str]]) -> list[str]:
+    """A shortest path from ``start`` back to itself inside ``group`` (breadth first), as a closed list."""
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        name = queue.pop(0)
+        for target in sorted(graph.get(name, set()) & group):
+            if target == start:
+                return [*paths[name], start]
+            if target not in paths:
+                paths[target] = [*paths[name], target]
+                queue.append(target)
+    raise AssertionError(f"{start} is on no cycle of {sorted(group)}")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of the package and the package's modules it imports (lazy imports included)."""
+    return {name: {t for t in imports_of(name, path) if t in MODULES} for name, path in MODULES.items()}
+
+
+def test_the_cycle_finder_names_a_circle_and_passes_a_tree() -> None:
+    # the finder itself (else the test below would pass on nothing): the champion's circle of issue 22,
+    # drawn small, and the same modules as a tree
+    circle = {"prepare": {"agent"}, "agent": {"engine"}, "engine": {"bitboard", "patterns"},
+              "bitboard": {"compiled_cache"}, "compiled_cache": {"prepare"}, "patterns": {"search"},
+              "search": {"bitboard"}, "alone": {"alone"}}
+    assert sorted(import_cycles(circle)) == [
+        ["agent", "engine", "bitboard", "compiled_cache", "prepare", "agent"], ["alone", "alone"]]
+    tree = {**circle, "compiled_cache": {"cache_paths"}, "alone": set()}
+    assert import_cycles(tree) == []
+
+
+def test_no_import_cycle_anywhere() -> None:
+    # Issue 22: a circle of 8 files in agents/champion/ (prepare -> agent -> engine -> bitboard ->
+    # compiled_cache -> prepare) had grown unseen while only protocol/ was checked.
+    cycles = import_cycles(import_graph())
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
+
+
+# What compiled modules of the champion import from outside it for their Python side only (nothing of
+# it is compiled in): anything else they import must be among the sources of the compiled-code cache's digest.
+PYTHON_SIDE_ONLY = {"agents.champion.training": {"protocol"}}
+
+
+def test_the_compiled_code_cache_digests_every_source_the_compiled_code_is_made_from() -> None:
+    # numba compiles in what a function calls, inlines or reads as a global array, yet checks a cached
+    # function against its own file only: a source left out of the digest would leave stale code running.
+    from othello_arena.agents.champion.cache_paths import digested_sources
+
+    digested = {path.resolve() for path in digested_sources()}
+    compiled = [name for name, path in MODULES.items()
+                if name.startswith("agents.champion.") and "@njit" in path.read_text(encoding="utf-8")]
+    assert {"agents.champion.bitboard", "agents.champion.evaluation", "agents.champion.search"} <= set(compiled)
+    for name in compiled:
+        assert MODULES[name].resolve() in digested, name
+        for target in sorted(imports_of(name, MODULES[name]) - PYTHON_SIDE_ONLY.get(name, set())):
+            assert MODULES[target].resolve() in digested, (
+                f"{name} imports {target}, which the compiled-code cache's digest leaves out "
+                "(agents/champion/cache_paths.py: OUTSIDE_SOURCES)")

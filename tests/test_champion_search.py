@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from champion_helpers import position_with_empties, random_position
+from othello_arena.agents.champion import evaluation
 from othello_arena.agents.champion import search as S
 from othello_arena.agents.champion.engine import Engine
 from othello_arena.protocol import BLACK, WHITE, Board, parse_board
@@ -19,8 +20,8 @@ from othello_arena.protocol import BLACK, WHITE, Board, parse_board
 def engines():
     """One engine per evaluation (small tables: they are cleared per search anyway)."""
     return {
-        "patterns": Engine(tt_bits=14, eval_kind=S.EVAL_PATTERNS),
-        "paper-simplified": Engine(tt_bits=14, eval_kind=S.EVAL_PAPER_SIMPLIFIED),
+        "patterns": Engine(tt_bits=14, eval_kind=evaluation.EVAL_PATTERNS),
+        "paper-simplified": Engine(tt_bits=14, eval_kind=evaluation.EVAL_PAPER_SIMPLIFIED),
     }
 
 
@@ -190,7 +191,7 @@ def test_a_settled_move_is_clearly_the_best_at_its_depth():
 @pytest.mark.parametrize("weights_kind", ["shipped", "random"])
 def test_the_training_features_are_the_features_the_evaluation_reads(weights_kind):
     """Training fits weights to pattern_indices; play sums them in evaluate_patterns: the two must agree."""
-    from othello_arena.agents.champion.patterns import N_STAGES, TABLES, load_weights
+    from othello_arena.agents.champion.patterns import N_STAGES, STAGE_WIDTH, TABLES, load_weights
 
     rng = random.Random(5)
     if weights_kind == "shipped":
@@ -202,8 +203,8 @@ def test_the_training_features_are_the_features_the_evaluation_reads(weights_kin
     for plies in rng.choices(range(0, 61), k=120):
         board = random_position(rng, plies)
         P, O = np.uint64(board.own), np.uint64(board.opp)
-        n_empty = S.pattern_indices(P, O, TABLES.squares, TABLES.lengths, TABLES.offsets, out)
-        stage = min(n_empty // S.STAGE_WIDTH, N_STAGES - 1)
+        n_empty = evaluation.pattern_indices(P, O, TABLES.squares, TABLES.lengths, TABLES.offsets, out)
+        stage = min(n_empty // STAGE_WIDTH, N_STAGES - 1)
         from_features = int(weights[stage][out].sum())
-        played = S.evaluate_patterns(P, O, weights, TABLES.squares, TABLES.lengths, TABLES.offsets)
+        played = evaluation.evaluate_patterns(P, O, weights, TABLES.squares, TABLES.lengths, TABLES.offsets)
         assert played == from_features, board.draw()

@@ -1,10 +1,14 @@
 """The champion: a compiled alpha-beta engine.
 
-Modules: :mod:`.bitboard` (compiled move generation), :mod:`.search`
-(evaluation, NegaScout, endgame solver), :mod:`.engine` (iterative
-deepening under a clock), :mod:`.patterns` (the learned evaluation's
-features and weights), :mod:`.agent` (the strategy and its time manager),
-:mod:`.training` (``othello train``), :mod:`.cli` (``othello analyze``).
+Modules, from the bottom up (each imports only those before it):
+:mod:`.cache_paths` (where the compiled code is kept), :mod:`.compiled_cache`
+(numba's cache there), :mod:`.bitboard` (compiled move generation),
+:mod:`.endgame` (the solver's last empties), :mod:`.patterns` (the learned
+evaluation's features and weights), :mod:`.evaluation` (the compiled
+evaluation), :mod:`.search` (NegaScout, endgame solver), :mod:`.engine`
+(iterative deepening under a clock), :mod:`.agent` (the strategy and its
+time manager), :mod:`.prepare` (compiling before a game), :mod:`.training`
+(``othello train``), :mod:`.cli` (``othello analyze``).
 Importing this package is cheap: numba loads only when an engine is made.
 """
 

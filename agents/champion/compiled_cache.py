@@ -27,7 +27,7 @@ from typing import Any, Optional
 from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
-from .prepare import PACKAGE_DIR, numba_cache_dir, sources_digest
+from .cache_paths import PACKAGE_DIR, numba_cache_dir, sources_digest
 
 # numba 0.68 made the class public; older versions call it _CacheImpl.
 _CACHE_IMPL: Any = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
@@ -42,7 +42,7 @@ class _ChampionCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cach
         # The subfolder names the source folder by a hash of its path, so two
         # installs (a wheel and a checkout) never load each other's code.
         # The sources' digest in the path: code compiled from other versions of any of the
-        # package's files is never loaded (see prepare.sources_digest).
+        # package's files is never loaded (see cache_paths.sources_digest).
         subpath = self.get_suitable_cache_subpath(py_file)  # type: ignore[no-untyped-call]  # numba's, untyped
         self._cache_path = str(numba_cache_dir() / sources_digest() / subpath)
 

@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from ...protocol import Board, Colour, Move, square_name
+from . import evaluation
 from . import search as S
 from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
@@ -29,7 +30,7 @@ DEFAULT_TT_BITS = 20  # 2**20 entries, about 34 MB
 # other move is at least SETTLE_MARGIN worse at that depth (search units: centi-discs).
 SETTLE_MIN_DEPTH = 10
 SETTLE_ITERATIONS = 4
-SETTLE_MARGIN = 2 * S.SCALE
+SETTLE_MARGIN = 2 * evaluation.SCALE
 
 # The exact solver's first guess: the evaluation after a deepening to GUESS_DEPTH plies, at most
 # the empties less GUESS_EMPTIES_LEFT (closer to the end the guess is not worth its time).
@@ -74,8 +75,8 @@ class SearchResult:
 class Engine:
     """A search engine with its own transposition table.
 
-    ``eval_kind`` chooses the evaluation (:data:`.search.EVAL_PATTERNS`, the
-    learned one, or :data:`.search.EVAL_PAPER_SIMPLIFIED`); ``weights`` overrides the
+    ``eval_kind`` chooses the evaluation (:data:`.evaluation.EVAL_PATTERNS`, the
+    learned one, or :data:`.evaluation.EVAL_PAPER_SIMPLIFIED`); ``weights`` overrides the
     shipped weights.  With ``settle`` (the default) a search under a clock
     stops early once its move is settled: a single legal move, or the same
     best move for several iterations with a clear margin over every other.
@@ -84,7 +85,7 @@ class Engine:
     def __init__(
         self,
         tt_bits: int = DEFAULT_TT_BITS,
-        eval_kind: int = S.EVAL_PATTERNS,
+        eval_kind: int = evaluation.EVAL_PATTERNS,
         weights: Optional[np.ndarray] = None,
         settle: bool = True,
     ) -> None:
@@ -101,7 +102,7 @@ class Engine:
             np.full(size, -1, dtype=np.int8),
         )
         if weights is None:
-            weights = load_weights() if eval_kind == S.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
+            weights = load_weights() if eval_kind == evaluation.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
         self.ev = (eval_kind, np.ascontiguousarray(weights, dtype=np.int32), TABLES.squares, TABLES.lengths, TABLES.offsets)
         self.ctl = np.zeros(8, dtype=np.int64)
         self.mbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
@@ -140,7 +141,7 @@ class Engine:
 
     def evaluate(self, board: Board) -> float:
         """The static evaluation of ``board``, in discs for the side to move."""
-        return S.evaluate(np.uint64(board.own), np.uint64(board.opp), self.ev) / S.SCALE
+        return evaluation.evaluate(np.uint64(board.own), np.uint64(board.opp), self.ev) / evaluation.SCALE
 
     def search_depth(self, board: Board, depth: int, node_limit: int = 0) -> tuple[int, int]:
         """``(value in search units, square or -1)`` of one NegaScout search (no deepening)."""
@@ -230,13 +231,13 @@ class Engine:
                     depth -= 1
                     break
                 score = _to_discs(int(value))
-                sure = abs(int(value)) >= S.WIN_BONUS
+                sure = abs(int(value)) >= evaluation.WIN_BONUS
                 result = SearchResult(None if sq < 0 else int(sq), score, False, depth, nodes, elapsed())
                 iterations.append((depth, score, result.square))
                 if sure and depth >= n_empty:
                     break
                 if settle and not try_solve and not sure and self._settled(P, O, depth, int(value), iterations):
-                    settled = f"same move for {SETTLE_ITERATIONS} iterations, the others {SETTLE_MARGIN / S.SCALE:.0f} discs worse"
+                    settled = f"same move for {SETTLE_ITERATIONS} iterations, the others {SETTLE_MARGIN / evaluation.SCALE:.0f} discs worse"
                     nodes = int(self.ctl[S.NODES])
                     break
                 # An iteration costs several times the last one: do not start what cannot end.
@@ -363,11 +364,11 @@ def solve_seconds(n_empty: int) -> float:
 
 def _to_discs(value: int) -> float:
     """A search value in discs (a sure result loses its bonus)."""
-    if value >= S.WIN_BONUS:
-        value -= S.WIN_BONUS
-    elif value <= -S.WIN_BONUS:
-        value += S.WIN_BONUS
-    return value / S.SCALE
+    if value >= evaluation.WIN_BONUS:
+        value -= evaluation.WIN_BONUS
+    elif value <= -evaluation.WIN_BONUS:
+        value += evaluation.WIN_BONUS
+    return value / evaluation.SCALE
 
 
 def _first_ordered(P: np.uint64, O: np.uint64) -> int:

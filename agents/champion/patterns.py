@@ -24,7 +24,11 @@ diag4     A5 ... D8                                    81
 ========  ==========================================  =======
 
 then the scalar features: mobility and potential mobility of each side, and
-the parity of the empties (one-hot, see :func:`.search.pattern_indices`).
+the parity of the empties (one-hot, see :func:`.evaluation.pattern_indices`).
+
+This module only describes the features (no numba): the compiled
+evaluation (:mod:`.evaluation`) reads them, the training
+(:mod:`.training`) fits their weights.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from typing import Optional
 
 import numpy as np
 
-from .search import N_SCALAR_FEATURES, N_SCALARS, STAGE_WIDTH
+STAGE_WIDTH = 4  # empties per stage of the learned evaluation
+N_SCALARS = 130  # one-hot slots of the scalar features (see evaluation.pattern_indices)
+N_SCALAR_FEATURES = 5
 
 
 def _sq(name: str) -> int:

@@ -13,7 +13,6 @@ imports it through the registry.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import platform
@@ -25,31 +24,9 @@ from pathlib import Path
 from typing import Callable
 
 from ...referee.config import CACHE_DIR_VARIABLE, compiled_cache_dir
+from .cache_paths import PACKAGE_DIR, numba_cache_dir, sources_digest
 
-PACKAGE_DIR = Path(__file__).resolve().parent
 PREPARE_MODULE = __name__  # run with ``python -m`` as the subprocess
-
-
-def numba_cache_dir() -> Path:
-    """The folder holding numba's index (``.nbi``) and code (``.nbc``) files for the champion."""
-    return compiled_cache_dir() / "numba"
-
-
-@functools.lru_cache(maxsize=None)
-def sources_digest() -> str:
-    """A short hash of this package's sources.
-
-    numba checks a cached function against its own file only, yet a cached
-    function carries the code of everything it inlined or called from the
-    other files (``search.solve`` holds ``endgame``'s and ``bitboard``'s):
-    after an edit of one file the others would run stale code.  So the
-    compiled code lives in a folder per version of the sources as a whole.
-    """
-    key = hashlib.sha256()
-    for source in sorted(PACKAGE_DIR.glob("*.py")):
-        key.update(source.name.encode())
-        key.update(source.read_bytes())
-    return key.hexdigest()[:16]
 
 
 def ready_mark() -> Path:

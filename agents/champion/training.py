@@ -16,7 +16,7 @@
    Weights are saved in centi-discs as int16 in an ``.npz`` file.
 4. **Rounds.**  With ``rounds`` > 1, each later round plays its games
    with the weights of the round before (round 1 plays with seed 002's
-   heuristics, simplified: ``search.evaluate_paper_simplified``), and each fit uses the positions of every round so far.
+   heuristics, simplified: ``evaluation.evaluate_paper_simplified``), and each fit uses the positions of every round so far.
 
 Everything is seeded: the same seed and sizes give the same weights.
 """
@@ -32,10 +32,10 @@ import numpy as np
 from numba import njit
 
 from ...protocol import BLACK, WHITE, Board, Move
-from . import search as S
+from . import evaluation
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .engine import Engine
-from .patterns import N_STAGES, TABLES
+from .patterns import N_STAGES, STAGE_WIDTH, TABLES
 
 use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
@@ -51,8 +51,8 @@ class TrainingData:
 
 
 def _features(P: np.uint64, O: np.uint64, out: np.ndarray) -> int:
-    n_empty = S.pattern_indices(P, O, TABLES.squares, TABLES.lengths, TABLES.offsets, out)
-    return min(n_empty // S.STAGE_WIDTH, N_STAGES - 1)
+    n_empty = evaluation.pattern_indices(P, O, TABLES.squares, TABLES.lengths, TABLES.offsets, out)
+    return min(n_empty // STAGE_WIDTH, N_STAGES - 1)
 
 
 def generate(
@@ -66,7 +66,7 @@ def generate(
 ) -> TrainingData:
     """Play ``games`` self-play games and label their positions (see the module doc)."""
     rng = random.Random(seed)
-    engine = engine or Engine(tt_bits=16, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
+    engine = engine or Engine(tt_bits=16, eval_kind=evaluation.EVAL_PAPER_SIMPLIFIED)
     rows: list[np.ndarray] = []
     stages: list[int] = []
     labels: list[float] = []
@@ -167,7 +167,7 @@ def fit(data: TrainingData, l2: float = 3.0) -> np.ndarray:
             continue
         w = ridge_fit(data.indices[chosen], data.labels[chosen], TABLES.n_features, l2, start=previous)
         previous = w
-        weights[stage] = np.clip(np.round(w * S.SCALE), -32000, 32000).astype(np.int32)
+        weights[stage] = np.clip(np.round(w * evaluation.SCALE), -32000, 32000).astype(np.int32)
     return weights
 
 
@@ -181,7 +181,7 @@ def holdout_error(weights: np.ndarray, data: TrainingData) -> float:
     """Mean absolute error in discs of the evaluation on ``data``."""
     errors = []
     for row, stage, label in zip(data.indices, data.stages, data.labels):
-        errors.append(abs(weights[stage][row].sum() / S.SCALE - label))
+        errors.append(abs(weights[stage][row].sum() / evaluation.SCALE - label))
     return float(np.mean(errors)) if errors else 0.0
 
 
@@ -202,9 +202,9 @@ def train(
     for round_ in range(rounds):
         started = time.perf_counter()
         if weights is None:
-            engine = Engine(tt_bits=16, eval_kind=S.EVAL_PAPER_SIMPLIFIED)
+            engine = Engine(tt_bits=16, eval_kind=evaluation.EVAL_PAPER_SIMPLIFIED)
         else:
-            engine = Engine(tt_bits=16, eval_kind=S.EVAL_PATTERNS, weights=weights)
+            engine = Engine(tt_bits=16, eval_kind=evaluation.EVAL_PATTERNS, weights=weights)
         fresh = generate(games, seed + round_, depth, noise, solve_empties, engine)
         log(f"round {round_ + 1}: {fresh.games} games, {len(fresh.labels)} positions in {time.perf_counter() - started:.1f}s")
         data = fresh if data is None else TrainingData(
@@ -218,7 +218,7 @@ def train(
         log(f"round {round_ + 1}: fitted {N_STAGES} stages x {TABLES.n_features} weights on {len(data.labels)} positions "
             f"in {time.perf_counter() - started:.1f}s")
     assert weights is not None
-    held = generate(max(20, games // 20), seed + 1000, depth, noise, solve_empties, Engine(tt_bits=16, eval_kind=S.EVAL_PATTERNS, weights=weights))
+    held = generate(max(20, games // 20), seed + 1000, depth, noise, solve_empties, Engine(tt_bits=16, eval_kind=evaluation.EVAL_PATTERNS, weights=weights))
     log(f"held-out error: {holdout_error(weights, held):.2f} discs on {len(held.labels)} positions of {held.games} new games")
     save_weights(weights, out, seed=seed, games=games, depth=depth, noise=noise, solve_empties=solve_empties, l2=l2, rounds=rounds)
     log(f"wrote {out}")
