@@ -115,6 +115,7 @@ def test_schedule_basis_ignores_clock_and_agents_but_not_seed(tmp_path: Path) ->
         ('[[agents]]\nname = "a"\n[[agents]]\nname = "GAME.JSON"\n', "name 'GAME.JSON' is reserved"),
         ('agents = ["a", "b"]\n[tournament]\nseed = "x"\n', '[tournament] seed = "x": expected an integer'),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\n', "needs gauntlet"),
+        ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = []\n', "needs gauntlet"),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = ["z"]\n', "gauntlet names z"),
         ('agents = ["a", "b"]\n[tournament]\nrounds = 3\n', "rounds only applies"),
         ('agents = ["a", "b"]\n[tournament]\nspeed = 3\n', "unknown key(s) in [tournament]: speed"),

@@ -332,8 +332,8 @@ class TournamentTable:
     database: Optional[str] = key("the database (default: RESULTS/tournament.sqlite)", None)
     rounds: Optional[int] = key("swiss only: its rounds (default: enough to separate the field)", None,
                                 low=1, high=MAX_ROUNDS)
-    gauntlet: tuple[str, ...] = key("gauntlet only: the agents that play everybody else", (),
-                                    expected="a list of agent names")
+    gauntlet: Optional[tuple[str, ...]] = key("gauntlet only: the agents that play everybody else", None,
+                                              expected="a list of agent names")
     build_timeout: float = key("seconds per agent's build command", DEFAULT_BUILD_TIMEOUT,
                                positive=True, unit="seconds", high=MAX_BUILD_TIMEOUT)
     openings: Optional[str] = key("game pairs from an opening suite: \"balanced\" (shipped) or a file", None)
@@ -556,7 +556,7 @@ def _rounds(table: TournamentTable, names: list[str], where: str) -> Optional[in
 def _gauntlet(table: TournamentTable, names: list[str], where: str) -> tuple[str, ...]:
     """The agents that play everybody else (format gauntlet); ``()`` for the other formats."""
     if table.format != "gauntlet":
-        if table.gauntlet:
+        if table.gauntlet is not None:
             raise TournamentFileError(f"{where}: [tournament] gauntlet only applies to format = \"gauntlet\"")
         return ()
     if not table.gauntlet:
