@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -83,14 +85,14 @@ def test_schedule_basis_ignores_clock_and_agents_but_not_seed(tmp_path: Path) ->
         ('agents = ["a", "b"]\n[tournament]\nformat = "knockout"\n', "format 'knockout' is not one of"),
         ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = 3\n', "is odd, but every pairing plays both colours"),
         ('agents = ["a", "b"]\n[tournament]\ncolours = "blue"\n', "colours 'blue'"),
-        ('agents = ["a", "b"]\n[tournament]\ntime_per_move = -1\n', "time_per_move must be a positive"),
-        ('agents = ["a", "b"]\n[tournament]\nconcurrency = 0\n', "concurrency must be"),
-        ('agents = ["a", "b"]\n[tournament]\nconcurrency = 5000\n', "an integer from 1 to 1024, not 5000"),
+        ('agents = ["a", "b"]\n[tournament]\ntime_per_move = -1\n', "time_per_move = -1: expected a positive number of seconds, at most 3600"),
+        ('agents = ["a", "b"]\n[tournament]\nconcurrency = 0\n', 'concurrency = 0: expected "auto" or an integer from 1 to 1024'),
+        ('agents = ["a", "b"]\n[tournament]\nconcurrency = 5000\n', 'concurrency = 5000: expected "auto" or an integer from 1 to 1024'),
         ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = 20000000\n',
          "games_per_pairing = 20000000: expected an integer from 1 to 20000"),
         ('agents = ["a", "b"]\n[tournament]\ngames_per_pairing = "2"\n', 'games_per_pairing = "2": expected an integer'),
         ('agents = ["a", "b"]\n[tournament]\ntime_per_move = true\n', "time_per_move = true: expected a number"),
-        ('agents = ["a", "b"]\n[tournament]\nbuild_timeout = 0\n', "build_timeout must be a positive"),
+        ('agents = ["a", "b"]\n[tournament]\nbuild_timeout = 0\n', "build_timeout = 0: expected a positive number of seconds, at most 86400"),
         ('agents = ["a", "b", "c"]\n[tournament]\nformat = "swiss"\nrounds = 5000\n', "rounds = 5000: expected an integer from 1 to 1000"),
         ('agents = ["a", "b"]\n[tournament]\nresults = 3\n', "results = 3: expected a string"),
         ('agents = [' + ", ".join(f'"a{i}"' for i in range(400)) + ']\n[tournament]\ngames_per_pairing = 4\n',
@@ -113,6 +115,7 @@ def test_schedule_basis_ignores_clock_and_agents_but_not_seed(tmp_path: Path) ->
         ('[[agents]]\nname = "a"\n[[agents]]\nname = "GAME.JSON"\n', "name 'GAME.JSON' is reserved"),
         ('agents = ["a", "b"]\n[tournament]\nseed = "x"\n', '[tournament] seed = "x": expected an integer'),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\n', "needs gauntlet"),
+        ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = []\n', "needs gauntlet"),
         ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = ["z"]\n', "gauntlet names z"),
         ('agents = ["a", "b"]\n[tournament]\nrounds = 3\n', "rounds only applies"),
         ('agents = ["a", "b"]\n[tournament]\nspeed = 3\n', "unknown key(s) in [tournament]: speed"),
@@ -121,6 +124,18 @@ def test_schedule_basis_ignores_clock_and_agents_but_not_seed(tmp_path: Path) ->
         ('[[agents]]\nname = "a"\ncwd = "nowhere"\ncommand = "x"\n[[agents]]\nname = "b"\n', "is not a directory"),
         ('[[agents]]\nname = "a"\ncolour = "W"\n[[agents]]\nname = "b"\n', "unknown key(s) colour"),
         ('[[agents]]\nname = "a"\nbuild = "make"\n[[agents]]\nname = "b"\n', "build is only for agents with a command"),
+        ('[[agents]]\nname = "a"\ncommand = 5\n[[agents]]\nname = "b"\n', "agent #1 (a): command = 5: expected a string"),
+        ('[[agents]]\nname = "a"\nsizes = "yes"\n[[agents]]\nname = "b"\n', 'agent #1 (a): sizes = "yes": expected true or false'),
+        ('[[agents]]\nname = 3\n[[agents]]\nname = "b"\n', "agent #1: name = 3: expected a string"),
+        ('[[agents]]\ncommand = "x"\n[[agents]]\nname = "b"\n', "agent #1 has no name"),
+        ('agents = ["a", "b"]\n[tournament]\nformat = "gauntlet"\ngauntlet = ["a", 3]\n',
+         '[tournament] gauntlet = ["a", 3]: expected a list of agent names'),
+        ('agents = ["a", "b"]\n[tournament]\nname = "' + "x" * 201 + '"\n',
+         "[tournament] name is 201 characters long; expected at most 200"),
+        ('[tournament]\nname = "x"\nagents = ["a", "b"]\n',
+         "unknown key(s) in [tournament]: agents; agents = ... is written below the [tournament] line, so TOML reads "
+         "it as a key of [tournament]: move it above [tournament] (to the top of the file)"),
+        ('[referee]\ngrace = 1\nagents = ["a", "b"]\n', "agents = ... is written below the [referee] line"),
     ],
 )
 def test_errors_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
@@ -207,3 +222,57 @@ def test_an_agent_may_have_its_own_time_per_move(tmp_path: Path) -> None:
         with pytest.raises(TournamentFileError, match="greedy.*time_per_move") as caught:
             config.load(write(tmp_path, text.format(bad)))
         assert message in str(caught.value), caught.value
+
+
+def test_choices_are_read_whatever_their_case_and_separators(tmp_path: Path) -> None:
+    for written in ("RR", "Round Robin", "round_robin", "roundrobin"):
+        t = config.load(write(tmp_path, f'agents = ["a", "b"]\n[tournament]\nformat = "{written}"\ncolours = " Both"\n'))
+        assert (t.format, t.colours) == ("round-robin", "both"), written
+
+
+@dataclass(frozen=True)
+class Room:
+    """A table declared as the tournament file's are (as the class server's file may be)."""
+
+    name: str = config.key("the room's name")
+    seats: int = config.key("seats in the room", 30, low=1, high=500)
+    mode: str = config.key("who may enter", "open", choices=("open", "closed"), aliases=(("shut", "closed"),))
+    start: Optional[float] = config.key("seconds before the first game", None, positive=True, unit="seconds")
+    hosts: tuple[str, ...] = config.key("who runs it", ())
+
+
+def test_a_table_is_read_from_its_declaration_alone() -> None:
+    """A new key is one field: its type, range or choices and its doc give the parsing, the default and the error."""
+    read = config.read_table(Room, {"name": "A", "mode": "Shut", "start": 2, "hosts": "ann"}, "class.toml", "[room]")
+    assert read == Room(name="A", seats=30, mode="closed", start=2.0, hosts=("ann",))
+    assert isinstance(read.start, float)
+    for table, message in [
+        ({}, "class.toml: [room] has no name"),
+        ({"name": "A", "seats": 0}, "class.toml: [room] seats = 0: expected an integer from 1 to 500"),
+        ({"name": "A", "seats": True}, "class.toml: [room] seats = true: expected an integer"),
+        ({"name": "A", "mode": "ajar"}, "class.toml: [room] mode 'ajar' is not one of open, closed"),
+        ({"name": "A", "start": 0}, "class.toml: [room] start = 0: expected a positive number of seconds"),
+        ({"name": "A", "start": "1"}, 'class.toml: [room] start = "1": expected a number'),
+        ({"name": "A", "hosts": [1]}, "class.toml: [room] hosts = [1]: expected a list of strings"),
+        ({"name": "A", "seat": 3}, "class.toml: unknown key(s) in [room]: seat; known keys are hosts, mode, name, seats, start"),
+    ]:
+        with pytest.raises(TournamentFileError) as caught:
+            config.read_table(Room, table, "class.toml", "[room]")
+        assert str(caught.value) == message
+
+
+def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
+    """The tables are declared once; the README's example file still names every key of them."""
+    import dataclasses
+    import re
+
+    readme = (Path(config.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    example = readme[readme.index("A tournament is a TOML file"):readme.index("**Openings.**")]
+    written = set(re.findall(r"\b([a-z_]+) = ", example))
+    for declaration in (config.TournamentTable, config.AgentEntry, config.MatchTable):
+        for item in dataclasses.fields(declaration):
+            doc = item.metadata["rule"].doc
+            assert doc and "\n" not in doc, item.name
+            if declaration is not config.MatchTable:  # (written by othello match, not by hand)
+                assert item.name in written, f"README's example tournament file lacks {item.name}"
+    assert config.TOURNAMENT_KEYS == {item.name for item in dataclasses.fields(config.TournamentTable)}

@@ -186,7 +186,7 @@ def test_resume_says_what_is_wrong(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("table, message", [
     ('[match]\nsprt = "elo0=5 elo1=1"', "[match] sprt: elo1 must be above elo0"),
-    ('[match]\nsprt = 3', "[match] sprt must be a string"),
+    ('[match]\nsprt = 3', '[match] sprt = 3: expected a string such as "elo0=0 elo1=10"'),
     ('[match]\nstop = "now"', "unknown key(s) in [match]: stop"),
 ])
 def test_a_broken_match_file_names_the_key(tmp_path: Path, table: str, message: str) -> None:

@@ -58,14 +58,22 @@ plays every size (``sizes = true`` in its table, ``sizes:NAME=COMMAND`` as a
 string), and every built-in agent must play it (the champion does not).
 
 The file is strict: every key has a type and a range, and a wrong one is an
-error naming the key, the value and what is expected (a string ``"false"``
-is not a boolean).  The keys of ``[referee]`` and their types come from the
-referee's ``GameConfig`` itself, so a field added there is checked here too.
+error naming the file, the table, the key, the value and what is expected (a
+string ``"false"`` is not a boolean).  Each table is declared once, as a
+dataclass whose fields are its keys (:func:`key`: the type, the range or
+choices, the default and a one-line doc): :class:`TournamentTable`,
+:class:`AgentEntry` for an ``[[agents]]`` table and :class:`MatchTable`;
+:func:`read_table` reads any of them, so a new key is one line.  What ties
+keys together (an odd ``games_per_pairing`` with both colours, ``rounds``
+only for swiss) is checked after, in :func:`parse`.  The keys of
+``[referee]`` and their types come from the referee's ``GameConfig``
+itself, so a field added there is checked here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -76,7 +84,7 @@ import types as types_module
 import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from ..referee.config import GameConfig
 from ..referee.spec import check_file_name, split_name_command
@@ -85,12 +93,6 @@ FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 COLOUR_MODES = ("both", "random")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
-TOURNAMENT_KEYS = {
-    "name", "format", "games_per_pairing", "colours", "time_per_move", "concurrency", "seed",
-    "results", "database", "rounds", "gauntlet", "build_timeout", "openings",
-}
-AGENT_KEYS = {"name", "command", "cwd", "build", "builtin", "files", "withdraw", "withdraw_reason", "include",
-              "openings", "sizes", "time_per_move"}
 # Includes may nest (a roster including a roster), but not endlessly.
 MAX_INCLUDE_DEPTH = 8
 
@@ -119,26 +121,180 @@ class TournamentFileError(ValueError):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """What a key of the file may hold besides its type (the field's annotation): a range or choices, and its doc.
+
+    Every check of a single key comes from here, and so does its error, in
+    one form: the file, the table, the key, the value and what is expected.
+    """
+
+    doc: str
+    low: Optional[float] = None
+    high: Optional[float] = None
+    positive: bool = False  # more than 0 (a number of seconds)
+    unit: str = ""  # "seconds": said in the error
+    choices: tuple[str, ...] = ()  # the values a string may take (case, "_" and " " for "-" do not matter)
+    aliases: tuple[tuple[str, str], ...] = ()  # other spellings of a choice: ("rr", "round-robin")
+    max_length: Optional[int] = None
+    auto: bool = False  # the string "auto" stands for None (the field's default)
+    expected: str = ""  # what the value is, in words, where the type's own word is too vague
+
+
+def key(doc: str, default: Any = dataclasses.MISSING, **rule: Any) -> Any:
+    """A field that is a key of the file: ``name: TYPE = key("one-line doc", default, low=..., high=...)``.
+
+    Without a default the key is required.  See :class:`Rule` for the rest,
+    :func:`read_table` for how a table is read from the declaration.
+    """
+    return field(default=default, metadata={"rule": Rule(doc=doc, **rule)})
+
+
+_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+T = TypeVar("T")
+DeclaredKey = tuple[str, type, Rule, bool]  # name, kind (bool, int, float, str, tuple: of strings), rule, required
+
+
+def read_table(declaration: type[T], table: dict[str, Any], where: str, title: str) -> T:
+    """The ``table`` of the file at ``where`` read as ``declaration``, a dataclass whose keys are :func:`key` fields.
+
+    Each key is checked against its field's type and :class:`Rule`; an
+    absent key takes the field's default.  ``title`` names the table in the
+    errors: ``[tournament]`` (``FILE: [tournament] seed = "x": expected an
+    integer``) or ``agent #2 (bob)`` (``FILE: agent #2 (bob): sizes = 1: ...``).
+    """
+    declared = _declared_keys(typing.cast(type, declaration))
+    unknown = sorted(set(table) - {name for name, *_ in declared})
+    if unknown:
+        listed = ", ".join(sorted(name for name, *_ in declared))
+        where_in = f"unknown key(s) in {title}: " if title.startswith("[") else f"{title}: unknown key(s) "
+        raise TournamentFileError(f"{where}: {where_in}{', '.join(unknown)}; known keys are {listed}")
+    values: dict[str, Any] = {}
+    for name, kind, rule, required in declared:
+        if name in table:
+            label = f"{where}: {title} {name}" if title.startswith("[") else f"{where}: {title}: {name}"
+            values[name] = _read_key(table[name], kind, rule, label)
+        elif required:
+            raise TournamentFileError(f"{where}: {title} has no {name}")
+    return declaration(**values)
+
+
+@functools.cache
+def _declared_keys(declaration: type) -> tuple[DeclaredKey, ...]:
+    """The :func:`key` fields of ``declaration``: each one's name, kind, rule and whether it is required."""
+    hints = typing.get_type_hints(declaration)
+    declared: list[DeclaredKey] = []
+    for item in dataclasses.fields(declaration):
+        if "rule" in item.metadata:
+            kind = _kind_of(hints[item.name])
+            if kind is object:  # a mistake in the declaration, not in a file: fail at once, loudly
+                raise TypeError(f"{declaration.__name__}.{item.name}: a key is a bool, int, float, str or "
+                                f"tuple[str, ...] (optional or not), not {hints[item.name]}")
+            required = item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING
+            declared.append((item.name, kind, item.metadata["rule"], required))
+    return tuple(declared)
+
+
+def _kind_of(hint: Any) -> type:
+    """What a file gives for a field of type ``hint``: ``Optional[float]`` is a number (TOML has no null)."""
+    arguments = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types_module.UnionType) and len(arguments) == 1:
+        hint = arguments[0]
+    if typing.get_origin(hint) is tuple and typing.get_args(hint) == (str, ...):
+        return tuple
+    return hint if hint in _KIND_WORDS else object
+
+
+def _read_key(value: Any, kind: type, rule: Rule, label: str) -> Any:
+    """``value`` checked against ``kind`` and ``rule`` (``label`` says where it is); a float for a number."""
+    if rule.auto and value == "auto":
+        return None
+    if kind is tuple:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise TournamentFileError(f"{label} = {_toml(value)}: expected {rule.expected or 'a list of strings'}")
+        return tuple(items)
+    auto = "\"auto\" or " if rule.auto else ""
+    if not _is_kind(value, kind):
+        expected = rule.expected or (auto + _range_words(kind, rule) if auto else _KIND_WORDS[kind])
+        raise TournamentFileError(f"{label} = {_toml(value)}: expected {expected}")
+    if (rule.positive and not value > 0) or (rule.low is not None and value < rule.low) \
+            or (rule.high is not None and value > rule.high):
+        raise TournamentFileError(f"{label} = {_toml(value)}: expected {auto}{_range_words(kind, rule)}")
+    if rule.choices:
+        spelled = value.strip().lower().replace("_", "-").replace(" ", "-")
+        spelled = dict(rule.aliases).get(spelled, spelled)
+        if spelled not in rule.choices:
+            raise TournamentFileError(f"{label} {value!r} is not one of {', '.join(rule.choices)}")
+        return spelled
+    if rule.max_length is not None and len(value) > rule.max_length:
+        raise TournamentFileError(f"{label} is {len(value)} characters long; expected at most {rule.max_length}")
+    return float(value) if kind is float else value
+
+
+def _is_kind(value: Any, kind: type) -> bool:
+    """Whether ``value`` as TOML gave it is of ``kind`` (a boolean is no number, a string "false" no boolean)."""
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+def _range_words(kind: type, rule: Rule) -> str:
+    """What ``rule`` allows, in words: ``an integer from 1 to 1024``, ``a positive number of seconds, at most 3600``."""
+    words = "a positive number" if rule.positive else _KIND_WORDS[kind]
+    if rule.unit:
+        words += f" of {rule.unit}"
+    if rule.positive and rule.high is not None:
+        return f"{words}, at most {_number(rule.high)}"
+    if rule.low is not None and rule.high is not None:
+        return f"{words} from {_number(rule.low)} to {_number(rule.high)}"
+    if rule.low is not None:
+        return f"{words} at least {_number(rule.low)}"
+    if rule.high is not None:
+        return f"{words} at most {_number(rule.high)}"
+    return words
+
+
+def _number(bound: float) -> str:
+    return f"{bound:g}" if isinstance(bound, float) else str(bound)
+
+
+def _toml(value: Any) -> str:
+    """A value as it was written in the file (``"false"`` with its quotes, ``false`` without)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return repr(value)
+
+
+@dataclass(frozen=True)
 class AgentEntry:
-    """One participant as the tournament file names it.
+    """One participant as the tournament file names it: the keys of an ``[[agents]]`` table, declared once.
 
     ``command is None`` means a built-in agent (``builtin`` names which one,
     by default ``name`` itself).  ``cwd`` is absolute once the file is loaded.
     """
 
-    name: str
-    command: Optional[str] = None
-    cwd: Optional[str] = None
-    build: Optional[str] = None
-    builtin: Optional[str] = None
-    # The NAME of NAME.in / NAME.out when the program hard-codes it (``player``):
-    # the agent keeps its own name everywhere else (records, standings, report).
-    files: Optional[str] = None
-    withdraw: bool = False
-    withdraw_reason: str = ""
-    openings: bool = False  # its program reads openings (PROTOCOL.md section 8); built-in agents all do
-    sizes: bool = False  # its program plays every board size (PROTOCOL.md section 9); built-in agents: the registry
-    time_per_move: Optional[float] = None  # its own seconds per move (time odds); None: the tournament's
+    name: str = key("its name, in the records and the standings: letters, digits and _ . + -")
+    command: Optional[str] = key("how its program starts ({name}, {time}, {home}); none: a built-in agent", None)
+    cwd: Optional[str] = key("its home, relative to the file: its command's paths and its build start there", None)
+    build: Optional[str] = key("a command run once in cwd before its first game", None)
+    builtin: Optional[str] = key("the built-in agent it is (default: its name), for a built-in under another name",
+                                 None)
+    # (the agent keeps its own name everywhere else: records, standings, report)
+    files: Optional[str] = key("the NAME of NAME.in / NAME.out when its program hard-codes it", None)
+    withdraw: bool = key("out of the standings, its games kept", False)
+    withdraw_reason: str = key("why it is withdrawn (with withdraw = true)", "")
+    openings: bool = key("its program reads openings (PROTOCOL.md section 8); built-in agents all do", False)
+    sizes: bool = key("its program plays every board size (PROTOCOL.md section 9); built-in agents: the registry",
+                      False)
+    time_per_move: Optional[float] = key("its own seconds per move (time odds); default: the tournament's", None,
+                                         positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
 
     @property
     def is_builtin(self) -> bool:
@@ -157,6 +313,46 @@ class AgentEntry:
 
 
 @dataclass(frozen=True)
+class TournamentTable:
+    """The keys of the ``[tournament]`` table, declared once (a new key: one line here, then its use in :func:`parse`)."""
+
+    name: Optional[str] = key("the tournament's name (default: the file's name)", None,
+                              max_length=MAX_TOURNAMENT_NAME)
+    format: str = key("how the agents are paired", "round-robin", choices=FORMATS,
+                      aliases=(("rr", "round-robin"), ("roundrobin", "round-robin")))
+    games_per_pairing: int = key("games of each pairing (even when colours = \"both\")", 2,
+                                 low=1, high=MAX_GAMES_PER_PAIRING)
+    colours: str = key("\"both\": each pairing plays both colours; \"random\": drawn from the seed", "both",
+                       choices=COLOUR_MODES)
+    time_per_move: float = key("seconds per move", 1.0, positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
+    concurrency: Optional[int] = key("games at once; \"auto\": one per core, one spare", None,
+                                     auto=True, low=1, high=MAX_CONCURRENCY)
+    seed: int = key("the seed of the schedule, the colours and the games", 0, low=-MAX_SEED, high=MAX_SEED)
+    results: Optional[str] = key("directory of the database and the game files (default: results/FILE)", None)
+    database: Optional[str] = key("the database (default: RESULTS/tournament.sqlite)", None)
+    rounds: Optional[int] = key("swiss only: its rounds (default: enough to separate the field)", None,
+                                low=1, high=MAX_ROUNDS)
+    gauntlet: Optional[tuple[str, ...]] = key("gauntlet only: the agents that play everybody else", None,
+                                              expected="a list of agent names")
+    build_timeout: float = key("seconds per agent's build command", DEFAULT_BUILD_TIMEOUT,
+                               positive=True, unit="seconds", high=MAX_BUILD_TIMEOUT)
+    openings: Optional[str] = key("game pairs from an opening suite: \"balanced\" (shipped) or a file", None)
+
+
+@dataclass(frozen=True)
+class MatchTable:
+    """The keys of the ``[match]`` table of a file that ``othello match`` wrote."""
+
+    sprt: str = key("the SPRT the match plays until it decides (games_per_pairing: the cap); \"\": a fixed length",
+                    "", expected='a string such as "elo0=0 elo1=10"')
+
+
+TOURNAMENT_KEYS = frozenset(item.name for item in dataclasses.fields(TournamentTable))
+# Keys of the file itself, not of a table: written below a [table] line, TOML puts them in that table.
+TOP_KEYS = ("agents",)
+
+
+@dataclass(frozen=True)
 class Tournament:
     """A loaded, validated tournament file."""
 
@@ -164,17 +360,17 @@ class Tournament:
     name: str
     format: str
     agents: tuple[AgentEntry, ...]
-    games_per_pairing: int = 2
-    colours: str = "both"
-    time_per_move: float = 1.0
+    games_per_pairing: int = TournamentTable.games_per_pairing
+    colours: str = TournamentTable.colours
+    time_per_move: float = TournamentTable.time_per_move
     concurrency: Optional[int] = None  # None: automatic (see runner.default_concurrency)
-    seed: int = 0
+    seed: int = TournamentTable.seed
     results_dir: Path = Path("results")
     database: Path = Path("results/tournament.sqlite")
     rounds: Optional[int] = None
     gauntlet: tuple[str, ...] = ()
     referee: dict[str, Any] = field(default_factory=dict)
-    build_timeout: float = DEFAULT_BUILD_TIMEOUT
+    build_timeout: float = TournamentTable.build_timeout
     openings: Optional[Path] = None  # the opening suite: game pairs from its openings
     openings_sha256: str = ""  # of the suite's text: resume refuses a changed suite
     # A head-to-head written by ``othello match`` ([match] table): its SPRT, if it plays until one decides
@@ -276,178 +472,118 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
     where = str(path)
     base = path.parent
-    section = _tournament_section(data, where)
+    table = _tournament_table(data, where)
     agents = _parse_agents(data.get("agents"), where, base)
     names = [agent.name for agent in agents]
-    fmt = _format(section, where)
-    colours, games = _colours_and_games(section, where)
-    time_per_move = _seconds(section, "time_per_move", 1.0, MAX_TIME_PER_MOVE, where)
-    build_timeout = _seconds(section, "build_timeout", DEFAULT_BUILD_TIMEOUT, MAX_BUILD_TIMEOUT, where)
-    rounds = _rounds(section, fmt, names, where)
-    gauntlet = _gauntlet(section, fmt, names, where)
-    total = _count_games(fmt, len(names), len(gauntlet), games, rounds)
+    _check_games_per_pairing(table, where)
+    rounds = _rounds(table, names, where)
+    gauntlet = _gauntlet(table, names, where)
+    total = _count_games(table.format, len(names), len(gauntlet), table.games_per_pairing, rounds)
     if total > MAX_GAMES:
         raise TournamentFileError(
             f"{where}: this file schedules {total} games, more than the {MAX_GAMES} a tournament may have; "
             "lower games_per_pairing or rounds, or split the agents into groups"
         )
-    results_dir, database = _results(section, path, results_base, where)
-    referee = parse_referee(data.get("referee", {}), where, time_per_move)
+    results_dir, database = _results(table, path, results_base)
+    referee = parse_referee(data.get("referee", {}), where, table.time_per_move)
     _check_program_sizes(agents, referee, where)
-    openings, openings_sha256 = _parse_openings(section, where, base, colours, agents)
+    openings, openings_sha256 = _parse_openings(table, where, base, agents)
     return Tournament(
         path=path,
-        name=_name(section, path, where),
-        format=fmt,
+        name=table.name if table.name is not None else path.stem,
+        format=table.format,
         agents=tuple(agents),
-        games_per_pairing=games,
-        colours=colours,
-        time_per_move=time_per_move,
-        concurrency=_concurrency(section, where),
-        seed=_get(section, "seed", int, 0, where, low=-MAX_SEED, high=MAX_SEED),
+        games_per_pairing=table.games_per_pairing,
+        colours=table.colours,
+        time_per_move=table.time_per_move,
+        concurrency=table.concurrency,
+        seed=table.seed,
         results_dir=results_dir,
         database=database,
         rounds=rounds,
         gauntlet=gauntlet,
         referee=referee,
-        build_timeout=build_timeout,
+        build_timeout=table.build_timeout,
         openings=openings,
         openings_sha256=openings_sha256,
         match_sprt=_parse_match(data.get("match"), where, agents),
     )
 
 
-def _tournament_section(data: dict[str, Any], where: str) -> dict[str, Any]:
-    """The ``[tournament]`` table, once the file's sections and the table's keys are known ones."""
+def _tournament_table(data: dict[str, Any], where: str) -> TournamentTable:
+    """The ``[tournament]`` table, once the file's sections are known ones and no key of the file sits in a table."""
     unknown_top = set(data) - {"tournament", "agents", "referee", "match"}
     if unknown_top:
         raise TournamentFileError(
             f"{where}: unknown section(s) {', '.join(sorted(unknown_top))}; expected [tournament], [[agents]], "
             "[referee] (and [match] in a file written by othello match)"
         )
+    for name in ("tournament", "referee", "match"):
+        table = data.get(name)
+        misplaced = [top for top in TOP_KEYS if isinstance(table, dict) and top in table]
+        if misplaced:
+            # TOML reads every key below a [table] line as that table's: the commonest slip in a hand-written file.
+            raise TournamentFileError(
+                f"{where}: unknown key(s) in [{name}]: {', '.join(misplaced)}; {misplaced[0]} = ... is written below "
+                f"the [{name}] line, so TOML reads it as a key of [{name}]: move it above [{name}] (to the top of "
+                "the file), or write the agents as [[agents]] tables"
+            )
     section = data.get("tournament", {})
     if not isinstance(section, dict):
         raise TournamentFileError(f"{where}: 'tournament' must be a table ([tournament])")
-    unknown = set(section) - TOURNAMENT_KEYS
-    if unknown:
+    return read_table(TournamentTable, section, where, "[tournament]")
+
+
+def _check_games_per_pairing(table: TournamentTable, where: str) -> None:
+    """Refuse an odd ``games_per_pairing`` when every pairing plays both colours."""
+    if table.colours == "both" and table.games_per_pairing % 2:
         raise TournamentFileError(
-            f"{where}: unknown key(s) in [tournament]: {', '.join(sorted(unknown))}; "
-            f"known keys are {', '.join(sorted(TOURNAMENT_KEYS))}"
+            f"{where}: [tournament] games_per_pairing = {table.games_per_pairing} is odd, but every pairing plays "
+            "both colours; use an even number, or colours = \"random\" to draw the colours as in seed 003"
         )
-    return section
 
 
-def _format(section: dict[str, Any], where: str) -> str:
-    """``format``: one of :data:`FORMATS` (``rr`` and ``roundrobin`` read as round-robin)."""
-    fmt: str = _get(section, "format", str, "round-robin", where)
-    fmt = fmt.strip().lower().replace("_", "-").replace(" ", "-")
-    if fmt in ("rr", "roundrobin"):
-        fmt = "round-robin"
-    if fmt not in FORMATS:
-        raise TournamentFileError(f"{where}: [tournament] format {fmt!r} is not one of {', '.join(FORMATS)}")
-    return fmt
-
-
-def _colours_and_games(section: dict[str, Any], where: str) -> tuple[str, int]:
-    """``colours`` and ``games_per_pairing`` (an even number when every pairing plays both colours)."""
-    colours = _get(section, "colours", str, "both", where).strip().lower()
-    if colours not in COLOUR_MODES:
-        raise TournamentFileError(f"{where}: [tournament] colours {colours!r} must be \"both\" or \"random\"")
-
-    games = _get(section, "games_per_pairing", int, 2, where, low=1, high=MAX_GAMES_PER_PAIRING)
-    if colours == "both" and games % 2:
-        raise TournamentFileError(
-            f"{where}: [tournament] games_per_pairing = {games} is odd, but every pairing plays both colours; "
-            "use an even number, or colours = \"random\" to draw the colours as in seed 003"
-        )
-    return colours, games
-
-
-def _seconds(section: dict[str, Any], key: str, default: float, high: float, where: str) -> float:
-    """A positive number of seconds, at most ``high``."""
-    seconds = float(_get(section, key, float, default, where, high=high))
-    if not seconds > 0:
-        raise TournamentFileError(f"{where}: [tournament] {key} must be a positive number of seconds, not {seconds!r}")
-    return seconds
-
-
-def _concurrency(section: dict[str, Any], where: str) -> Optional[int]:
-    """``concurrency``: ``None`` for "auto" (see :func:`.pools.default_concurrency`), else the games at once."""
-    concurrency_value = section.get("concurrency", "auto")
-    concurrency: Optional[int]
-    if concurrency_value == "auto":
-        concurrency = None
-    elif (isinstance(concurrency_value, int) and not isinstance(concurrency_value, bool)
-          and 1 <= concurrency_value <= MAX_CONCURRENCY):
-        concurrency = concurrency_value
-    else:
-        raise TournamentFileError(
-            f"{where}: [tournament] concurrency must be \"auto\" or an integer from 1 to {MAX_CONCURRENCY}, "
-            f"not {concurrency_value!r}"
-        )
-    return concurrency
-
-
-def _rounds(section: dict[str, Any], fmt: str, names: list[str], where: str) -> Optional[int]:
+def _rounds(table: TournamentTable, names: list[str], where: str) -> Optional[int]:
     """Swiss rounds: as given, else enough to separate the field; ``None`` for the other formats."""
-    rounds: Optional[int] = None
-    if "rounds" in section:
-        if fmt != "swiss":
-            raise TournamentFileError(f"{where}: [tournament] rounds only applies to format = \"swiss\"")
-        rounds = _get(section, "rounds", int, 0, where, low=1, high=MAX_ROUNDS)
-    elif fmt == "swiss":
+    if table.rounds is not None and table.format != "swiss":
+        raise TournamentFileError(f"{where}: [tournament] rounds only applies to format = \"swiss\"")
+    if table.format == "swiss" and table.rounds is None:
         # Enough rounds to separate the field (log2 of the players), at least 3.
-        rounds = max(3, math.ceil(math.log2(max(2, len(names)))))
-    return rounds
+        return max(3, math.ceil(math.log2(max(2, len(names)))))
+    return table.rounds
 
 
-def _gauntlet(section: dict[str, Any], fmt: str, names: list[str], where: str) -> tuple[str, ...]:
+def _gauntlet(table: TournamentTable, names: list[str], where: str) -> tuple[str, ...]:
     """The agents that play everybody else (format gauntlet); ``()`` for the other formats."""
-    gauntlet: tuple[str, ...] = ()
-    if "gauntlet" in section:
-        if fmt != "gauntlet":
+    if table.format != "gauntlet":
+        if table.gauntlet is not None:
             raise TournamentFileError(f"{where}: [tournament] gauntlet only applies to format = \"gauntlet\"")
-        value = section["gauntlet"]
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TournamentFileError(f"{where}: [tournament] gauntlet must be a list of agent names, not {value!r}")
-        missing = [v for v in value if v not in names]
-        if missing:
-            raise TournamentFileError(
-                f"{where}: [tournament] gauntlet names {', '.join(missing)}, not among the agents ({', '.join(names)})"
-            )
-        gauntlet = tuple(dict.fromkeys(value))
-        if len(gauntlet) == len(names):
-            raise TournamentFileError(f"{where}: [tournament] gauntlet lists every agent; nobody is left to play them")
-    elif fmt == "gauntlet":
+        return ()
+    if not table.gauntlet:
         raise TournamentFileError(
             f"{where}: format = \"gauntlet\" needs gauntlet = [\"NAME\", ...]: the agents that play everybody else"
         )
+    missing = [name for name in table.gauntlet if name not in names]
+    if missing:
+        raise TournamentFileError(
+            f"{where}: [tournament] gauntlet names {', '.join(missing)}, not among the agents ({', '.join(names)})"
+        )
+    gauntlet = tuple(dict.fromkeys(table.gauntlet))
+    if len(gauntlet) == len(names):
+        raise TournamentFileError(f"{where}: [tournament] gauntlet lists every agent; nobody is left to play them")
     return gauntlet
 
 
-def _results(section: dict[str, Any], path: Path, results_base: Optional[Path], where: str) -> tuple[Path, Path]:
+def _results(table: TournamentTable, path: Path, results_base: Optional[Path]) -> tuple[Path, Path]:
     """The results directory and the database (``results_base`` overrides both: ``othello match --out``)."""
     base = path.parent
-    results = _get(section, "results", str, f"results/{path.stem}", where)
+    results = table.results if table.results is not None else f"results/{path.stem}"
     results_dir = (base / results).resolve() if results_base is None else results_base.resolve()
-    database_value = _get(section, "database", str, "", where)
-    if not database_value or results_base is not None:
+    if not table.database or results_base is not None:
         database = results_dir / "tournament.sqlite"
     else:
-        database = (base / database_value).resolve()
+        database = (base / table.database).resolve()
     return results_dir, database
-
-
-def _name(section: dict[str, Any], path: Path, where: str) -> str:
-    """The tournament's name (default: the file's stem)."""
-    name: str = _get(section, "name", str, path.stem, where)
-    if len(name) > MAX_TOURNAMENT_NAME:
-        raise TournamentFileError(
-            f"{where}: [tournament] name is {len(name)} characters long; expected at most {MAX_TOURNAMENT_NAME}"
-        )
-    return name
 
 
 def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[str]:
@@ -458,15 +594,9 @@ def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[s
         return None
     if not isinstance(table, dict):
         raise TournamentFileError(f"{where}: 'match' must be a table ([match])")
-    unknown = set(table) - {"sprt"}
-    if unknown:
-        raise TournamentFileError(f"{where}: unknown key(s) in [match]: {', '.join(sorted(unknown))}; "
-                                  "the known key is sprt")
+    sprt = read_table(MatchTable, table, where, "[match]").sprt
     if len(agents) != 2:
         raise TournamentFileError(f"{where}: a match ([match]) is between two agents, not {len(agents)}")
-    sprt = table.get("sprt", "")
-    if not isinstance(sprt, str):
-        raise TournamentFileError(f"{where}: [match] sprt must be a string such as \"elo0=0 elo1=10\", not {sprt!r}")
     if sprt:
         try:
             SPRT.parse(sprt)
@@ -475,12 +605,12 @@ def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[s
     return sprt
 
 
-def _parse_openings(section: dict[str, Any], where: str, base: Path, colours: str,
+def _parse_openings(table: TournamentTable, where: str, base: Path,
                     agents: list[AgentEntry]) -> tuple[Optional[Path], str]:
     """The opening suite of ``openings = "FILE"``, checked, with the hash of its text; ``(None, "")`` without."""
-    if "openings" not in section:
+    if table.openings is None:
         return None, ""
-    value = _get(section, "openings", str, "", where)
+    value = table.openings
     if not value.strip():
         raise TournamentFileError(f"{where}: [tournament] openings must name an opening file, e.g. \"book.txt\"")
     from ..protocol.openings import suite_path
@@ -488,7 +618,7 @@ def _parse_openings(section: dict[str, Any], where: str, base: Path, colours: st
     path = suite_path(value, base).resolve()
     if not path.is_file():
         raise TournamentFileError(f"{where}: [tournament] openings {value!r}: no such file (looked for {path})")
-    if colours != "both":
+    if table.colours != "both":
         raise TournamentFileError(
             f"{where}: [tournament] openings play each opening twice with the colours swapped: "
             "they need colours = \"both\""
@@ -527,44 +657,6 @@ def _count_games(fmt: str, players: int, challengers: int, per_pairing: int, rou
     return pairings * per_pairing
 
 
-_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
-
-
-def _get(section: dict[str, Any], key: str, kind: type, default: Any, where: str, *,
-         table: str = "tournament", low: Optional[float] = None, high: Optional[float] = None) -> Any:
-    """``section[key]`` checked against ``kind`` (and ``low``/``high``), or ``default`` if absent."""
-    if key not in section:
-        return default
-    value = section[key]
-    return _check_value(value, kind, f"{where}: [{table}] {key}", low, high)
-
-
-def _check_value(value: Any, kind: type, label: str, low: Optional[float] = None, high: Optional[float] = None) -> Any:
-    """``value`` if it is of ``kind`` and within ``low``..``high``; else an error naming ``label`` and the value."""
-    if kind is bool:
-        good = isinstance(value, bool)
-    elif kind is float:
-        good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    else:
-        good = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-    if not good:
-        raise TournamentFileError(f"{label} = {_toml(value)}: expected {_KIND_WORDS.get(kind, kind.__name__)}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = (f"from {low:g} to {high:g}" if low is not None and high is not None
-                  else f"at least {low:g}" if low is not None else f"at most {high:g}")
-        raise TournamentFileError(f"{label} = {_toml(value)}: expected {_KIND_WORDS[kind]} {bounds}")
-    return value
-
-
-def _toml(value: Any) -> str:
-    """A value as it was written in the file (``"false"`` with its quotes, ``false`` without)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    return repr(value)
-
-
 def referee_types() -> dict[str, type]:
     """Each field of the referee's ``GameConfig`` and the type a file must give it.
 
@@ -574,12 +666,12 @@ def referee_types() -> dict[str, type]:
     hints = typing.get_type_hints(GameConfig)
     types: dict[str, type] = {}
     for item in dataclasses.fields(GameConfig):
-        hint = hints[item.name]
-        arguments = [a for a in typing.get_args(hint) if a is not type(None)]
-        if typing.get_origin(hint) in (typing.Union, types_module.UnionType) and len(arguments) == 1:
-            hint = arguments[0]
-        types[item.name] = hint if hint in _KIND_WORDS else object
+        kind = _kind_of(hints[item.name])
+        types[item.name] = kind if kind in _KIND_WORDS else object
     return types
+
+
+_ANY_VALUE = Rule(doc="")  # [referee]: the ranges are GameConfig's own checks
 
 
 def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any]:
@@ -604,8 +696,7 @@ def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any
         kind = types[key]
         if kind is object:
             raise TournamentFileError(f"{where}: [referee] {key} cannot be set from a tournament file")
-        _check_value(value, kind, f"{where}: [referee] {key}")
-    fields: dict[str, Any] = {key: (float(value) if types[key] is float else value) for key, value in table.items()}
+    fields = {key: _read_key(value, types[key], _ANY_VALUE, f"{where}: [referee] {key}") for key, value in table.items()}
     try:
         GameConfig(time_per_move=time_per_move, **fields)
     except (TypeError, ValueError) as exc:
@@ -637,7 +728,7 @@ def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[Ag
         elif isinstance(item, dict) and "include" in item:
             agents.extend(_include(item, label, base, depth))
         elif isinstance(item, dict):
-            agents.append(_agent_from_table(item, label, base))
+            agents.append(_agent_from_table(item, where, index, base))
         else:
             raise TournamentFileError(f"{label} must be a table or a string, not {item!r}")
     if depth:
@@ -724,58 +815,39 @@ def _agent_from_string(text: str, label: str, base: Path) -> AgentEntry:
     return AgentEntry(name=name, command=command, cwd=str(base) if command else None, sizes=sizes)
 
 
-def _agent_from_table(table: dict[str, Any], label: str, base: Path) -> AgentEntry:
-    unknown = set(table) - AGENT_KEYS
-    if unknown:
-        raise TournamentFileError(
-            f"{label}: unknown key(s) {', '.join(sorted(unknown))}; known keys are {', '.join(sorted(AGENT_KEYS))}"
-        )
-    for key in table:
-        if key in ("withdraw", "openings", "sizes"):
-            _check_value(table[key], bool, f"{label}: {key}")
-        elif key == "time_per_move":
-            continue  # a number, checked below
-        elif not isinstance(table[key], str):
-            raise TournamentFileError(f"{label}: {key} must be a string, not {table[key]!r}")
+def _agent_from_table(table: dict[str, Any], where: str, index: int, base: Path) -> AgentEntry:
+    """The agent of an ``[[agents]]`` table: its keys read as :class:`AgentEntry` declares them, then checked together."""
     name = table.get("name")
-    if not name:
+    title = f"agent #{index} ({name})" if isinstance(name, str) and name else f"agent #{index}"
+    label = f"{where}: {title}"
+    read = read_table(AgentEntry, table, where, title)
+    if not read.name:
         raise TournamentFileError(f"{label} has no name")
-    label = f"{label} ({name})"
-    check_agent_name(name, label)
-    command = table.get("command") or None
-    builtin = table.get("builtin") or None
+    check_agent_name(read.name, label)
+    command = read.command or None
+    builtin = read.builtin or None
     if command and builtin:
         raise TournamentFileError(f"{label}: give a command or a builtin, not both")
-    cwd = table.get("cwd")
     cwd_path: Optional[str] = None
-    if cwd is not None:
-        resolved = (base / cwd).resolve()
+    if read.cwd is not None:
+        resolved = (base / read.cwd).resolve()
         if not resolved.is_dir():
-            raise TournamentFileError(f"{label}: cwd {cwd!r} is not a directory (looked for {resolved})")
+            raise TournamentFileError(f"{label}: cwd {read.cwd!r} is not a directory (looked for {resolved})")
         cwd_path = str(resolved)
     elif command:
         cwd_path = str(base)
-    build = table.get("build") or None
+    build = read.build or None
     if build and not command:
         raise TournamentFileError(f"{label}: build is only for agents with a command")
-    files = table.get("files") or None
+    files = read.files or None
     if files is not None:
         try:
             check_file_name(files)
         except ValueError as exc:
             raise TournamentFileError(f"{label}: files {files!r}: {exc}") from None
-    withdraw = bool(table.get("withdraw", False))
-    reason = table.get("withdraw_reason", "")
-    if reason and not withdraw:
+    if read.withdraw_reason and not read.withdraw:
         raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
-    own_time: Optional[float] = None
-    if "time_per_move" in table:  # time odds: its own seconds per move
-        own_time = float(_check_value(table["time_per_move"], float, f"{label}: time_per_move", high=MAX_TIME_PER_MOVE))
-        if not own_time > 0:
-            raise TournamentFileError(f"{label}: time_per_move = {own_time:g}: expected a positive number of seconds")
-    return AgentEntry(name=name, command=command, cwd=cwd_path, build=build, builtin=builtin, files=files,
-                      withdraw=withdraw, withdraw_reason=reason, openings=bool(table.get("openings", False)),
-                      sizes=bool(table.get("sizes", False)), time_per_move=own_time)
+    return dataclasses.replace(read, command=command, builtin=builtin, cwd=cwd_path, build=build, files=files)
 
 
 def check_builtins(tournament: Tournament, known: list[str],
