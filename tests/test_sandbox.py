@@ -118,6 +118,18 @@ def test_with_the_system_bwrap_hidden_the_bundled_one_sandboxes_a_real_game(tmp_
 
 
 @needs_bundled
+def test_the_bundled_bwrap_knows_every_option_the_sandbox_passes(tmp_path: Path) -> None:
+    plan = sandbox.SandboxPlan(directory=tmp_path, readable=[tmp_path], hidden=[tmp_path / "h"], max_processes=8,
+                               disable_userns=True, bwrap=str(BUNDLED))
+    command = plan.command(["/bin/true"], tmp_path, seccomp_fd=3)
+    options = {arg for arg in command[:command.index("--")] if arg.startswith("--")}
+    help_text = subprocess.run([str(BUNDLED), "--help"], capture_output=True, text=True).stdout
+    known = {line.split()[0] for line in help_text.splitlines() if line.strip().startswith("--")}
+    assert {"--unshare-all", "--seccomp", "--disable-userns", "--remount-ro"} <= options
+    assert options - known == set()
+
+
+@needs_bundled
 def test_a_system_bwrap_that_cannot_make_a_sandbox_gives_way_to_the_bundled_one(tmp_path: Path) -> None:
     path = refused_bwrap_on_path(tmp_path)
     doctor = othello("doctor", path=path, cwd=tmp_path)
