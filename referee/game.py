@@ -47,6 +47,7 @@ from ..protocol import (
 from ..protocol.notation import legal_names
 from ..protocol.openings import format_opening, opening_board
 from . import files
+from .clock import Clock
 from .config import GameConfig
 from .launch import isolation_for
 from .process import StartError
@@ -110,9 +111,8 @@ class _Player(AgentSeat):
         # into a link).
         super().__init__(spec, directory, directory.parent / f"{directory.name}.stderr.log")
         self.colour = colour
-        self.limit = config.time_for(spec.label, spec.is_manual)
+        self.clock = Clock(config.time_control(spec.label, spec.is_manual))
         self.start_error = ""
-        self.seconds = 0.0
         self.lost_turns = 0
         self.warnings: list[str] = []
         self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
@@ -243,7 +243,6 @@ class _Game:
         self.timeout_seen = False
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
-        self.turn_start = 0.0  # when the side to move's NAME.in was in place: its clock runs from there
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -253,7 +252,7 @@ class _Game:
     def emit(self, kind: str, **fields: Any) -> None:
         if self.on_event is None:
             return
-        clocks = {colour: player.seconds for colour, player in self.players.items()}
+        clocks = {colour: player.clock.used for colour, player in self.players.items()}
         try:
             names = {colour: player.label for colour, player in self.players.items()}
             self.on_event(GameEvent(kind, self.board, clocks=clocks, names=names, **fields))
@@ -303,7 +302,7 @@ class _Game:
 
     def start_process(self, player: _Player) -> Optional[_Fault]:
         try:
-            process = player.start(self.config, self.isolation, time_per_move=player.limit, hidden=[self.out_dir],
+            process = player.start(self.config, self.isolation, time_per_move=player.clock.control.per_move, hidden=[self.out_dir],
                                    on_exit=self.waker.poke, warn=lambda text: self.warn(text, player))
         except StartError as exc:
             player.start_error = str(exc)
@@ -367,14 +366,7 @@ class _Game:
             except OSError:
                 pass
 
-    # -- the clock and the files -----------------------------------------------------
-
-    def deadline(self, player: _Player, since: float) -> Optional[float]:
-        if player.limit is None:
-            return None
-        first_move = not any(entry.move.colour is player.colour for entry in self.record.moves)
-        startup = self.config.startup_time if first_move else 0.0
-        return since + player.limit + self.config.grace + startup
+    # -- the files ------------------------------------------------------------------
 
     def sleep(self, deadline: Optional[float]) -> None:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -489,7 +481,7 @@ class _Game:
         fault = self.relay(second, self.first_text(second), None)
         if fault:
             return fault
-        second_deadline = self.deadline(second, time.monotonic())
+        second_deadline = second.clock.deadline(since=time.monotonic())  # its first move's time
         if self.config.suspend_waiting and second.process:
             fault = self.wait_gone(second, second_deadline)
             if fault:
@@ -514,9 +506,9 @@ class _Game:
             self.sleep(deadline)
         return None
 
-    def read_move(self, player: _Player, turn_start: float) -> tuple[Optional[files.Message], Optional[_Fault]]:
-        """Wait for ``player``'s complete ``NAME.out``."""
-        deadline = self.deadline(player, turn_start)
+    def read_move(self, player: _Player) -> tuple[Optional[files.Message], Optional[_Fault]]:
+        """Wait for ``player``'s complete ``NAME.out`` (its clock runs)."""
+        deadline = player.clock.deadline()
         other = self.players[player.colour.opponent]
         while True:
             if player.over_limit:  # killed by the monitor: say why rather than "exited"
@@ -536,7 +528,7 @@ class _Game:
                 return None, fault
             now = time.monotonic()
             if deadline is not None and now > deadline:
-                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.limit:g} s")
+                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.clock.limit_text()}")
             # The second side's first file: it must be deleted within the time limit.
             if (
                 other.colour is not self.first_colour and not self.record.moves
@@ -552,11 +544,11 @@ class _Game:
         fault = self.setup() or self.start_colours()
         if fault:
             return self.fault_result(fault)
-        self.turn_start = time.monotonic()
         mover = self.players[self.first_colour]
+        mover.clock.start(time.monotonic())
         while True:
             self.announce_turn(mover)
-            message, fault = self.read_move(mover, self.turn_start)
+            message, fault = self.read_move(mover)
             read_at = time.monotonic()
             if fault:
                 return self.fault_result(fault)
@@ -577,7 +569,7 @@ class _Game:
         first_name = self.first_colour.full_name
         self.emit(
             "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
-            time_limit=mover.limit, manual=mover.spec.is_manual,
+            time_limit=mover.clock.control.per_move, manual=mover.spec.is_manual,
             message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
                      else f"your colour and {first_name}'s first move") if first_of_second
             else "the opponent's last move",
@@ -590,23 +582,20 @@ class _Game:
         the game ends (by a fault or on the board), or ``None`` when a
         person is asked again.
         """
-        seconds = read_at - self.turn_start
-        deadline = self.deadline(mover, self.turn_start)
-        if deadline is not None and read_at > deadline:
-            mover.seconds += seconds
-            return self.fault_result(
-                _Fault(mover.colour, Termination.TIMEOUT, f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
-            )
+        if mover.clock.expired(read_at):
+            seconds = mover.clock.stop(read_at)
+            return self.fault_result(_Fault(mover.colour, Termination.TIMEOUT,
+                                            f"{mover.label} moved after {seconds:.3f} s, over {mover.clock.limit_text()}"))
         if message.move is None:
             if self.second_chance(mover, f"malformed: {message.error}"):
                 return None
-            mover.seconds += seconds
+            mover.clock.stop(read_at)
             return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
         move = message.move
         why = self.board.why_illegal(move)
         if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
             return None
-        mover.seconds += seconds
+        seconds = mover.clock.stop(read_at)
         comments = [*message.comments, *mover.notes]
         mover.notes = []
         if why is not None:
@@ -636,7 +625,7 @@ class _Game:
             if fault:
                 return fault
         fault = self.relay(other, format_move(move), mover)
-        self.turn_start = time.monotonic()
+        other.clock.start(time.monotonic())
         if fault:
             return fault
         self.confirm_suspended(mover)  # after the relay: who runs now, and the CPU time so far
@@ -691,7 +680,7 @@ class _Game:
                 "kind": player.spec.kind,
                 "directory": str(player.directory.relative_to(self.out_dir)),
                 "stderr_log": str(player.stderr_path.relative_to(self.out_dir)),
-                "seconds": round(player.seconds, 4),
+                "seconds": round(player.clock.used, 4),
             }
             if player.spec.command is not None:
                 info["command"] = list(player.spec.command)
