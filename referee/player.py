@@ -12,9 +12,10 @@ player has none.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ..protocol import Colour, Move
 from .clock import Clock
@@ -22,6 +23,7 @@ from .config import GameConfig
 from .seat import AgentSeat
 from .spec import AgentSpec
 
+MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
 Listing = dict[str, tuple[int, int, int, int]]  # name -> inode, size, mtime, mode
 
 
@@ -102,6 +104,14 @@ class Player(AgentSeat):
             killed = True
         return killed
 
+    def limit_breach(self, max_processes: int, disk_mb: int) -> str:
+        """Which limit :meth:`enforce_limits` found broken, in a sentence naming the side; ``""`` if none."""
+        if self.over_limit:
+            return f"{self.label} ran {self.over_limit} processes, more than the {max_processes} allowed"
+        if self.over_disk:
+            return f"{self.label} kept {self.over_disk >> 20} MB in its directory, more than the {disk_mb} MB allowed"
+        return ""
+
     def take_snapshot(self) -> None:
         self.snapshot = _listing(self.dir_fd)
 
@@ -143,6 +153,37 @@ class Player(AgentSeat):
         if self.warnings:
             info["warnings"] = self.warnings
         return info
+
+
+class LimitMonitor:
+    """A thread that counts the sides' processes (and their CPU time) and their directories' bytes while the game runs.
+
+    A side over a limit is ended at once (:meth:`Player.enforce_limits`) and
+    ``on_kill`` is called, so that the game loop wakes and says why.
+    """
+
+    def __init__(self, players: Iterable[Player], config: GameConfig, on_kill: Callable[[], None]) -> None:
+        self.players = list(players)
+        self.max_processes = config.max_processes
+        self.disk_bytes = config.disk_mb << 20
+        self.on_kill = on_kill
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="referee-monitor", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop counting (a monitor never started stops at once)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(MONITOR_INTERVAL):
+            for player in self.players:
+                if player.enforce_limits(self.max_processes, self.disk_bytes):
+                    self.on_kill()
 
 
 def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) -> int:
