@@ -439,11 +439,11 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
     if opening:
         game._board, game.plies = opening_board(list(opening)), len(opening)
     if game.board.to_move is not colour:
-        control = game.clock.control  # the colour file: within its first move's time, as the referee says
+        # The colour file goes within the first move's time (grace included), as the referee counts it.
         if not game.wait_deleted(game.clock.allowance() or 0.0):
             if game.process.exited:
                 raise AgentGone(f"the agent exited (code {game.process.returncode}) without taking {game.in_name}")
-            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + control.startup:g} s; "
+            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s; "
                             + game.untaken_hint())
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
