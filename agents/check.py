@@ -43,8 +43,8 @@ from typing import Callable, Optional
 from ..protocol import BLACK, DEFAULT_SIZE, WHITE, Board, Colour, Move, format_colour, format_end, format_move, format_size
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
-from ..referee.config import END_GRACE_SECONDS, GRACE_SECONDS, STARTUP_SECONDS
-from ..referee.config import GameConfig
+from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl
+from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
 from ..referee.seat import AgentSeat
@@ -182,7 +182,8 @@ class ScriptedGame:
         self.colour: Optional[Colour] = None  # the agent's, once sent
         self.moves_read = 0  # the agent's moves taken from NAME.out
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
-        self.startup = startup  # extra time on the first move (PROTOCOL.md section 4), as the referee gives
+        # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4).
+        self.clock = Clock(TimeControl(time_per_move, self.config.grace, startup))
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
@@ -282,21 +283,21 @@ class ScriptedGame:
 
     def read_move(self, started: float) -> tuple[files.Message, float]:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
-        limit = self.time + GRACE_SECONDS + self.startup
-        deadline = started + limit + 2.0  # watch a little longer to tell late from silent
+        clock = self.clock
+        clock.start(started)
+        deadline = clock.deadline()
+        assert deadline is not None  # the checker always has a time per move
+        deadline += 2.0  # watch a little longer to tell late from silent
         while True:
             message = self.seat.take_message(self.waker, 64 << 10, size=self.board.size)
             now = time.monotonic()
             if message is not None:
-                seconds = now - started
-                if not self.startup:  # a first move's start-up is not thinking
+                first_move, late, limit = clock.first_move, clock.expired(now), clock.explain()
+                seconds = clock.stop(now)
+                if not first_move:  # a first move's start-up is not thinking
                     self.card.slowest = max(self.card.slowest, seconds)
-                if seconds > limit:
-                    allowance = f" + {self.startup:g} s to start up" if self.startup else ""
-                    self.card["in-time"].grade(
-                        False, f"a move took {seconds:.2f} s (limit {self.time:g} + {GRACE_SECONDS} s{allowance})",
-                        evidence=self.evidence())
-                self.startup = 0.0
+                if late:
+                    self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {limit})", evidence=self.evidence())
                 self.moves_read += 1
                 self.card.moves_timed += 1
                 return message, seconds
@@ -438,10 +439,11 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
     if opening:
         game._board, game.plies = opening_board(list(opening)), len(opening)
     if game.board.to_move is not colour:
-        if not game.wait_deleted(game.time + game.startup):
+        # The colour file goes within the first move's time (grace included), as the referee counts it.
+        if not game.wait_deleted(game.clock.allowance() or 0.0):
             if game.process.exited:
                 raise AgentGone(f"the agent exited (code {game.process.returncode}) without taking {game.in_name}")
-            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.startup:g} s; "
+            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s; "
                             + game.untaken_hint())
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
@@ -600,7 +602,8 @@ class _Scenarios:
                     self.card["in-time"].grade(False, str(exc), evidence=g.evidence())
         if self.card.moves_timed:  # a program that never moved is not fast
             slowest = self.card.slowest
-            self.card["in-time"].grade(slowest <= self.time_per_move + GRACE_SECONDS, f"slowest move {slowest:.2f} s")
+            allowed = TimeControl(self.time_per_move, self.config.grace).allowance(first_move=False) or 0.0
+            self.card["in-time"].grade(slowest <= allowed, f"slowest move {slowest:.2f} s")
 
     def passes(self) -> None:
         """3. Passes not met yet: more games steered towards them, stopped once seen."""
@@ -677,7 +680,7 @@ class _Scenarios:
                 _start(g, BLACK, self.card)
                 illegal = Move(WHITE, 0)  # A1 flips nothing at the start
                 g.send(format_move(illegal))
-                deadline = time.monotonic() + self.time_per_move + GRACE_SECONDS
+                deadline = g.clock.control.deadline(time.monotonic(), first_move=False) or 0.0
                 while not g.process.exited and not files.exists(g.dir_fd, g.out_name) and time.monotonic() < deadline:
                     time.sleep(POLL)
                 g.process.wait_exit(0.2)

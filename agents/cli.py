@@ -91,7 +91,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     the games' files (it prints where).  Exit code 0 only if no check
     fails (the illegal-move and lower-case checks are advisory).
     """
-    from ..referee.config import STARTUP_SECONDS
+    from ..referee.clock import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
     from ..referee.sandbox import SandboxUnavailable
     from ..referee.spec import AgentSpec

@@ -9,7 +9,8 @@
 See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 """
 
-from .config import GRACE_SECONDS, GameConfig
+from .clock import GRACE_SECONDS, Clock, TimeControl
+from .config import GameConfig
 from .game import GameEvent, check_opening, check_sizes, play_game
 from .pair import draw_openings, nth_opening, play_pair
 from .seat import AgentSeat
@@ -20,8 +21,10 @@ __all__ = [
     "AgentSeat",
     "AgentSpec",
     "BuiltinAgents",
+    "Clock",
     "GameConfig",
     "GameEvent",
+    "TimeControl",
     "check_file_name",
     "check_opening",
     "check_sizes",

@@ -1,4 +1,4 @@
-"""The rules of one game that are not rules of Othello: clocks, limits, options."""
+"""The rules of one game that are not rules of Othello: time settings, limits, options (the clock itself: :mod:`.clock`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from typing import Optional
 import platformdirs
 
 from ..protocol import DEFAULT_SIZE, check_size
+from .clock import GRACE_SECONDS, STARTUP_SECONDS, TimeControl
 
-GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
-STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
 SANDBOXES = ("bwrap", "none")  # PROTOCOL.md section 2: every agent in a bubblewrap sandbox, or (told so) none
@@ -163,10 +162,9 @@ class GameConfig:
         if self.out_limit < 64:
             raise ValueError("out_limit must be at least 64 bytes")
 
-    def time_for(self, label: str, manual: bool) -> Optional[float]:
-        """Seconds per move of the agent ``label``, a program or a person (``None``: no limit)."""
+    def time_control(self, label: str, manual: bool) -> TimeControl:
+        """The clock setting of the agent ``label``, a program or a person: its own time (odds), else the game's."""
         own = dict(self.agent_times).get(label)
-        if own is not None:
-            return own
-        return self.manual_time if manual else self.time_per_move
+        per_move = own if own is not None else self.manual_time if manual else self.time_per_move
+        return TimeControl(per_move, self.grace, self.startup_time)
 

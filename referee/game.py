@@ -3,12 +3,14 @@
 The referee is a loop that sleeps on file events (or polls), and each time
 it wakes it looks at the files and the processes themselves:
 
-1. start both agents, each in its own seat (:class:`.seat.AgentSeat`): its
-   own directory inside the game directory;
+1. start both agents, each in its own seat (:class:`.player.Player`, an
+   :class:`.seat.AgentSeat` with the game's account of the side): its own
+   directory inside the game directory;
 2. write each side its colour (``W`` / ``B``);
 3. then turn by turn: *read* the side to move's complete ``NAME.out`` (the
-   seat takes it and deletes it), *judge* it against the clock and the rules
-   core, *relay* it to the other side's ``NAME.in``;
+   seat takes it and deletes it), *judge* it against the side's clock
+   (:class:`.clock.Clock`: the one rule of time) and the rules core,
+   *relay* it to the other side's ``NAME.in`` (the other's clock starts);
 4. at the end, however it ends, send both sides the end line, give them a
    short grace to exit, stop every process they started, write ``game.json``.
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,13 +50,10 @@ from ..protocol.openings import format_opening, opening_board
 from . import files
 from .config import GameConfig
 from .launch import isolation_for
+from .player import LimitMonitor, Player
 from .process import StartError
-from .seat import AgentSeat
 from .spec import AgentSpec, distinct_labels
 from .watch import Waker, make_waker
-
-MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
-
 
 @dataclass
 class GameEvent:
@@ -101,101 +99,6 @@ class _Fault:
     detail: str
 
 
-class _Player(AgentSeat):
-    """The referee's view of one side: its seat, and what the game keeps of it (clock, faults, notes)."""
-
-    def __init__(self, spec: AgentSpec, colour: Colour, directory: Path, config: GameConfig) -> None:
-        # The agent's output is kept beside its directory, not in it: only the
-        # referee writes it (an agent cannot rewrite it past its cap or turn it
-        # into a link).
-        super().__init__(spec, directory, directory.parent / f"{directory.name}.stderr.log")
-        self.colour = colour
-        self.limit = config.time_for(spec.label, spec.is_manual)
-        self.start_error = ""
-        self.seconds = 0.0
-        self.lost_turns = 0
-        self.warnings: list[str] = []
-        self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
-        self.last_in = ""  # the last NAME.in written: written again, with a note, after a person's bad move
-        self.pending_colour = ""  # a person playing Black gets the colour with White's first move
-        self.retries = 0  # a person's moves refused and asked again
-        self.notes: list[str] = []  # what was wrong with them, for the record of the move that follows
-        self.snapshot: Optional[dict[str, tuple[int, int, int, int]]] = None
-        self.over_limit = 0  # processes counted over the limit (then killed)
-        self.over_disk = 0  # bytes found in its directory over the limit (then killed)
-        self.limits = ""  # how its limits were enforced: "cgroup" or "rlimits"
-
-    @property
-    def suspended(self) -> bool:
-        return self.process is not None and self.process.suspended
-
-    def limit_note(self) -> str:
-        """What the agent's cgroup saw of its limits: why it likely failed, or ``""``."""
-        cgroup = self.process.cgroup if self.process else None
-        if cgroup is None:
-            return ""
-        if cgroup.oom_kills():
-            return f": out of memory (the limit is {cgroup.memory_mb} MB for all its processes)"
-        if refusals := cgroup.fork_refusals():
-            return f": refused {refusals} new processes at the limit of {cgroup.max_processes - 2}"
-        return ""
-
-    def take_snapshot(self) -> None:
-        self.snapshot = _listing(self.dir_fd)
-
-    def changes_since_snapshot(self) -> list[str]:
-        if self.snapshot is None:
-            return []
-        now = _listing(self.dir_fd)
-        before = self.snapshot
-        self.snapshot = None
-        changes = [f"{name} created" for name in sorted(set(now) - set(before))]
-        changes += [f"{name} deleted" for name in sorted(set(before) - set(now))]
-        changes += [f"{name} changed" for name in sorted(set(now) & set(before)) if now[name] != before[name]]
-        return changes
-
-
-def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) -> int:
-    """Bytes the agent keeps in its directory (blocks really used), counted up to just past ``limit``.
-
-    Links are not followed; a directory with more than ``max_entries``
-    entries counts as over any limit (walking it would be the referee's cost).
-    """
-    used, entries, stack = 0, 0, [str(directory)]
-    while stack and used <= limit:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                for entry in listing:
-                    entries += 1
-                    if entries > max_entries:
-                        return limit + 1
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    used += info.st_blocks * 512
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-        except OSError:
-            continue
-    return used
-
-
-def _listing(dir_fd: int) -> dict[str, tuple[int, int, int, int]]:
-    result = {}
-    try:
-        names = os.listdir(dir_fd)
-    except OSError:
-        return {}
-    for name in names:
-        try:
-            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        except OSError:
-            continue
-        result[name] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
-    return result
-
-
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+#-]")
 
 
@@ -227,8 +130,8 @@ class _Game:
         self.on_event = on_event
         white_dir, black_dir = _directory_names(white, black)
         self.players = {
-            WHITE: _Player(white, WHITE, self.out_dir / white_dir, config),
-            BLACK: _Player(black, BLACK, self.out_dir / black_dir, config),
+            WHITE: Player(white, WHITE, self.out_dir / white_dir, config),
+            BLACK: Player(black, BLACK, self.out_dir / black_dir, config),
         }
         self.board = board
         # The side to move after the opening moves first; the other is "second".
@@ -238,12 +141,10 @@ class _Game:
         self.waker: Waker = Waker()
         self.warnings: list[str] = []
         self.started = time.monotonic()
-        self._monitor_stop = threading.Event()
-        self._monitor: Optional[threading.Thread] = None
+        self._monitor: Optional[LimitMonitor] = None
         self.timeout_seen = False
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
-        self.turn_start = 0.0  # when the side to move's NAME.in was in place: its clock runs from there
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -253,14 +154,14 @@ class _Game:
     def emit(self, kind: str, **fields: Any) -> None:
         if self.on_event is None:
             return
-        clocks = {colour: player.seconds for colour, player in self.players.items()}
+        clocks = {colour: player.clock.used for colour, player in self.players.items()}
         try:
             names = {colour: player.label for colour, player in self.players.items()}
             self.on_event(GameEvent(kind, self.board, clocks=clocks, names=names, **fields))
         except Exception as exc:  # a display must not stop a game
             self.warnings.append(f"event callback failed on {kind!r}: {exc!r}")
 
-    def warn(self, text: str, player: Optional[_Player] = None) -> None:
+    def warn(self, text: str, player: Optional[Player] = None) -> None:
         (player.warnings if player else self.warnings).append(text)
         self.emit("warning", message=text, player=player.label if player else "")
 
@@ -297,38 +198,20 @@ class _Game:
             return _Fault(None, Termination.CRASH, "neither agent could be started: " + "; ".join(f.detail for f in failed))
         if failed:
             return failed[0]
-        self._monitor = threading.Thread(target=self.monitor, name="referee-monitor", daemon=True)
+        self._monitor = LimitMonitor(self.players.values(), self.config, on_kill=self.waker.poke)
         self._monitor.start()
         return None
 
-    def start_process(self, player: _Player) -> Optional[_Fault]:
+    def start_process(self, player: Player) -> Optional[_Fault]:
         try:
-            process = player.start(self.config, self.isolation, time_per_move=player.limit, hidden=[self.out_dir],
-                                   on_exit=self.waker.poke, warn=lambda text: self.warn(text, player))
+            process = player.start(self.config, self.isolation, time_per_move=player.clock.control.per_move,
+                                   hidden=[self.out_dir], on_exit=self.waker.poke, warn=lambda text: self.warn(text, player))
         except StartError as exc:
             player.start_error = str(exc)
             return _Fault(player.colour, Termination.CRASH, f"{player.label} could not be started: {exc}")
         cgroup = process.cgroup
         player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
         return None
-
-    def monitor(self) -> None:
-        """Count each agent's processes (the process limit when root) and their CPU time."""
-        while not self._monitor_stop.wait(MONITOR_INTERVAL):
-            for player in self.players.values():
-                if player.process is None:
-                    continue
-                count = player.process.scan_tree()
-                limit = self.config.max_processes
-                if limit and count > limit and not player.over_limit:
-                    player.over_limit = count
-                    player.process.kill_all(term_grace=0)
-                    self.waker.poke()
-                disk = self.config.disk_mb << 20
-                if disk and not player.over_disk and (used := _directory_usage(player.directory, disk)) > disk:
-                    player.over_disk = used
-                    player.process.kill_all(term_grace=0)
-                    self.waker.poke()
 
     def teardown(self, result: Result) -> None:
         end = format_end(result)
@@ -353,9 +236,8 @@ class _Game:
         for player in self.players.values():
             if player.process:
                 player.process.kill_all()
-        self._monitor_stop.set()
         if self._monitor is not None:
-            self._monitor.join(timeout=5)
+            self._monitor.stop()
         self.waker.close()
         for player in self.players.values():
             player.close()
@@ -367,32 +249,17 @@ class _Game:
             except OSError:
                 pass
 
-    # -- the clock and the files -----------------------------------------------------
-
-    def deadline(self, player: _Player, since: float) -> Optional[float]:
-        if player.limit is None:
-            return None
-        first_move = not any(entry.move.colour is player.colour for entry in self.record.moves)
-        startup = self.config.startup_time if first_move else 0.0
-        return since + player.limit + self.config.grace + startup
+    # -- the files ------------------------------------------------------------------
 
     def sleep(self, deadline: Optional[float]) -> None:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         self.waker.wait(timeout)
 
-    def faults(self, waiting: list[_Player], mover: Optional[_Player]) -> Optional[_Fault]:
+    def faults(self, waiting: list[Player], mover: Optional[Player]) -> Optional[_Fault]:
         """Faults of the sides not to move (and of every side's processes)."""
         for player in self.players.values():
-            if player.over_limit:
-                return _Fault(
-                    player.colour, Termination.CRASH,
-                    f"{player.label} ran {player.over_limit} processes, more than the {self.config.max_processes} allowed",
-                )
-            if player.over_disk:
-                return _Fault(
-                    player.colour, Termination.CRASH,
-                    f"{player.label} kept {player.over_disk >> 20} MB in its directory, more than the {self.config.disk_mb} MB allowed",
-                )
+            if breach := player.limit_breach(self.config.max_processes, self.config.disk_mb):
+                return _Fault(player.colour, Termination.CRASH, breach)
         for player in waiting:
             if player.out_present():
                 if self.second_chance(player, "written before your turn: wait for your " + player.in_name):
@@ -413,7 +280,7 @@ class _Game:
                 )
         return None
 
-    def relay(self, player: _Player, text: str, mover: Optional[_Player]) -> Optional[_Fault]:
+    def relay(self, player: Player, text: str, mover: Optional[Player]) -> Optional[_Fault]:
         """Write ``text`` into ``player``'s ``NAME.in``; the player's clock starts when it returns."""
         if mover is not None:
             fault = self.faults([player], mover)  # a move written before its turn began
@@ -436,11 +303,12 @@ class _Game:
         except OSError as exc:
             return _Fault(player.colour, Termination.CRASH, f"cannot write {player.label}'s {player.in_name}: {exc}")
         player.unsent = None
-        player.pending_colour = ""
-        player.last_in = text
+        if player.person is not None:
+            player.person.pending_colour = ""
+            player.person.last_in = text
         return None
 
-    def suspend(self, player: _Player) -> None:
+    def suspend(self, player: Player) -> None:
         """Stop every process of ``player``, who waits now.
 
         Sandboxed, the stop is only sent here and confirmed by
@@ -455,7 +323,7 @@ class _Game:
                 player.process.wait_stopped()
                 player.take_snapshot()
 
-    def confirm_suspended(self, player: _Player) -> None:
+    def confirm_suspended(self, player: Player) -> None:
         """After the relay: wait until every process of ``player`` is stopped (newcomers too)."""
         if player.process is None:
             return
@@ -466,7 +334,7 @@ class _Game:
 
     # -- the game ---------------------------------------------------------------------
 
-    def first_text(self, player: _Player) -> str:
+    def first_text(self, player: Player) -> str:
         """A side's first ``NAME.in``: its colour, the size line on a bigger board (section 9), the opening's moves (section 8)."""
         size = format_size(self.config.size) if self.config.size != DEFAULT_SIZE else ""
         return format_colour(player.colour) + size + "".join(format_move(move) for move in self.record.opening)
@@ -483,13 +351,13 @@ class _Game:
         wait for ever.
         """
         first, second = self.players[self.first_colour], self.players[self.first_colour.opponent]
-        if second.spec.is_manual:
-            second.pending_colour = self.first_text(second)
+        if second.person is not None:
+            second.person.pending_colour = self.first_text(second)
             return self.relay(first, self.first_text(first), None)
         fault = self.relay(second, self.first_text(second), None)
         if fault:
             return fault
-        second_deadline = self.deadline(second, time.monotonic())
+        second_deadline = second.clock.deadline(since=time.monotonic())  # its first move's time
         if self.config.suspend_waiting and second.process:
             fault = self.wait_gone(second, second_deadline)
             if fault:
@@ -502,7 +370,7 @@ class _Game:
         self.second_colour_deadline = second_deadline
         return None
 
-    def wait_gone(self, player: _Player, deadline: Optional[float]) -> Optional[_Fault]:
+    def wait_gone(self, player: Player, deadline: Optional[float]) -> Optional[_Fault]:
         """Wait until ``player`` has deleted its ``NAME.in`` (the colour file)."""
         others = [p for p in self.players.values()]
         while player.in_present():
@@ -514,9 +382,9 @@ class _Game:
             self.sleep(deadline)
         return None
 
-    def read_move(self, player: _Player, turn_start: float) -> tuple[Optional[files.Message], Optional[_Fault]]:
-        """Wait for ``player``'s complete ``NAME.out``."""
-        deadline = self.deadline(player, turn_start)
+    def read_move(self, player: Player) -> tuple[Optional[files.Message], Optional[_Fault]]:
+        """Wait for ``player``'s complete ``NAME.out`` (its clock runs)."""
+        deadline = player.clock.deadline()
         other = self.players[player.colour.opponent]
         while True:
             if player.over_limit:  # killed by the monitor: say why rather than "exited"
@@ -536,7 +404,7 @@ class _Game:
                 return None, fault
             now = time.monotonic()
             if deadline is not None and now > deadline:
-                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.limit:g} s")
+                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.clock.limit_text()}")
             # The second side's first file: it must be deleted within the time limit.
             if (
                 other.colour is not self.first_colour and not self.record.moves
@@ -552,11 +420,11 @@ class _Game:
         fault = self.setup() or self.start_colours()
         if fault:
             return self.fault_result(fault)
-        self.turn_start = time.monotonic()
         mover = self.players[self.first_colour]
+        mover.clock.start(time.monotonic())
         while True:
             self.announce_turn(mover)
-            message, fault = self.read_move(mover, self.turn_start)
+            message, fault = self.read_move(mover)
             read_at = time.monotonic()
             if fault:
                 return self.fault_result(fault)
@@ -571,44 +439,40 @@ class _Game:
                 return self.fault_result(fault)
             mover = self.players[mover.colour.opponent]
 
-    def announce_turn(self, mover: _Player) -> None:
+    def announce_turn(self, mover: Player) -> None:
         """Tell the display whose turn it is and what they answer."""
         first_of_second = mover.colour is not self.first_colour and len(self.record.moves) == 1
         first_name = self.first_colour.full_name
         self.emit(
             "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
-            time_limit=mover.limit, manual=mover.spec.is_manual,
+            time_limit=mover.clock.control.per_move, manual=mover.spec.is_manual,
             message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
                      else f"your colour and {first_name}'s first move") if first_of_second
             else "the opponent's last move",
         )
 
-    def judge(self, mover: _Player, message: files.Message, read_at: float) -> Union[Move, Result, None]:
+    def judge(self, mover: Player, message: files.Message, read_at: float) -> Union[Move, Result, None]:
         """Check the mover's message against the clock and the rules, and play it.
 
         Returns the move to relay (a lost turn's pass too), the result if
         the game ends (by a fault or on the board), or ``None`` when a
         person is asked again.
         """
-        seconds = read_at - self.turn_start
-        deadline = self.deadline(mover, self.turn_start)
-        if deadline is not None and read_at > deadline:
-            mover.seconds += seconds
-            return self.fault_result(
-                _Fault(mover.colour, Termination.TIMEOUT, f"{mover.label} moved after {seconds:.3f} s, over {mover.limit:g} s")
-            )
+        if mover.clock.expired(read_at):
+            seconds = mover.clock.stop(read_at)
+            return self.fault_result(_Fault(mover.colour, Termination.TIMEOUT,
+                                            f"{mover.label} moved after {seconds:.3f} s, over {mover.clock.limit_text()}"))
         if message.move is None:
             if self.second_chance(mover, f"malformed: {message.error}"):
                 return None
-            mover.seconds += seconds
+            mover.clock.stop(read_at)
             return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
         move = message.move
         why = self.board.why_illegal(move)
         if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
             return None
-        mover.seconds += seconds
-        comments = [*message.comments, *mover.notes]
-        mover.notes = []
+        seconds = mover.clock.stop(read_at)
+        comments = [*message.comments, *(mover.person.take_notes() if mover.person else [])]
         if why is not None:
             if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
                 return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
@@ -626,7 +490,7 @@ class _Game:
         self.players[mover.colour.opponent].unsent = move
         return self.board.outcome() or move
 
-    def relay_move(self, mover: _Player, move: Move) -> Optional[_Fault]:
+    def relay_move(self, mover: Player, move: Move) -> Optional[_Fault]:
         """Freeze the mover and put its move in the other side's ``NAME.in``; the other side's clock starts."""
         other = self.players[mover.colour.opponent]
         self.suspend(mover)
@@ -636,14 +500,14 @@ class _Game:
             if fault:
                 return fault
         fault = self.relay(other, format_move(move), mover)
-        self.turn_start = time.monotonic()
+        other.clock.start(time.monotonic())
         if fault:
             return fault
         self.confirm_suspended(mover)  # after the relay: who runs now, and the CPU time so far
         self.emit("relayed", move=move, colour=other.colour, player=other.label)
         return None
 
-    def second_chance(self, player: _Player, problem: str) -> bool:
+    def second_chance(self, player: Player, problem: str) -> bool:
         """A person's bad ``NAME.out``: say what was wrong and what is legal, and wait for another.
 
         Returns ``False`` (the usual fault) for a program, or for a person
@@ -654,18 +518,17 @@ class _Game:
         retry is counted; the note goes into the record of the move that
         follows.  A person's clock, if any, runs on.
         """
-        if not player.spec.is_manual or self.config.strict_manual:
+        person = player.person
+        if person is None or self.config.strict_manual:
             return False
-        player.retries += 1
+        person.refuse(player.out_name, problem)
         to_move = self.board.to_move is player.colour
         legal = legal_names(self.board) if to_move else ""
-        note = f"retry {player.retries}: {player.out_name} was {problem}"
-        player.notes.append(note)
         advice = f"; legal: {legal or 'none, so pass: ' + Move.pass_(player.colour, self.board.size).line()}" if to_move else ""
         text = format_comment(f"your {player.out_name} was {problem}{advice}; write {player.out_name} again")
         if to_move:  # (a person waiting for their turn is told in the terminal only)
             try:
-                player.write_in(text + player.last_in)
+                player.write_in(text + person.last_in)
             except OSError as exc:
                 self.warn(f"could not write {player.in_name} again: {exc}", player)
         self.emit("retry", colour=player.colour, player=player.label, path=player.out_path,
@@ -685,32 +548,8 @@ class _Game:
         record = self.record
         record.result = result
         agents: dict[str, Any] = {}
-        for colour, player in self.players.items():
-            info: dict[str, Any] = {
-                "colour": colour.value,
-                "kind": player.spec.kind,
-                "directory": str(player.directory.relative_to(self.out_dir)),
-                "stderr_log": str(player.stderr_path.relative_to(self.out_dir)),
-                "seconds": round(player.seconds, 4),
-            }
-            if player.spec.command is not None:
-                info["command"] = list(player.spec.command)
-            if player.process is not None:
-                if player.process.cgroup is not None:  # what the kernel refused it
-                    info["oom_kills"] = player.process.cgroup.oom_kills()
-                    info["refused_processes"] = player.process.cgroup.fork_refusals()
-                info["cpu_seconds"] = round(player.process.cpu_seconds(), 3)
-                info["exit_code"] = player.process.returncode
-                info["peak_processes"] = player.process.peak_processes
-            if player.start_error:
-                info["start_error"] = player.start_error
-            if player.lost_turns:
-                info["lost_turns"] = player.lost_turns
-            if player.retries:
-                info["retries"] = player.retries
-            if player.warnings:
-                info["warnings"] = player.warnings
-            agents[player.label] = info
+        for player in self.players.values():
+            agents[player.label] = player.record_entry(self.out_dir)
         record.extra["agents"] = agents
         referee: dict[str, Any] = {
             "watch": self.waker.mode,

@@ -13,8 +13,8 @@ through an :class:`AgentSeat`:
    (PROTOCOL.md section 3.5, :func:`.files.read_message`) and deletes it:
    the one place a read ``NAME.out`` is deleted.
 
-What a side owes in a game (clocks, turns, faults) is the game's business,
-not this module's.
+What a side owes in a game (its clock, turns, faults) is the game's business
+(:mod:`.player`, :mod:`.clock`), not this module's.
 """
 
 from __future__ import annotations

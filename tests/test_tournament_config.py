@@ -216,7 +216,8 @@ def test_an_agent_may_have_its_own_time_per_move(tmp_path: Path) -> None:
     t = config.load(write(tmp_path, text.format("3")))
     assert t.agent("greedy").time_per_move == 3.0 and t.agent("random").time_per_move is None
     game = GameConfig(**game_config_fields(t))
-    assert game.time_for("greedy", manual=False) == 3.0 and game.time_for("random", manual=False) == 1.0
+    assert game.time_control("greedy", manual=False).per_move == 3.0
+    assert game.time_control("random", manual=False).per_move == 1.0
     for bad, message in (("0", "expected a positive number of seconds"), ('"3"', "expected a number"),
                          ("7200", "at most 3600")):
         with pytest.raises(TournamentFileError, match="greedy.*time_per_move") as caught:

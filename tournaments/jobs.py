@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
-from ..referee.config import GRACE_SECONDS
+from ..referee.clock import GRACE_SECONDS
 from .config import AgentEntry, Tournament
 from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from .store import GameOutcome
