@@ -47,20 +47,20 @@ def tables(tournament: Tournament) -> dict[str, Any]:
         standings = compute(active_names(tournament, withdrawn), finished, store.byes())
         games = []
         for row in store.game_rows():
-            out = row["white"] in withdrawn or row["black"] in withdrawn
-            result = result_from_row(row) if row["status"] == "finished" else None
-            names = {WHITE: row["white"], BLACK: row["black"]}
+            out = row.white in withdrawn or row.black in withdrawn
+            result = result_from_row(row) if row.is_finished else None
+            names = {WHITE: row.white, BLACK: row.black}
             winner = names[result.winner] if result and result.winner else ""
             loser = names[result.loser] if result and result.loser else ""
             games.append({
-                "key": row["key"], "round": row["round"], "pairing": row["pairing"], "game_index": row["game_index"],
-                "white": row["white"], "black": row["black"], "seed": row["seed"], "status": row["status"],
+                "key": row.key, "round": row.round, "pairing": row.pairing, "game_index": row.game_index,
+                "white": row.white, "black": row.black, "seed": row.seed, "status": row.status.value,
                 "counts": not out,
                 "result": result.score() if result else "",
-                "winner": winner, "loser": loser, "reason": row["reason"] or "", "detail": row["detail"] or "",
-                "white_discs": row["white_discs"], "black_discs": row["black_discs"], "plies": row["plies"],
-                "white_seconds": _round(row["white_seconds"]), "black_seconds": _round(row["black_seconds"]),
-                "load_flag": row["load_flag"] or "", "attempts": row["attempts"], "finished": row["finished"],
+                "winner": winner, "loser": loser, "reason": row.reason or "", "detail": row.detail or "",
+                "white_discs": row.white_discs, "black_discs": row.black_discs, "plies": row.plies,
+                "white_seconds": _round(row.white_seconds), "black_seconds": _round(row.black_seconds),
+                "load_flag": row.load_flag or "", "attempts": row.attempts, "finished": row.finished,
             })
     lines = []
     for line in standings.lines:

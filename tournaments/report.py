@@ -28,7 +28,7 @@ from .config import Tournament
 from .pairing import active_names
 from .runner import status, withdrawn_agents
 from .standings import compute
-from .store import Store, result_from_row
+from .store import GameRow, Store, result_from_row
 
 
 def position_code(white: int, black: int) -> str:
@@ -36,27 +36,27 @@ def position_code(white: int, black: int) -> str:
     return f"{white:016x}{black:016x}"
 
 
-def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
+def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
     """One finished game for the page: players, result, moves and every position."""
     result = result_from_row(row)
     data: dict[str, Any] = {
-        "key": row["key"],
-        "round": row["round"],
-        "white": row["white"],
-        "black": row["black"],
-        "winner": row["winner"],
-        "reason": row["reason"],
-        "detail": row["detail"] or "",
-        "discs": [row["white_discs"], row["black_discs"]],
+        "key": row.key,
+        "round": row.round,
+        "white": row.white,
+        "black": row.black,
+        "winner": row.winner,
+        "reason": row.reason,
+        "detail": row.detail or "",
+        "discs": [row.white_discs, row.black_discs],
         "result": result.summary(),
         "counts": True,
-        "flag": row["load_flag"] or "",
+        "flag": row.load_flag or "",
         "moves": [],
         "positions": [],
         "links": {},
     }
     try:
-        record = GameRecord.from_dict(json.loads(row["record"]))
+        record = GameRecord.from_dict(json.loads(row.record or ""))
     except (ParseError, TypeError, ValueError):
         return data
     if record.opening:
@@ -68,11 +68,11 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
                 {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
                  "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
             )
-    directory = row["game_dir"]
+    directory = row.game_dir
     if directory and Path(directory).is_dir():
         relative = os.path.relpath(directory, report_dir)
         data["links"]["game.json"] = f"{relative}/game.json"
-        for name in (row["white"], row["black"]):
+        for name in (row.white, row.black):
             if (Path(directory) / f"{name}.stderr.log").is_file():
                 data["links"][f"{name} stderr"] = f"{relative}/{name}.stderr.log"
     return data
@@ -86,9 +86,9 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
         table = compute(active_names(tournament, withdrawn), finished, store.byes())
         games = []
         for row in store.game_rows():
-            if row["status"] == "finished":
+            if row.is_finished:
                 page_game = game_data(row, report_dir)
-                page_game["counts"] = row["white"] not in withdrawn and row["black"] not in withdrawn
+                page_game["counts"] = row.white not in withdrawn and row.black not in withdrawn
                 games.append(page_game)
         rounds = _swiss_rounds(store) if tournament.format == "swiss" else []
         builds = store.builds()
@@ -143,12 +143,12 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
 
 def _swiss_rounds(store: Store) -> list[dict[str, Any]]:
     """Each Swiss round's pairings (the first game's colours) and its bye."""
-    byes = {row["round"]: row["bye"] for row in store.rounds()}
+    byes = {row.round: row.bye for row in store.rounds()}
     rounds: dict[int, dict[str, Any]] = {}
     for row in store.game_rows():
-        entry = rounds.setdefault(row["round"], {"round": row["round"], "bye": byes.get(row["round"]), "pairs": []})
-        if row["game_index"] == 1:
-            entry["pairs"].append({"white": row["white"], "black": row["black"], "key": row["key"]})
+        entry = rounds.setdefault(row.round, {"round": row.round, "bye": byes.get(row.round), "pairs": []})
+        if row.game_index == 1:
+            entry["pairs"].append({"white": row.white, "black": row.black, "key": row.key})
     return [rounds[number] for number in sorted(rounds)]
 
 
@@ -171,9 +171,9 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
         ggf = []
         for row in store.game_rows():
             # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
-            if row["status"] == "finished" and row["record"] and row["reason"] != Termination.BUILD.value:
+            if row.is_finished and row.record and row.reason != Termination.BUILD.value:
                 try:
-                    ggf.append(GameRecord.from_dict(json.loads(row["record"])).to_ggf())
+                    ggf.append(GameRecord.from_dict(json.loads(row.record)).to_ggf())
                 except (ParseError, ValueError):
                     continue
     (directory / "games.ggf").write_text("\n".join(ggf) + ("\n" if ggf else ""), encoding="utf-8")
@@ -193,7 +193,7 @@ def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, A
     builds = {b["agent"]: b for b in data["builds"]}
     withdrawn = {w["agent"]: w["reason"] for w in data["withdrawn"]}
     with Store(tournament.database, create=False) as store:
-        rows = [row for row in store.game_rows() if row["status"] == "finished"]
+        rows = [row for row in store.game_rows() if row.is_finished]
     for agent in data["agents"]:
         name = agent["name"]
         e = html.escape
@@ -218,22 +218,22 @@ def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, A
         parts.append("<h2>Games</h2><table id=\"games\"><tr><th>game</th><th>White</th><th>Black</th><th>result</th></tr>")
         forfeits = []
         for row in rows:
-            if name not in (row["white"], row["black"]):
+            if name not in (row.white, row.black):
                 continue
             result = result_from_row(row)
             words = result.summary()
-            parts.append(f"<tr><td><a href=\"../index.html#game={e(row['key'])}\">{e(row['key'])}</a></td>"
-                         f"<td>{e(row['white'])}</td><td>{e(row['black'])}</td><td>{e(words)}</td></tr>")
-            colour = WHITE if row["white"] == name else BLACK
+            parts.append(f"<tr><td><a href=\"../index.html#game={e(row.key)}\">{e(row.key)}</a></td>"
+                         f"<td>{e(row.white)}</td><td>{e(row.black)}</td><td>{e(words)}</td></tr>")
+            colour = WHITE if row.white == name else BLACK
             if result.termination.is_forfeit and result.loser is colour:
                 forfeits.append((row, colour, words))
         parts.append("</table>")
         if forfeits:
             parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
             for row, colour, words in forfeits:
-                stderr = (row["white_stderr"] if colour is WHITE else row["black_stderr"]) or ""
+                stderr = (row.white_stderr if colour is WHITE else row.black_stderr) or ""
                 tail = stderr[-STDERR_TAIL:]
-                parts.append(f"<h3>{e(row['key'])}: {e(words)}</h3><p>{e(row['detail'] or '')}</p>"
+                parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>"
                              f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"
                              f"<pre class=\"stderr\">{e(tail) or '(nothing)'}</pre>")
         parts.append("</body></html>")

@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -79,7 +80,7 @@ def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
     stored = store.scheduled_games()
     active = store.scheduled_games(exclude=withdrawn)
     unfinished = {game.key for game in store.unfinished_games(exclude=withdrawn)}
-    paired = sorted({game.round for game in stored} | {row["round"] for row in store.rounds()})
+    paired = sorted({game.round for game in stored} | {row.round for row in store.rounds()})
     complete = sum(1 for number in paired
                    if not any(game.round == number and game.key in unfinished for game in active))
     if tournament.format == "swiss":
@@ -128,11 +129,22 @@ def _move_aside(directory: Path, folder: Path, name: str) -> Path:
     return target
 
 
-@dataclass
-class GameEvent:
-    """What the display hears: a game started or finished."""
+class ScheduleEventKind(str, Enum):
+    """What happened to a game of the schedule."""
 
-    kind: str  # "started", "finished" or "failed" (not the agents' fault: a lost worker; replayed on resume)
+    STARTED = "started"
+    FINISHED = "finished"
+    FAILED = "failed"  # not the agents' fault: a lost worker; replayed on resume
+
+
+@dataclass
+class ScheduleEvent:
+    """What the display hears from the runner: a game of the schedule started, finished or failed.
+
+    One game's own moves are the referee's :class:`~othello_arena.referee.GameEvent`.
+    """
+
+    kind: ScheduleEventKind
     game: ScheduledGame
     number: int  # 1-based position in the schedule
     outcome: Optional[GameOutcome] = None
@@ -154,7 +166,7 @@ class Runner:
         concurrency: Optional[int] = None,
         scheduler: Optional[str] = None,
         scheduler_timeout: float = 20.0,
-        on_event: Optional[Callable[[GameEvent, "Runner"], None]] = None,
+        on_event: Optional[Callable[[ScheduleEvent, "Runner"], None]] = None,
         max_games: Optional[int] = None,
         build: bool = True,
         fresh: bool = False,
@@ -274,11 +286,11 @@ class Runner:
         rows = self.store.replace_results(agent, why, exclude=self.withdrawn)
         target = self.tournament.results_dir / "games" / "replaced"
         for row in rows:
-            directory = Path(row["game_dir"] or "")
-            if row["game_dir"] and (directory.exists() or directory.is_symlink()):
-                kept = _move_aside(directory, target, f"{directory.name}.attempt{row['attempts']}")
-                self.store.set_replaced_files(row["key"], row["attempts"], str(kept))
-        return [row["key"] for row in rows]
+            directory = Path(row.game_dir or "")
+            if row.game_dir and (directory.exists() or directory.is_symlink()):
+                kept = _move_aside(directory, target, f"{directory.name}.attempt{row.attempts}")
+                self.store.set_replaced_files(row.key, row.attempts, str(kept))
+        return [row.key for row in rows]
 
     def build_agents(self, log: Callable[[str], None], only_missing: bool = False,
                      also: tuple[str, ...] = ()) -> dict[str, BuildResult]:
@@ -382,7 +394,7 @@ class Runner:
                 while queue and len(pending) < pool.slots and not self._should_stop(played + len(pending)):
                     game = queue.popleft()
                     attempt = self.store.mark_running(game.key, runner=self.identity)
-                    self._emit(GameEvent("started", game, self.numbers.get(game.key, 0)))
+                    self._emit(ScheduleEvent(ScheduleEventKind.STARTED, game, self.numbers.get(game.key, 0)))
                     self._set_aside(game, attempt)
                     culprits = [failed_builds[n] for n in (game.white, game.black) if n in failed_builds]
                     if culprits:
@@ -390,7 +402,7 @@ class Runner:
                         outcome = self._build_forfeit(game, culprits)
                         if self.store.finish(game.key, outcome):
                             played += 1
-                        self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
+                        self._emit(ScheduleEvent(ScheduleEventKind.FINISHED, game, self.numbers.get(game.key, 0), outcome))
                         continue
                     self.in_progress[game.key] = {"number": self.numbers.get(game.key, 0), "white": game.white,
                                                   "black": game.black, "started": time.monotonic(), "ply": 0,
@@ -413,13 +425,13 @@ class Runner:
                         why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, GameFileError) else str(exc)
                         self.store.void(game.key, why)
                         self.failed.append((game.key, why))
-                        self._emit(GameEvent("failed", game, self.numbers.get(game.key, 0), error=why))
+                        self._emit(ScheduleEvent(ScheduleEventKind.FAILED, game, self.numbers.get(game.key, 0), error=why))
                         continue
                     if pool.remote:
                         self._save_remote_files(game, result, outcome)
                     if self.store.finish(game.key, outcome):
                         played += 1
-                    self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
+                    self._emit(ScheduleEvent(ScheduleEventKind.FINISHED, game, self.numbers.get(game.key, 0), outcome))
             abandoned = bool(pending)
         finally:
             # Every game still marked running (in the pool, or just being
@@ -461,7 +473,7 @@ class Runner:
     def _should_stop(self, count: int) -> bool:
         return self.stop_requested.is_set() or (self.max_games is not None and count >= self.max_games)
 
-    def _emit(self, event: GameEvent) -> None:
+    def _emit(self, event: ScheduleEvent) -> None:
         if self.on_event is not None:
             self.on_event(event, self)
 
@@ -543,30 +555,30 @@ def status(tournament: Tournament) -> dict[str, Any]:
         withdrawn = counts["withdrawn"]
         active = pairing.active_names(tournament, withdrawn)
         table = compute(active, store.finished_games(exclude=withdrawn), store.byes())
-        rows = {row["key"]: row for row in store.game_rows()}
-        replaced = [{"game": row["key"], "white": row["white"], "black": row["black"], "attempt": row["attempt"],
-                     "winner": row["winner"], "reason": row["reason"],
-                     "discs": [row["white_discs"], row["black_discs"]], "replaced": row["replaced"],
-                     "why": row["why"], "files": row["game_dir"] or ""}
+        rows = {row.key: row for row in store.game_rows()}
+        replaced = [{"game": row.key, "white": row.white, "black": row.black, "attempt": row.attempt,
+                     "winner": row.winner, "reason": row.reason,
+                     "discs": [row.white_discs, row.black_discs], "replaced": row.replaced,
+                     "why": row.why, "files": row.game_dir or ""}
                     for row in store.replaced_rows()]
         flagged = [
-            {"game": row["key"], "white": row["white"], "black": row["black"], "note": row["load_flag"]}
+            {"game": row.key, "white": row.white, "black": row.black, "note": row.load_flag}
             for row in rows.values()
-            if row["load_flag"]
+            if row.load_flag
         ]
-        voided = [
+        voided: list[dict[str, Any]] = [
             {
-                "game": key, "white": rows[key]["white"], "black": rows[key]["black"],
-                "status": rows[key]["status"], "voided": len(attempts),
-                "attempts": [{"attempt": a["attempt"], "started": a["started"], "ended": a["ended"],
-                              "why": a["why"] or "", "runner": a["runner"] or "", "files": a["files"] or ""}
+                "game": key, "white": rows[key].white, "black": rows[key].black,
+                "status": rows[key].status.value, "voided": len(attempts),
+                "attempts": [{"attempt": a.attempt, "started": a.started, "ended": a.ended,
+                              "why": a.why or "", "runner": a.runner or "", "files": a.files or ""}
                              for a in attempts],
             }
             for key, attempts in store.voided().items()
         ]
         builds = {name: {"status": b.status, "exit_code": b.exit_code, "detail": b.detail, "log": b.log}
                   for name, b in store.builds().items()}
-        unsandboxed = [row["key"] for row in rows.values() if row["status"] == "finished" and _unsandboxed(row["record"])]
+        unsandboxed = [row.key for row in rows.values() if row.is_finished and _unsandboxed(row.record)]
         return {
             "name": tournament.name,
             "format": tournament.format,
@@ -579,7 +591,7 @@ def status(tournament: Tournament) -> dict[str, Any]:
             "complete": counts["finished"] == counts["scheduled"],
             "to_add": counts["to_add"],
             "withdrawn": [{"agent": name, "reason": reason, "games": sum(
-                1 for row in rows.values() if name in (row["white"], row["black"]))}
+                1 for row in rows.values() if row.plays(name))}
                 for name, reason in withdrawn.items()],
             "withdrawn_games": counts["excluded"],
             "replaced": replaced,
@@ -610,7 +622,7 @@ def _unsandboxed(record_text: Optional[str]) -> bool:
 
 
 __all__ = [
-    "AgentEntry", "GameEvent", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
+    "AgentEntry", "ScheduleEvent", "ScheduleEventKind", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
     "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from", "planned_games",
     "play_job", "status", "usable_cores",
 ]

@@ -22,7 +22,7 @@ from ..tournaments.lock import holder as lock_holder
 from ..tournaments.pairing import active_names
 from ..tournaments.runner import game_directory, progress, withdrawn_agents
 from ..tournaments.standings import compute
-from ..tournaments.store import Store, StoreError, result_from_row
+from ..tournaments.store import GameRow, GameStatus, Store, StoreError, result_from_row
 from .gameview import entries_from_record, game_view
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
@@ -86,16 +86,16 @@ class TournamentView:
         if not runner_there:
             data["counts"]["running"] = 0
         for row in rows:
-            status = row["status"] if row["status"] != "running" or runner_there else "interrupted"
-            game = {"key": row["key"], "round": row["round"], "white": row["white"], "black": row["black"],
-                    "status": status, "result": "", "reason": row["reason"] or ""}
-            if row["status"] == "finished":
+            status = row.status.value if row.status is not GameStatus.RUNNING or runner_there else "interrupted"
+            game = {"key": row.key, "round": row.round, "white": row.white, "black": row.black,
+                    "status": status, "result": "", "reason": row.reason or ""}
+            if row.is_finished:
                 game["result"] = result_from_row(row).summary()
             data["games"].append(game)
             if status == "running":
-                entries = read_live_log(game_directory(t, row["key"], row["white"], row["black"]))
-                view = game_view(entries, row["white"], row["black"])
-                view["key"] = row["key"]
+                entries = read_live_log(game_directory(t, row.key, row.white, row.black))
+                view = game_view(entries, row.white, row.black)
+                view["key"] = row.key
                 data["live"].append(view)
         data["now"] = time.time()
         return data
@@ -109,29 +109,29 @@ class TournamentView:
         if store is None:
             return None
         with store:
-            row = store.db.execute("SELECT * FROM games WHERE key = ?", (key,)).fetchone()
+            row = store.game_row(key)
         if row is None:
             return None
-        if row["status"] == "finished" and row["record"]:
+        if row.is_finished and row.record:
             try:
-                view = game_view(entries_from_record(GameRecord.from_dict(json.loads(row["record"]))))
+                view = game_view(entries_from_record(GameRecord.from_dict(json.loads(row.record))))
             except (ParseError, ValueError, TypeError, KeyError) as exc:
-                view = game_view([], row["white"], row["black"])
+                view = game_view([], row.white, row.black)
                 view["problem"] = f"the record of this game cannot be read: {exc}"
-            if row["reason"] == "build":
+            if row.reason == "build":
                 view["result_text"] = result_from_row(row).summary()
-        elif row["status"] == "running":
-            view = game_view(read_live_log(game_directory(self.tournament, key, row["white"], row["black"])),
-                             row["white"], row["black"])
+        elif row.status is GameStatus.RUNNING:
+            view = game_view(read_live_log(game_directory(self.tournament, key, row.white, row.black)),
+                             row.white, row.black)
         else:
-            view = game_view([], row["white"], row["black"])
-        view.update(key=key, status=row["status"], round=row["round"], detail=row["detail"] or "",
+            view = game_view([], row.white, row.black)
+        view.update(key=key, status=row.status.value, round=row.round, detail=row.detail or "",
                     links=self._links(row))
         return view
 
-    def _links(self, row: Any) -> dict[str, str]:
+    def _links(self, row: GameRow) -> dict[str, str]:
         """The game's files that may be downloaded, as paths under the results directory."""
-        directory = row["game_dir"] or ""
+        directory = row.game_dir or ""
         links: dict[str, str] = {}
         if not directory:
             return links
@@ -140,7 +140,7 @@ class TournamentView:
         except ValueError:
             return links
         links["game.json"] = f"{relative.as_posix()}/game.json"
-        for name in (row["white"], row["black"]):
+        for name in (row.white, row.black):
             links[f"{name}.stderr.log"] = f"{relative.as_posix()}/{name}.stderr.log"
         return links
 
@@ -162,15 +162,15 @@ class TournamentView:
         if store is None:
             return data
         with store:
-            rows = [row for row in store.game_rows() if name in (row["white"], row["black"])]
+            rows = [row for row in store.game_rows() if name in (row.white, row.black)]
         for row in rows:
             words = (result_from_row(row).summary()
-                     if row["status"] == "finished" else row["status"])
-            data["games"].append({"key": row["key"], "white": row["white"], "black": row["black"], "result": words})
-            colour = "W" if row["white"] == name else "B"
-            if row["status"] == "finished" and row["reason"] not in ("normal", None) and row["winner"] not in (colour, None):
-                stderr = (row["white_stderr"] if colour == "W" else row["black_stderr"]) or ""
-                data["forfeits"].append({"key": row["key"], "result": words, "reason": row["reason"],
-                                         "detail": row["detail"] or "", "stderr_tail": stderr[-STDERR_TAIL:],
+                     if row.is_finished else row.status.value)
+            data["games"].append({"key": row.key, "white": row.white, "black": row.black, "result": words})
+            colour = "W" if row.white == name else "B"
+            if row.is_finished and row.reason not in ("normal", None) and row.winner not in (colour, None):
+                stderr = (row.white_stderr if colour == "W" else row.black_stderr) or ""
+                data["forfeits"].append({"key": row.key, "result": words, "reason": row.reason,
+                                         "detail": row.detail or "", "stderr_tail": stderr[-STDERR_TAIL:],
                                          "stderr_length": len(stderr)})
         return data
