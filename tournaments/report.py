@@ -20,15 +20,13 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from ..protocol import BLACK, WHITE, GameRecord, ParseError, Termination
 from ..protocol.openings import format_opening
 from .config import Tournament
-from .pairing import active_names
-from .runner import status, withdrawn_agents
-from .standings import compute
-from .store import GameRow, Store, result_from_row
+from .state import RATING_MODEL, TournamentState, read_state, status_json
+from .store import GameRow, result_from_row
 
 
 def position_code(white: int, black: int) -> str:
@@ -78,26 +76,10 @@ def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
     return data
 
 
-def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
-    """Everything the page shows, as plain data."""
-    with Store(tournament.database, create=False) as store:
-        withdrawn = withdrawn_agents(tournament, store)
-        finished = store.finished_games(exclude=withdrawn)
-        table = compute(active_names(tournament, withdrawn), finished, store.byes())
-        games = []
-        for row in store.game_rows():
-            if row.is_finished:
-                page_game = game_data(row, report_dir)
-                page_game["counts"] = row.white not in withdrawn and row.black not in withdrawn
-                games.append(page_game)
-        rounds = _swiss_rounds(store) if tournament.format == "swiss" else []
-        builds = store.builds()
-    state = status(tournament)
-    tally: dict[str, dict[str, list[int]]] = {}
-    for game in finished:  # wins, draws, losses of each agent against each: a cell that cannot be misread
-        for agent, opponent in ((game.white, game.black), (game.black, game.white)):
-            counts = tally.setdefault(agent, {}).setdefault(opponent, [0, 0, 0])
-            counts[{1.0: 0, 0.5: 1, 0.0: 2}[game.points(agent)]] += 1
+def report_data(tournament: Tournament, report_dir: Path, state: Optional[TournamentState] = None) -> dict[str, Any]:
+    """Everything the page shows, as plain data (from ``state``, read here if not given)."""
+    if state is None:
+        state = read_state(tournament)
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -107,45 +89,45 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
             "time per move": f"{tournament.time_per_move:g} s" + "".join(
                 f", {agent.name} {agent.time_per_move:g} s" for agent in tournament.agents if agent.time_per_move),
             "seed": tournament.seed,
-            "rounds": state["rounds"]["total"],
+            "rounds": state.progress.rounds.total,
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
                if tournament.openings is not None else {}),
         },
-        "agents": [{"name": a.name, "how": a.describe(), "page": f"agents/{a.name}.html",
-                    "files": a.files or ""} for a in tournament.agents],
+        "agents": [{"name": a.name, "how": a.description, "page": f"agents/{a.name}.html", "files": a.files}
+                   for a in state.agents],
         "gauntlet": list(tournament.gauntlet),
-        "withdrawn": [{"agent": item["agent"], "reason": item["reason"], "games": item["games"]}
-                      for item in state["withdrawn"]],
+        "withdrawn": [{"agent": item.agent, "reason": item.reason, "games": item.games} for item in state.withdrawn],
         "builds": [{"agent": name, "status": b.status, "detail": b.detail,
                     "log": os.path.relpath(b.log, report_dir) if b.log else ""}
-                   for name, b in sorted(builds.items()) if not b.ok],
-        "rounds": rounds,
-        "replaced": len(state["replaced"]),
-        "wdl": tally,
-        "scheduled": state["scheduled"],
-        "finished": state["finished"],
-        "voided_attempts": state["voided_attempts"],
-        "unsandboxed": len(state["unsandboxed"]),
+                   for name, b in sorted(state.builds.items()) if not b.ok],
+        "rounds": _swiss_rounds(state) if tournament.format == "swiss" else [],
+        "replaced": len(state.replaced),
+        # wins, draws, losses of each agent against each: a cell that cannot be misread
+        "wdl": {agent: {opponent: [cell.wins, cell.draws, cell.losses] for opponent, cell in row.items()}
+                for agent, row in state.crosstable.items()},
+        "scheduled": state.progress.scheduled,
+        "finished": state.progress.finished,
+        "voided_attempts": state.voided_attempts,
+        "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "standings": table.to_list(),
-        "repeats_note": table.repeats_note(),
-        "crosstable": table.crosstable_dict(),
-        "rating_model": state["rating_model"],
-        "games": games,
+        "standings": state.standings.to_list(),
+        "repeats_note": state.standings.repeats_note(),
+        "crosstable": state.standings.crosstable_dict(),
+        "rating_model": RATING_MODEL,
+        "games": [{**game_data(row, report_dir), "counts": state.counts(row)} for row in state.games if row.is_finished],
         "voided": [
-            {"game": item["game"], "white": item["white"], "black": item["black"], "voided": item["voided"],
-             "flagged": item in state["repeatedly_voided"],
-             "attempts": [{"attempt": a["attempt"], "why": a["why"]} for a in item["attempts"]]}
-            for item in state["voided"]
+            {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
+             "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}
+            for item in state.voided
         ],
     }
 
 
-def _swiss_rounds(store: Store) -> list[dict[str, Any]]:
+def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:
     """Each Swiss round's pairings (the first game's colours) and its bye."""
-    byes = {row.round: row.bye for row in store.rounds()}
+    byes = {row.round: row.bye for row in state.rounds}
     rounds: dict[int, dict[str, Any]] = {}
-    for row in store.game_rows():
+    for row in state.games:
         entry = rounds.setdefault(row.round, {"round": row.round, "bye": byes.get(row.round), "pairs": []})
         if row.game_index == 1:
             entry["pairs"].append({"white": row.white, "black": row.black, "key": row.key})
@@ -164,36 +146,35 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
     """Write ``index.html``, ``games.ggf`` and ``status.json`` into ``directory``; return the page's path."""
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
-    data = report_data(tournament, directory)
+    state = read_state(tournament)
+    data = report_data(tournament, directory, state)
     index = directory / "index.html"
     index.write_text(render(data), encoding="utf-8")
-    with Store(tournament.database, create=False) as store:
-        ggf = []
-        for row in store.game_rows():
-            # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
-            if row.is_finished and row.record and row.reason != Termination.BUILD.value:
-                try:
-                    ggf.append(GameRecord.from_dict(json.loads(row.record)).to_ggf())
-                except (ParseError, ValueError):
-                    continue
+    ggf = []
+    for row in state.games:
+        # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
+        if row.is_finished and row.record and row.reason != Termination.BUILD.value:
+            try:
+                ggf.append(GameRecord.from_dict(json.loads(row.record)).to_ggf())
+            except (ParseError, ValueError):
+                continue
     (directory / "games.ggf").write_text("\n".join(ggf) + ("\n" if ggf else ""), encoding="utf-8")
-    (directory / "status.json").write_text(json.dumps(status(tournament), indent=2) + "\n", encoding="utf-8")
-    write_agent_pages(tournament, directory, data)
+    (directory / "status.json").write_text(json.dumps(status_json(state), indent=2) + "\n", encoding="utf-8")
+    write_agent_pages(state, directory, data)
     return index
 
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
 
 
-def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, Any]) -> None:
+def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, Any]) -> None:
     """``agents/NAME.html`` for each agent: its games, its build, its forfeits with the end of its stderr."""
     pages = directory / "agents"
     pages.mkdir(parents=True, exist_ok=True)
     lines = {line["agent"]: line for line in data["standings"]}
     builds = {b["agent"]: b for b in data["builds"]}
     withdrawn = {w["agent"]: w["reason"] for w in data["withdrawn"]}
-    with Store(tournament.database, create=False) as store:
-        rows = [row for row in store.game_rows() if row.is_finished]
+    rows = [row for row in state.games if row.is_finished]
     for agent in data["agents"]:
         name = agent["name"]
         e = html.escape
@@ -231,7 +212,7 @@ def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, A
         if forfeits:
             parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
             for row, colour, words in forfeits:
-                stderr = (row.white_stderr if colour is WHITE else row.black_stderr) or ""
+                stderr = (row.white_stderr if colour is WHITE else row.black_stderr) or ""  # White's if it played both
                 tail = stderr[-STDERR_TAIL:]
                 parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>"
                              f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"

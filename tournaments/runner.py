@@ -32,89 +32,17 @@ from . import pairing
 from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from .livelog import LiveLogWriter
 from .pairing import ScheduledGame, game_opening
-from .standings import Standings, compute
+from .standings import Standings
+from .state import Progress, game_directory, progress, standings_of, withdrawn_agents
 from .store import BuildResult, GameOutcome, Store
 # One game as plain data (jobs) and where games run (pools): their public names are the runner's too.
 from .jobs import (GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, play_job,
                    usable_cores)
 from .pools import DaskPool, LocalPool, Pool, RunnerError, default_concurrency, kill_orphans
 
-# A game voided this many times (in flight at a stop, or unplayable) is
-# pointed out to the instructor: an agent may be stopping the runner on purpose.
-VOIDED_FLAG_AT = 2
-
-def planned_games(tournament: Tournament, withdrawn: Any = ()) -> int:
-    """How many games the file's tournament has, before any is stored (Swiss: every round pairs the same number)."""
-    schedule = pairing.fixed_schedule(tournament, withdrawn)
-    if schedule is not None:
-        return len(schedule)
-    per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
-    return per_round * int(tournament.rounds or 0)
-
-
-def withdrawn_agents(tournament: Tournament, store: Optional[Store]) -> dict[str, str]:
-    """Every withdrawn agent and why: ``withdraw = true`` in the file, or ``othello tournament withdraw``."""
-    found = dict(store.withdrawals()) if store is not None else {}
-    for name, reason in tournament.withdrawn.items():
-        found.setdefault(name, reason)
-    return {name: found[name] for name in tournament.agent_names if name in found}
-
-
-def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
-    """Counts that add up, from the database and the file (no database: the file's plan).
-
-    ``scheduled`` counts every game that will count: those stored (less the
-    withdrawn agents' games, counted apart in ``excluded``), the new pairings
-    the file adds and ``run`` will store (``to_add``), and a Swiss's rounds
-    not paired yet.  ``rounds`` says how many rounds the tournament has, how
-    many are paired (stored) and how many are complete (every counted game
-    finished).
-    """
-    withdrawn = withdrawn_agents(tournament, store)
-    if store is None:
-        total = planned_games(tournament, withdrawn)
-        rounds = pairing.total_rounds(tournament)
-        return {"scheduled": total, "finished": 0, "running": 0, "excluded": 0, "to_add": 0,
-                "withdrawn": withdrawn, "rounds": {"total": rounds, "paired": 0, "complete": 0}}
-    counts = store.counts(exclude=withdrawn)
-    stored = store.scheduled_games()
-    active = store.scheduled_games(exclude=withdrawn)
-    unfinished = {game.key for game in store.unfinished_games(exclude=withdrawn)}
-    paired = sorted({game.round for game in stored} | {row.round for row in store.rounds()})
-    complete = sum(1 for number in paired
-                   if not any(game.round == number and game.key in unfinished for game in active))
-    if tournament.format == "swiss":
-        to_add = 0
-        per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
-        future = max(0, int(tournament.rounds or 0) - len(paired)) * per_round
-        total_rounds = max(int(tournament.rounds or 0), len(paired))
-    elif not stored:
-        to_add = planned_games(tournament, withdrawn)
-        future = 0
-        total_rounds = pairing.total_rounds(tournament)
-    else:
-        to_add = len(pairing.additions(tournament, stored, withdrawn))
-        future = 0
-        total_rounds = len(paired) + (1 if to_add else 0)
-    return {
-        "scheduled": counts["scheduled"] + to_add + future,
-        "finished": counts["finished"],
-        "running": counts["running"],
-        "excluded": counts["excluded"],
-        "to_add": to_add,
-        "withdrawn": withdrawn,
-        "rounds": {"total": total_rounds, "paired": len(paired), "complete": complete},
-    }
-
-
 # ---------------------------------------------------------------------------
 # The runner
 # ---------------------------------------------------------------------------
-
-
-def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
-    """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
-    return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
 def _move_aside(directory: Path, folder: Path, name: str) -> Path:
@@ -345,7 +273,7 @@ class Runner:
         # An agent added since the start is paired from this round on (with no points yet);
         # a withdrawn one is paired no more.
         active = pairing.active_names(self.tournament, self.withdrawn)
-        table = compute(active, finished, self.store.byes())
+        table = standings_of(self.tournament, self.store, self.withdrawn, finished)
         scores = {line.agent: line.points for line in table.lines}
         met = {frozenset((g.white, g.black)) for g in finished}
         # Pairings stored but whose games are not all finished yet count as met too.
@@ -530,10 +458,9 @@ class Runner:
     # -- results ----------------------------------------------------------------
 
     def standings(self) -> Standings:
-        active = pairing.active_names(self.tournament, self.withdrawn)
-        return compute(active, self.store.finished_games(exclude=self.withdrawn), self.store.byes())
+        return standings_of(self.tournament, self.store, self.withdrawn)
 
-    def progress(self) -> dict[str, Any]:
+    def progress(self) -> Progress:
         """The counts of :func:`progress` for this runner's tournament."""
         return progress(self.tournament, self.store)
 
@@ -542,87 +469,8 @@ class Runner:
         self.lock.release()
 
 
-def status(tournament: Tournament) -> dict[str, Any]:
-    """The tournament's state as plain data (``othello tournament status --json``).
-
-    Read without the lock.  Games marked running count as running only while
-    a runner holds the lock; otherwise they were in flight when the runner
-    stopped (``interrupted``) and ``resume`` will void and replay them.
-    """
-    holder = locking.holder(tournament.database)
-    with Store(tournament.database, create=False) as store:
-        counts = progress(tournament, store)
-        withdrawn = counts["withdrawn"]
-        active = pairing.active_names(tournament, withdrawn)
-        table = compute(active, store.finished_games(exclude=withdrawn), store.byes())
-        rows = {row.key: row for row in store.game_rows()}
-        replaced = [{"game": row.key, "white": row.white, "black": row.black, "attempt": row.attempt,
-                     "winner": row.winner, "reason": row.reason,
-                     "discs": [row.white_discs, row.black_discs], "replaced": row.replaced,
-                     "why": row.why, "files": row.game_dir or ""}
-                    for row in store.replaced_rows()]
-        flagged = [
-            {"game": row.key, "white": row.white, "black": row.black, "note": row.load_flag}
-            for row in rows.values()
-            if row.load_flag
-        ]
-        voided: list[dict[str, Any]] = [
-            {
-                "game": key, "white": rows[key].white, "black": rows[key].black,
-                "status": rows[key].status.value, "voided": len(attempts),
-                "attempts": [{"attempt": a.attempt, "started": a.started, "ended": a.ended,
-                              "why": a.why or "", "runner": a.runner or "", "files": a.files or ""}
-                             for a in attempts],
-            }
-            for key, attempts in store.voided().items()
-        ]
-        builds = {name: {"status": b.status, "exit_code": b.exit_code, "detail": b.detail, "log": b.log}
-                  for name, b in store.builds().items()}
-        unsandboxed = [row.key for row in rows.values() if row.is_finished and _unsandboxed(row.record)]
-        return {
-            "name": tournament.name,
-            "format": tournament.format,
-            "scheduled": counts["scheduled"],
-            "finished": counts["finished"],
-            "running": counts["running"] if holder else 0,
-            "interrupted": 0 if holder else counts["running"],
-            "runner": holder,
-            "rounds": counts["rounds"],
-            "complete": counts["finished"] == counts["scheduled"],
-            "to_add": counts["to_add"],
-            "withdrawn": [{"agent": name, "reason": reason, "games": sum(
-                1 for row in rows.values() if row.plays(name))}
-                for name, reason in withdrawn.items()],
-            "withdrawn_games": counts["excluded"],
-            "replaced": replaced,
-            "standings": table.to_list(),
-            "repeated_games": table.repeats,
-            "repeats_note": table.repeats_note(),
-            "crosstable": table.crosstable_dict(),
-            "load_flagged": flagged,
-            "voided": voided,
-            "voided_attempts": sum(item["voided"] for item in voided),
-            "repeatedly_voided": [item for item in voided if item["voided"] >= VOIDED_FLAG_AT],
-            "builds": builds,
-            "unsandboxed": unsandboxed,
-            "database": str(tournament.database),
-            "rating_model": "Bradley-Terry maximum likelihood on the Elo scale (average 1500), 95% intervals",
-        }
-
-
-def _unsandboxed(record_text: Optional[str]) -> bool:
-    """Whether a stored game record says its agents ran without the sandbox (``sandbox = "none"``)."""
-    if not record_text:
-        return False
-    try:
-        referee = json.loads(record_text).get("referee", {})
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(referee, dict) and referee.get("sandbox") == "none"
-
-
 __all__ = [
     "AgentEntry", "ScheduleEvent", "ScheduleEventKind", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
-    "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from", "planned_games",
-    "play_job", "status", "usable_cores",
+    "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from",
+    "play_job", "usable_cores",
 ]
