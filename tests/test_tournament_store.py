@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from othello_arena.protocol import BLACK, WHITE, Result, Termination
-from othello_arena.tournaments.pairing import ScheduledGame
-from othello_arena.tournaments.store import GameOutcome, Store, StoreError
+from othello_arena.tournaments.schedule.pairing import ScheduledGame
+from othello_arena.tournaments.results.store import GameOutcome, Store, StoreError
 
 GAMES = [ScheduledGame("r01-p001-g1", 1, 1, 1, "a", "b", 7), ScheduledGame("r01-p001-g2", 1, 1, 2, "b", "a", 8)]
 
@@ -45,7 +45,7 @@ def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> 
     """A database written before attempts and hashes existed keeps its games and gains the new columns."""
     import sqlite3
 
-    from othello_arena.tournaments import store as store_module
+    from othello_arena.tournaments.results import store as store_module
 
     old_schema = store_module.SCHEMA.split("CREATE TABLE IF NOT EXISTS attempts")[0].replace(",\n    record_sha256 TEXT", "")
     db = sqlite3.connect(str(tmp_path / "t.sqlite"))

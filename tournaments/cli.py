@@ -16,10 +16,10 @@ from typing import Any, Optional
 import click
 from rich.console import Console
 
-from . import config
-from .config import Tournament, TournamentFileError
-from .state import Progress
-from .store import StoreError
+from .results.state import Progress
+from .results.store import StoreError
+from .schedule import config
+from .schedule.config import Tournament, TournamentFileError
 
 EXIT_INTERRUPTED = 130
 
@@ -93,8 +93,8 @@ def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Op
           scheduler: Optional[str], scheduler_timeout: float, max_games: Optional[int], build: bool,
           fresh: bool) -> Any:
     """The tournament's runner, holding its lock; a click error if there is nothing to resume or another runner has it."""
-    from .lock import LockHeldError
-    from .runner import Runner
+    from .results.lock import LockHeldError
+    from .run.runner import Runner
 
     if tournament_.is_match:
         # Its runner must stop when the SPRT decides, and count pairs: that is othello match's job.
@@ -138,8 +138,9 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
           concurrency: Optional[int], scheduler: Optional[str], build: bool, quiet: bool) -> None:
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
-    from .live import LineDisplay, LiveDisplay
-    from .runner import RunnerError, usable_cores
+    from .run.display import LineDisplay, LiveDisplay
+    from .run.pools import RunnerError
+    from .run.jobs import usable_cores
 
     tournament_ = runner.tournament
     total = counts.scheduled
@@ -176,8 +177,8 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
 
 def _finish(runner: Any, console: Console) -> None:
     """The standings, the report refreshed, and what is left to do (games without a result, games to play)."""
-    from .live import standings_table
-    from .standings import format_table
+    from .run.display import standings_table
+    from .results.standings import format_table
 
     tournament_ = runner.tournament
     standings = runner.standings()
@@ -202,7 +203,7 @@ def _finish(runner: Any, console: Console) -> None:
 
 def _refresh_report(tournament_: Tournament, console: Console) -> None:
     """Write the report at the end of every run, so the instructor always reads the latest (never fatal)."""
-    from .report import write_report
+    from .results.report import write_report
 
     try:
         write_report(tournament_, tournament_.results_dir / "report")
@@ -278,8 +279,8 @@ def withdraw(file: str, agent: str, reason: str) -> None:
     Takes the tournament's lock: stop a runner first. The same as
     withdraw = true (and withdraw_reason) on the agent in the file.
     """
-    from .lock import LockHeldError
-    from .runner import Runner
+    from .results.lock import LockHeldError
+    from .run.runner import Runner
 
     tournament_ = _load(file, False)
     if not tournament_.database.exists():
@@ -316,7 +317,7 @@ def export(file: Optional[str], demo: bool, fmt: str, output: Optional[str]) -> 
     CSV writes games.csv, standings.csv and crosstable.csv; JSON writes one
     tournament.json. Reads only: safe while a runner plays.
     """
-    from .export import export as write_export
+    from .results.export import export as write_export
 
     tournament_ = _load(file, demo)
     target = Path(output) if output else tournament_.results_dir / "export"
@@ -334,8 +335,8 @@ def export(file: Optional[str], demo: bool, fmt: str, output: Optional[str]) -> 
 @click.option("--json", "as_json", is_flag=True, help="Print the state as JSON for scripts.")
 def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     """How far the tournament is, and the standings so far."""
-    from .standings import format_crosstable, format_table
-    from .state import read_state, status_json
+    from .results.standings import format_crosstable, format_table
+    from .results.state import read_state, status_json
 
     tournament_ = _load(file, demo)
     try:
@@ -395,7 +396,7 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
 @click.option("-o", "--output", type=click.Path(file_okay=False), help="Directory for the report (default: RESULTS/report).")
 def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
     """Write a static HTML report: standings, crosstable, ratings, every game replayable."""
-    from .report import write_report
+    from .results.report import write_report
 
     tournament_ = _load(file, demo)
     target = Path(output) if output else tournament_.results_dir / "report"
@@ -418,9 +419,9 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
     rules to the winner, reason and discs the standings use. Reads only: safe
     while a runner plays.
     """
-    from .verify import as_json as verification_json
-    from .verify import report_lines
-    from .verify import verify as verify_games
+    from .results.verify import as_json as verification_json
+    from .results.verify import report_lines
+    from .results.verify import verify as verify_games
 
     tournament_ = _load(file, demo)
     try:
@@ -442,9 +443,10 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
 def check(file: Optional[str], demo: bool) -> None:
     """Check the tournament file and print the schedule it gives, without playing."""
     from ..agents import registry
-    from . import pairing
-    from .runner import default_concurrency, game_config_fields
-    from .state import planned_games
+    from .schedule import pairing
+    from .run.pools import default_concurrency
+    from .run.jobs import game_config_fields
+    from .results.state import planned_games
 
     tournament_ = _load(file, demo)
     try:

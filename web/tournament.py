@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..protocol import GameRecord, ParseError
-from ..tournaments.config import Tournament
-from ..tournaments.livelog import read_live_log
-from ..tournaments.state import TournamentState, game_directory, read_state
-from ..tournaments.store import GameRow, GameStatus, StoreError, result_from_row
+from ..tournaments.results.state import TournamentState, game_directory, read_state
+from ..tournaments.results.store import GameRow, GameStatus, StoreError, result_from_row
+from ..tournaments.run.livelog import read_live_log
+from ..tournaments.schedule.config import Tournament
 from .gameview import entries_from_record, game_view
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
@@ -29,7 +29,7 @@ FRESH_SECONDS = 0.3  # a snapshot this recent is shared by every page that asks
 class TournamentView:
     """Snapshots of one tournament for the pages (standings, crosstable, games in progress, one game, one agent).
 
-    Every page reads the one read model (:func:`~othello_arena.tournaments.state.read_state`), a snapshot
+    Every page reads the one read model (:func:`~othello_arena.tournaments.results.state.read_state`), a snapshot
     shared for :data:`FRESH_SECONDS`.
     """
 

@@ -6,7 +6,7 @@ The runner is the only writer of the database.  Games run in a pool
 a :class:`~.jobs.GameJob` and returns a :class:`~.jobs.PlayedGame`, plain
 data both, so it runs the same on a worker of another machine.  When a game
 comes back the runner stores it in one transaction, with the SHA-256 of the
-exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
+exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`..results.lock`).  If the
 runner stops, the games in flight are voided: ``resume`` replays them from
 the same seed and colours, keeps each voided attempt in the database (and its
 files under ``games/voided/``), and ends any agent the dead runner left.
@@ -14,7 +14,6 @@ files under ``games/voided/``), and ends any agent the dead runner left.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -26,19 +25,17 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, Result, Termination
-from . import lock as locking
-from . import pairing
-from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
+from ...protocol import BLACK, WHITE, GameRecord, Result, Termination
+from ..results import lock as locking
+from ..results.standings import Standings
+from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
+from ..results.store import BuildResult, GameOutcome, Store
+from ..schedule import pairing
+from ..schedule.config import Tournament, TournamentFileError, check_builtins
+from ..schedule.pairing import ScheduledGame, game_opening
+from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from
 from .livelog import LiveLogWriter
-from .pairing import ScheduledGame, game_opening
-from .standings import Standings
-from .state import Progress, game_directory, progress, standings_of, withdrawn_agents
-from .store import BuildResult, GameOutcome, Store
-# One game as plain data (jobs) and where games run (pools): their public names are the runner's too.
-from .jobs import (GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, play_job,
-                   usable_cores)
-from .pools import DaskPool, LocalPool, Pool, RunnerError, default_concurrency, kill_orphans
+from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
 
 # ---------------------------------------------------------------------------
 # The runner
@@ -133,12 +130,12 @@ class Runner:
 
     def prepare(self) -> None:
         """Check the file against the built-in agents, bind the database, clean up after a dead runner, store rounds."""
-        from ..agents import registry
+        from ...agents import registry
 
         check_builtins(self.tournament, registry.names(), registry.sizes_of)
         self.config_fields = game_config_fields(self.tournament)
         if self.config_fields.get("sandbox", "bwrap") == "bwrap":
-            from ..referee.sandbox import SandboxUnavailable, require
+            from ...referee.sandbox import SandboxUnavailable, require
 
             try:  # stop before the first game, not with every game a forfeit
                 require()
@@ -175,7 +172,7 @@ class Runner:
 
     def prepare_builtins(self, log: Callable[[str], None]) -> bool:
         """Make the built-in agents ready before any game, like a build (the champion compiles once)."""
-        from ..agents import registry
+        from ...agents import registry
 
         return registry.prepare([agent.builtin or agent.name for agent in self.tournament.agents if agent.is_builtin], log)
 
@@ -229,7 +226,7 @@ class Runner:
         builds only agents with no stored outcome (the runner died while building),
         and those named in ``also`` (a rerun rebuilds its agent); withdrawn agents are never built.
         """
-        from ..referee import GameConfig
+        from ...referee import GameConfig
         from .build import run_build
 
         failures: dict[str, BuildResult] = {}
@@ -433,7 +430,7 @@ class Runner:
 
     def _write_game_files(self, game: ScheduledGame, record_json: str, stderr: dict[str, str]) -> Path:
         """Write a game's record (and logs) that the runner itself produced, in a fresh game directory."""
-        from ..referee.files import write_atomically
+        from ...referee.files import write_atomically
 
         directory = self.game_dir(game)
         if directory.is_symlink() or directory.is_file():
@@ -468,9 +465,3 @@ class Runner:
         self.store.close()
         self.lock.release()
 
-
-__all__ = [
-    "AgentEntry", "ScheduleEvent", "ScheduleEventKind", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
-    "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from",
-    "play_job", "usable_cores",
-]

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import Move
-from ..protocol.openings import format_opening
-from ..referee import AgentSpec, distinct_labels
-from ..referee.spec import BUILTIN
-from . import config as tournament_config
-from .pairing import ScheduledGame, game_opening
-from .runner import Runner, ScheduleEvent, ScheduleEventKind
-from .stats import SPRT, Pentanomial
+from ...protocol import Move
+from ...protocol.openings import format_opening
+from ...referee import AgentSpec, distinct_labels
+from ...referee.spec import BUILTIN
+from ..run.runner import Runner, ScheduleEvent, ScheduleEventKind
+from ..schedule import config as tournament_config
+from ..schedule.pairing import ScheduledGame, game_opening
+from ..stats import SPRT, Pentanomial
 
 MATCH_FILE = "match.toml"
 SUMMARY_FILE = "match.json"

@@ -20,8 +20,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from . import pairing
-from .config import Tournament
+from ..schedule import pairing
+from ..schedule.config import Tournament
 from .lock import holder as lock_holder
 from .standings import Line, Standings, compute
 from .store import BuildResult, FinishedGame, GameRow, GameStatus, RoundRow, Store

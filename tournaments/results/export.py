@@ -23,8 +23,8 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from ..protocol import BLACK, WHITE
-from .config import Tournament
+from ...protocol import BLACK, WHITE
+from ..schedule.config import Tournament
 from .standings import FAULTS
 from .state import TournamentState, read_state
 from .store import result_from_row

@@ -24,10 +24,10 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, IllegalMoveError, ParseError, Result, Termination
-from .config import Tournament
+from ...protocol import BLACK, WHITE, GameRecord, IllegalMoveError, ParseError, Result, Termination
+from ..schedule.config import Tournament
 from .safefiles import GAME_RECORD_LIMIT, read_whole
 from .store import GameRow, Store, result_from_row
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..protocol import BLACK, WHITE, Termination
+from ...protocol import BLACK, WHITE, Termination
 from .ratings import Rating, fit
 from .store import FinishedGame
 

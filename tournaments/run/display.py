@@ -20,8 +20,8 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..results.standings import Standings
 from .runner import Runner, ScheduleEvent, ScheduleEventKind
-from .standings import Standings
 
 def result_text(event: ScheduleEvent) -> str:
     """``1-0 White wins 40-24``, ``0-1 White loses on time (13-36 on the board)``."""

@@ -22,9 +22,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, ParseError, Termination
-from ..protocol.openings import format_opening
-from .config import Tournament
+from ...protocol import BLACK, WHITE, GameRecord, ParseError, Termination
+from ...protocol.openings import format_opening
+from ..schedule.config import Tournament
 from .state import RATING_MODEL, TournamentState, read_state, status_json
 from .store import GameRow, result_from_row
 

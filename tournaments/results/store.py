@@ -32,8 +32,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
-from ..protocol import BLACK, WHITE, Colour, Result, Termination
-from .pairing import ScheduledGame
+from ...protocol import BLACK, WHITE, Colour, Result, Termination
+from ..schedule.pairing import ScheduledGame
 
 SCHEMA_VERSION = 3
 STDERR_LIMIT = 64 * 1024  # characters of each agent's stderr kept in the database
