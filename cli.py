@@ -23,8 +23,8 @@ SUBCOMMANDS = {
     "analyze": "agents.champion.cli:analyze",
     "train": "agents.champion.cli:train",
     "tournament": "tournaments.cli:tournament",
-    "match": "tournaments.match_cli:match",
-    "openings": "tournaments.suite:openings",
+    "match": "tournaments.match.cli:match",
+    "openings": "tournaments.schedule.suite:openings",
     "serve": "web.cli:serve",
 }
 

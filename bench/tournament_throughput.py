@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from othello_arena.tournaments import config
-from othello_arena.tournaments.runner import Runner, usable_cores
+from othello_arena.tournaments.schedule import config
+from othello_arena.tournaments.run.runner import Runner
+from othello_arena.tournaments.run.jobs import usable_cores
 
 
 def run_once(agents: list[str], games_per_pairing: int, concurrency: int, time_per_move: float,

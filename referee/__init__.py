@@ -12,7 +12,7 @@ See ``protocol/PROTOCOL.md`` for the file protocol the agents follow.
 from .clock import GRACE_SECONDS, Clock, TimeControl
 from .config import GameConfig
 from .game import GameEvent, check_opening, check_sizes, play_game
-from .pair import draw_openings, nth_opening, play_pair
+from .game_pair import draw_openings, nth_opening, play_pair
 from .seat import AgentSeat
 from .spec import AgentSpec, BuiltinAgents, check_file_name, distinct_labels, draw_colours
 

@@ -17,7 +17,7 @@ from .display import Display, summary
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
-from .pair import draw_openings, play_pair
+from .game_pair import draw_openings, play_pair
 from .process import sigterm_as_interrupt
 from .sandbox import SandboxUnavailable
 from .spec import AgentSpec, BuiltinAgents, distinct_labels, draw_colours

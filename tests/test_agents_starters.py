@@ -67,8 +67,8 @@ class Built:
 
     def spec(self, *options: str) -> AgentSpec:
         """The referee's agent, as the tournament makes it, with ``options`` before its name."""
-        from othello_arena.tournaments.config import AgentEntry
-        from othello_arena.tournaments.runner import agent_spec
+        from othello_arena.tournaments.schedule.config import AgentEntry
+        from othello_arena.tournaments.run.jobs import agent_spec
 
         command = self.command.replace("{name}", " ".join([*options, "{name}"]))
         return agent_spec(AgentEntry(name=self.name, command=command, cwd=str(self.home), openings=self.openings))
@@ -88,7 +88,7 @@ class Built:
 @pytest.fixture(scope="session")
 def starters_tournament(tmp_path_factory):
     """tournaments/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
-    from othello_arena.tournaments import config
+    from othello_arena.tournaments.schedule import config
 
     root = tmp_path_factory.mktemp("starters")
     shutil.copytree(EXAMPLES, root / "agents" / "examples",
@@ -126,7 +126,7 @@ _BUILDS: dict[str, Built] = {}
 
 def build_starter(language: Language, tournament, tmp_path_factory) -> Built:
     """``language``'s starter, built once per session with its tournament build line, sandboxed."""
-    from othello_arena.tournaments.build import run_build
+    from othello_arena.tournaments.run.build import run_build
 
     missing = missing_toolchain(language)
     if missing:
@@ -153,7 +153,7 @@ def language_of(agent: str) -> Language:
 
 
 def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
-    from othello_arena.tournaments import config
+    from othello_arena.tournaments.schedule import config
 
     tournament = config.load(TOURNAMENT)
     names = {entry.name for entry in tournament.agents}
@@ -166,7 +166,7 @@ def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
 
 def test_readme_gives_each_build_and_run_line():
     """The README's "Starter agents" part and the tournament file say the same thing."""
-    from othello_arena.tournaments import config
+    from othello_arena.tournaments.schedule import config
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for entry in config.load(TOURNAMENT).agents:

@@ -1,5 +1,8 @@
 """The layers of the package, read from the source: no import runs upwards, and no module imports itself round a circle.
 
+Inside tournaments/, what reads results (web/ and tournaments/results/: the read model, the report, the
+export, verify) never imports what plays games (tournaments/run/ runner, jobs, pools, build).
+
 The drawing in README.md (Layout) is the picture of what this checks::
 
     cli.py  (the command line: every subcommand)
@@ -70,7 +73,7 @@ def layer(name: str) -> int:
 
 def test_the_walk_sees_the_package() -> None:
     # the walk itself: it finds the modules and their imports (else the tests below would pass on nothing)
-    assert {"protocol.rules", "referee.game", "agents.check", "tournaments.runner", "cli"} <= set(MODULES)
+    assert {"protocol.rules", "referee.game", "agents.check", "tournaments.run.runner", "cli"} <= set(MODULES)
     assert "protocol.rules" in imports_of("protocol.notation", MODULES["protocol.notation"])
     assert "referee.files" in imports_of("referee.game", MODULES["referee.game"])
 
@@ -169,3 +172,20 @@ def test_the_compiled_code_cache_digests_every_source_the_compiled_code_is_made_
             assert MODULES[target].resolve() in digested, (
                 f"{name} imports {target}, which the compiled-code cache's digest leaves out "
                 "(agents/champion/cache_paths.py: OUTSIDE_SOURCES)")
+
+
+# What plays games, and who only reads what was played (fishtest's split: pages never import the worker).
+RUN_MACHINERY = {"tournaments.run.runner", "tournaments.run.jobs", "tournaments.run.pools", "tournaments.run.build"}
+READERS = sorted(name for name in MODULES if name.startswith(("web", "tournaments.results")))
+
+
+def test_the_readers_are_found() -> None:
+    assert {"tournaments.results.state", "tournaments.results.report", "tournaments.results.export",
+            "tournaments.results.verify", "web.tournament"} <= set(READERS)
+    assert RUN_MACHINERY <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_readers_never_import_the_machinery_that_plays_games(name: str) -> None:
+    imported = sorted(imports_of(name, MODULES[name]) & RUN_MACHINERY)
+    assert not imported, f"{name} reads results but imports {', '.join(imported)}: read through tournaments.results.state"

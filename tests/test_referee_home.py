@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from othello_arena.referee import AgentSpec, GameConfig, play_game
-from othello_arena.tournaments.config import AgentEntry
-from othello_arena.tournaments.runner import agent_spec
+from othello_arena.tournaments.schedule.config import AgentEntry
+from othello_arena.tournaments.run.jobs import agent_spec
 
 HOME = Path(__file__).resolve().parent / "data" / "home"
 CONFIG = GameConfig(time_per_move=5, end_grace=0.5)

@@ -213,7 +213,8 @@ def test_a_tournament_played_without_the_sandbox_says_so(tmp_path: Path) -> None
     assert "2 game(s) were played without the sandbox" in status.stdout
     state = json.loads(othello("tournament", "status", "t.toml", "--json", cwd=tmp_path).stdout)
     assert len(state["unsandboxed"]) == 2
-    from othello_arena.tournaments import config, report
+    from othello_arena.tournaments.schedule import config
+    from othello_arena.tournaments.results import report
 
     data = report.report_data(config.load(tmp_path / "t.toml"), tmp_path / "results" / "report")
     assert data["unsandboxed"] == 2

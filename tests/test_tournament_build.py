@@ -16,7 +16,7 @@ import psutil
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
-from othello_arena.tournaments.build import BUILD_LOG_LIMIT, run_build
+from othello_arena.tournaments.run.build import BUILD_LOG_LIMIT, run_build
 from tournament_helpers import AGENT, agent, query, write_tournament
 
 

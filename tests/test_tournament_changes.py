@@ -16,7 +16,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
-from othello_arena.tournaments import config, pairing
+from othello_arena.tournaments.schedule import config, pairing
 from tournament_helpers import AGENT, agent, query, write_tournament
 
 THREE = [agent("first", "first"), agent("last", "last"), agent("flips", "flips")]

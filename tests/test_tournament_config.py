@@ -8,8 +8,8 @@ from typing import Optional
 
 import pytest
 
-from othello_arena.tournaments import config
-from othello_arena.tournaments.config import TournamentFileError
+from othello_arena.tournaments.schedule import config
+from othello_arena.tournaments.schedule.config import TournamentFileError
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -210,7 +210,7 @@ def test_longest_name_is_accepted_and_check_agrees_with_run(tmp_path: Path) -> N
 
 def test_an_agent_may_have_its_own_time_per_move(tmp_path: Path) -> None:
     from othello_arena.referee import GameConfig
-    from othello_arena.tournaments.jobs import game_config_fields
+    from othello_arena.tournaments.run.jobs import game_config_fields
 
     text = '[tournament]\ntime_per_move = 1\n[[agents]]\nname = "random"\n[[agents]]\nname = "greedy"\ntime_per_move = {}\n'
     t = config.load(write(tmp_path, text.format("3")))

@@ -312,7 +312,7 @@ def test_game_json_made_a_directory_is_a_clear_failure_of_that_game(tmp_path: Pa
 
 
 def test_the_lock_names_its_holder_and_no_child_process_keeps_it(tmp_path: Path) -> None:
-    from othello_arena.tournaments.lock import LockHeldError, RunnerLock, holder, lock_path
+    from othello_arena.tournaments.results.lock import LockHeldError, RunnerLock, holder, lock_path
 
     database = tmp_path / "results" / "tournament.sqlite"
     assert holder(database) is None

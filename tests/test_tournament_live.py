@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from othello_arena.tournaments import config
-from othello_arena.tournaments.live import in_progress_table
-from othello_arena.tournaments.runner import Runner
+from othello_arena.tournaments.schedule import config
+from othello_arena.tournaments.run.display import in_progress_table
+from othello_arena.tournaments.run.runner import Runner
 from othello_arena.protocol import BLACK, WHITE, Result, Termination
 from tournament_helpers import agent, write_tournament
 

@@ -17,8 +17,8 @@ from othello_arena.cli import cli
 from othello_arena.protocol import GameRecord
 from othello_arena.protocol.openings import format_opening, parse_openings
 from othello_arena.referee import draw_openings
-from othello_arena.tournaments.match import MatchState, PairResult
-from othello_arena.tournaments.pairing import derive_seed
+from othello_arena.tournaments.match.match import MatchState, PairResult
+from othello_arena.tournaments.schedule.pairing import derive_seed
 from tournament_helpers import AGENT as TINY_AGENT, query
 
 BOOK = "d3 c5 f6\nd3 c3 c4\nf5 f6 e6\n"
@@ -190,7 +190,7 @@ def test_resume_says_what_is_wrong(tmp_path: Path) -> None:
     ('[match]\nstop = "now"', "unknown key(s) in [match]: stop"),
 ])
 def test_a_broken_match_file_names_the_key(tmp_path: Path, table: str, message: str) -> None:
-    from othello_arena.tournaments.config import TournamentFileError, load
+    from othello_arena.tournaments.schedule.config import TournamentFileError, load
 
     path = tmp_path / "match.toml"
     path.write_text(f'agents = ["random", "greedy"]\n[tournament]\ngames_per_pairing = 2\n{table}\n')

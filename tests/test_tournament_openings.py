@@ -12,9 +12,9 @@ from othello_arena.cli import cli
 from othello_arena.protocol import GameRecord
 from othello_arena.protocol.openings import format_opening, parse_openings
 from othello_arena.referee import draw_openings
-from othello_arena.tournaments import config
-from othello_arena.tournaments.pairing import derive_seed, game_opening
-from othello_arena.tournaments.report import report_data
+from othello_arena.tournaments.schedule import config
+from othello_arena.tournaments.schedule.pairing import derive_seed, game_opening
+from othello_arena.tournaments.results.report import report_data
 from tournament_helpers import agent, query, write_tournament
 
 BOOK = "d3 c5 f6\nd3 c3 c4\nf5 f6 e6\nc4 e3 f6\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from othello_arena.tournaments import config, pairing
+from othello_arena.tournaments.schedule import config, pairing
 
 
 def tournament(tmp_path: Path, agents: int, extra: str = ""):

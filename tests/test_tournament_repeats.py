@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.protocol import Colour, Result, Termination
-from othello_arena.tournaments import standings
-from othello_arena.tournaments.store import FinishedGame, moves_key
+from othello_arena.tournaments.results import standings
+from othello_arena.tournaments.results.store import FinishedGame, moves_key
 from tournament_helpers import agent, write_tournament
 
 

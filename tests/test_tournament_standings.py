@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from othello_arena.protocol import Colour, Result, Termination
-from othello_arena.tournaments import ratings, standings
-from othello_arena.tournaments.store import FinishedGame
+from othello_arena.tournaments.results import ratings, standings
+from othello_arena.tournaments.results.store import FinishedGame
 
 
 def game(white: str, black: str, winner: str | None, reason: str = "normal", discs: tuple[int, int] = (40, 24)) -> FinishedGame:
@@ -92,7 +92,7 @@ def test_text_tables() -> None:
 
 def test_timeouts_under_load_are_flagged() -> None:
     from othello_arena.protocol import GameRecord
-    from othello_arena.tournaments.jobs import PlayedGame, outcome_from
+    from othello_arena.tournaments.run.jobs import PlayedGame, outcome_from
 
     def result(cpu: float, load: float) -> dict:
         record = GameRecord("a", "b", time_per_move=1.0)

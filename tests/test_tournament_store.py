@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from othello_arena.protocol import BLACK, WHITE, Result, Termination
-from othello_arena.tournaments.pairing import ScheduledGame
-from othello_arena.tournaments.store import GameOutcome, Store, StoreError
+from othello_arena.tournaments.schedule.pairing import ScheduledGame
+from othello_arena.tournaments.results.store import GameOutcome, Store, StoreError
 
 GAMES = [ScheduledGame("r01-p001-g1", 1, 1, 1, "a", "b", 7), ScheduledGame("r01-p001-g2", 1, 1, 2, "b", "a", 8)]
 
@@ -28,14 +28,14 @@ def test_a_game_is_counted_once(tmp_path: Path) -> None:
         [game] = store.finished_games()
         assert game.result == first.result  # the one Result, stored and read back whole
         row = next(store.game_rows())
-        assert len(row["white_stderr"]) < 70_000 and "characters cut" in row["white_stderr"]
+        assert row.white_stderr and len(row.white_stderr) < 70_000 and "characters cut" in row.white_stderr
         store.mark_running("r01-p001-g2")
     # A runner that died left a game running: it goes back to the queue, its attempt kept as voided.
     with Store(tmp_path / "t.sqlite") as store:
         assert store.void_running("runner died") == ["r01-p001-g2"]
         assert [g.key for g in store.unfinished_games()] == ["r01-p001-g2"]
         assert store.mark_running("r01-p001-g2") == 2
-        attempts = [(r["key"], r["attempt"], r["outcome"], r["why"]) for r in store.attempt_rows()]
+        attempts = [(r.key, r.attempt, r.outcome.value, r.why) for r in store.attempt_rows()]
         assert attempts == [("r01-p001-g1", 1, "finished", None), ("r01-p001-g2", 1, "voided", "runner died"),
                             ("r01-p001-g2", 2, "running", None)]
         assert list(store.voided()) == ["r01-p001-g2"]
@@ -45,7 +45,7 @@ def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> 
     """A database written before attempts and hashes existed keeps its games and gains the new columns."""
     import sqlite3
 
-    from othello_arena.tournaments import store as store_module
+    from othello_arena.tournaments.results import store as store_module
 
     old_schema = store_module.SCHEMA.split("CREATE TABLE IF NOT EXISTS attempts")[0].replace(",\n    record_sha256 TEXT", "")
     db = sqlite3.connect(str(tmp_path / "t.sqlite"))
@@ -59,7 +59,7 @@ def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> 
     with Store(tmp_path / "t.sqlite") as store:
         [game] = store.finished_games()
         assert (game.key, game.result) == ("r01-p001-g1", Result(WHITE, Termination.NORMAL, 40, 24))
-        assert next(store.game_rows())["record_sha256"] is None
+        assert next(store.game_rows()).record_sha256 is None
         assert store.get_meta("schema") == "3"
         assert store.withdrawals() == {} and store.replaced_rows() == []
 

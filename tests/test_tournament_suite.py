@@ -16,7 +16,7 @@ from othello_arena.protocol.openings import (
     suite_path,
     symmetric_boards,
 )
-from othello_arena.tournaments.suite import format_suite, generate
+from othello_arena.tournaments.schedule.suite import format_suite, generate
 
 
 def test_mirror_images_are_one_opening() -> None:

@@ -9,7 +9,7 @@ import pytest
 from othello_arena.agents.registry import builtin_agents
 from othello_arena.protocol import BLACK, WHITE
 from othello_arena.referee import GameConfig, play_game
-from othello_arena.tournaments.livelog import LiveLogWriter, read_live_log
+from othello_arena.tournaments.run.livelog import LiveLogWriter, read_live_log
 from othello_arena.web.gameview import cells, entries_from_record, game_view, square_move
 from othello_arena.web.games import GameRequest, GameRequestError
 

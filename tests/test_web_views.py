@@ -12,11 +12,11 @@ from othello_arena.agents.registry import builtin_agents
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE
 from othello_arena.referee import AgentSpec, GameConfig, play_game
-from othello_arena.tournaments.config import load
-from othello_arena.tournaments.livelog import LIVE_LOG, LiveLogWriter, read_live_log
-from othello_arena.tournaments.lock import RunnerLock, lock_path
-from othello_arena.tournaments.pairing import ScheduledGame
-from othello_arena.tournaments.store import Store
+from othello_arena.tournaments.schedule.config import load
+from othello_arena.tournaments.run.livelog import LIVE_LOG, LiveLogWriter, read_live_log
+from othello_arena.tournaments.results.lock import RunnerLock, lock_path
+from othello_arena.tournaments.schedule.pairing import ScheduledGame
+from othello_arena.tournaments.results.store import Store
 from othello_arena.web.cli import is_loopback
 from othello_arena.web.gameview import entries_from_record, game_view
 from othello_arena.web.games import GameRequest, GameRequestError

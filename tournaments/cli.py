@@ -16,9 +16,10 @@ from typing import Any, Optional
 import click
 from rich.console import Console
 
-from . import config
-from .config import Tournament, TournamentFileError
-from .store import StoreError
+from .results.state import Progress
+from .results.store import StoreError
+from .schedule import config
+from .schedule.config import Tournament, TournamentFileError
 
 EXIT_INTERRUPTED = 130
 
@@ -75,10 +76,10 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
             raise click.ClickException(str(exc)) from None
         _say_what_changed(runner, console, rerun, replayed)
         counts = runner.progress()
-        total = counts["scheduled"]
-        if not resume and not rerun and counts["finished"]:
-            console.print(f"{tournament_.name}: {counts['finished']} of {total} games already played; resuming.")
-        if counts["finished"] == total:
+        total = counts.scheduled
+        if not resume and not rerun and counts.finished:
+            console.print(f"{tournament_.name}: {counts.finished} of {total} games already played; resuming.")
+        if counts.finished == total:
             console.print(f"{tournament_.name}: all {total} games are played.")
         else:
             _play(runner, console, counts, resume=resume, rerun=rerun, concurrency=concurrency, scheduler=scheduler,
@@ -92,8 +93,8 @@ def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Op
           scheduler: Optional[str], scheduler_timeout: float, max_games: Optional[int], build: bool,
           fresh: bool) -> Any:
     """The tournament's runner, holding its lock; a click error if there is nothing to resume or another runner has it."""
-    from .lock import LockHeldError
-    from .runner import Runner
+    from .results.lock import LockHeldError
+    from .run.runner import Runner
 
     if tournament_.is_match:
         # Its runner must stop when the SPRT decides, and count pairs: that is othello match's job.
@@ -133,15 +134,16 @@ def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, 
                       "and colours; the old results are kept in the database (table replaced), out of the standings.")
 
 
-def _play(runner: Any, console: Console, counts: dict[str, Any], *, resume: bool, rerun: Optional[tuple[str, str]],
+def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, rerun: Optional[tuple[str, str]],
           concurrency: Optional[int], scheduler: Optional[str], build: bool, quiet: bool) -> None:
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
-    from .live import LineDisplay, LiveDisplay
-    from .runner import RunnerError, usable_cores
+    from .run.display import LineDisplay, LiveDisplay
+    from .run.pools import RunnerError
+    from .run.jobs import usable_cores
 
     tournament_ = runner.tournament
-    total = counts["scheduled"]
+    total = counts.scheduled
     where = f"on {scheduler}" if scheduler else "on this machine"
     console.print(
         f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
@@ -157,7 +159,7 @@ def _play(runner: Any, console: Console, counts: dict[str, Any], *, resume: bool
         # and agents new to the file; a rerun rebuilds its agent.
         runner.build_agents(console.print, only_missing=resume or bool(rerun), also=(rerun[0],) if rerun else ())
     live = console.is_terminal and not quiet
-    display: Any = LiveDisplay(console, total, counts["finished"]) if live else LineDisplay(console, total)
+    display: Any = LiveDisplay(console, total, counts.finished) if live else LineDisplay(console, total)
     try:
         with sigterm_as_interrupt(), display:
             runner.on_event = display
@@ -165,7 +167,7 @@ def _play(runner: Any, console: Console, counts: dict[str, Any], *, resume: bool
     except KeyboardInterrupt:
         _refresh_report(tournament_, console)
         console.print(
-            f"\nStopped: {runner.progress()['finished']} of {total} games are stored. "
+            f"\nStopped: {runner.progress().finished} of {total} games are stored. "
             f"Finish with: othello tournament resume {tournament_.path}"
         )
         sys.exit(EXIT_INTERRUPTED)
@@ -175,13 +177,13 @@ def _play(runner: Any, console: Console, counts: dict[str, Any], *, resume: bool
 
 def _finish(runner: Any, console: Console) -> None:
     """The standings, the report refreshed, and what is left to do (games without a result, games to play)."""
-    from .live import standings_table
-    from .standings import format_table
+    from .run.display import standings_table
+    from .results.standings import format_table
 
     tournament_ = runner.tournament
     standings = runner.standings()
     counts = runner.progress()
-    finished, total = counts["finished"], counts["scheduled"]
+    finished, total = counts.finished, counts.scheduled
     if console.is_terminal:
         console.print(standings_table(standings, limit=len(standings.lines), title="Standings"))
     else:
@@ -201,7 +203,7 @@ def _finish(runner: Any, console: Console) -> None:
 
 def _refresh_report(tournament_: Tournament, console: Console) -> None:
     """Write the report at the end of every run, so the instructor always reads the latest (never fatal)."""
-    from .report import write_report
+    from .results.report import write_report
 
     try:
         write_report(tournament_, tournament_.results_dir / "report")
@@ -277,8 +279,8 @@ def withdraw(file: str, agent: str, reason: str) -> None:
     Takes the tournament's lock: stop a runner first. The same as
     withdraw = true (and withdraw_reason) on the agent in the file.
     """
-    from .lock import LockHeldError
-    from .runner import Runner
+    from .results.lock import LockHeldError
+    from .run.runner import Runner
 
     tournament_ = _load(file, False)
     if not tournament_.database.exists():
@@ -299,8 +301,8 @@ def withdraw(file: str, agent: str, reason: str) -> None:
     finally:
         runner.close()
     _refresh_report(tournament_, Console(highlight=False))
-    click.echo(f"{agent} is withdrawn ({reason}): {counts['excluded']} of its games are out of the standings "
-               f"(kept in the database); {counts['finished']} of {counts['scheduled']} games played.")
+    click.echo(f"{agent} is withdrawn ({reason}): {counts.excluded} of its games are out of the standings "
+               f"(kept in the database); {counts.finished} of {counts.scheduled} games played.")
 
 
 @tournament.command()
@@ -315,7 +317,7 @@ def export(file: Optional[str], demo: bool, fmt: str, output: Optional[str]) -> 
     CSV writes games.csv, standings.csv and crosstable.csv; JSON writes one
     tournament.json. Reads only: safe while a runner plays.
     """
-    from .export import export as write_export
+    from .results.export import export as write_export
 
     tournament_ = _load(file, demo)
     target = Path(output) if output else tournament_.results_dir / "export"
@@ -333,81 +335,59 @@ def export(file: Optional[str], demo: bool, fmt: str, output: Optional[str]) -> 
 @click.option("--json", "as_json", is_flag=True, help="Print the state as JSON for scripts.")
 def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     """How far the tournament is, and the standings so far."""
-    from .runner import status as tournament_status
-    from .standings import Standings, format_crosstable, format_table
+    from .results.standings import format_crosstable, format_table
+    from .results.state import read_state, status_json
 
     tournament_ = _load(file, demo)
     try:
-        state = tournament_status(tournament_)
+        state = read_state(tournament_, must_exist=not as_json)
     except StoreError as exc:
-        if as_json:
-            # Not started: a valid answer for scripts, not an error.
-            from .runner import planned_games
-
-            click.echo(json.dumps({"name": tournament_.name, "scheduled": planned_games(tournament_, tournament_.withdrawn),
-                                   "finished": 0,
-                                   "running": 0, "interrupted": 0, "runner": None, "complete": False,
-                                   "standings": [], "voided": [], "voided_attempts": 0, "repeatedly_voided": []},
-                                  indent=2))
-            return
         raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(state, indent=2))
+        click.echo(json.dumps(status_json(state), indent=2))
         return
-    from .runner import progress, withdrawn_agents
-    from .pairing import active_names
-    from .standings import compute
-    from .store import Store
-
-    with Store(tournament_.database, create=False) as store:
-        withdrawn = withdrawn_agents(tournament_, store)
-        table: Standings = compute(active_names(tournament_, withdrawn), store.finished_games(exclude=withdrawn),
-                                   store.byes())
-        counts = progress(tournament_, store)
-    rounds = state["rounds"]
+    rounds = state.progress.rounds
     if tournament_.format == "swiss":
-        round_text = f"rounds: {rounds['complete']} of {rounds['total']} complete, {rounds['paired']} paired"
+        round_text = f"rounds: {rounds.complete} of {rounds.total} complete, {rounds.paired} paired"
     else:
-        round_text = f"rounds: {rounds['complete']} of {rounds['total']} complete"
-    click.echo(f"{state['name']}: {state['finished']} of {state['scheduled']} games finished"
-               + (f", {state['running']} running" if state["running"] else "")
+        round_text = f"rounds: {rounds.complete} of {rounds.total} complete"
+    click.echo(f"{state.name}: {state.progress.finished} of {state.progress.scheduled} games finished"
+               + (f", {state.running} running" if state.running else "")
                + f"; {round_text}.")
-    if counts["to_add"]:
-        click.echo(f"The file adds {counts['to_add']} game(s) (new agents' pairings): `othello tournament run "
+    if state.progress.to_add:
+        click.echo(f"The file adds {state.progress.to_add} game(s) (new agents' pairings): `othello tournament run "
                    f"{tournament_.path}` schedules and plays them.")
-    for item in state["withdrawn"]:
-        click.echo(f"withdrawn: {item['agent']} ({item['reason']}): its {item['games']} game(s) are out of the "
+    for withdrawal in state.withdrawn:
+        click.echo(f"withdrawn: {withdrawal.agent} ({withdrawal.reason}): its {withdrawal.games} game(s) are out of the "
                    "standings and the counts (kept in the database).")
-    if state["replaced"]:
-        click.echo(f"Replaced by reruns: {len(state['replaced'])} result(s), kept in the database (table replaced).")
-    if state["runner"]:
-        click.echo(f"A runner is playing it: pid {state['runner'].get('pid')} on {state['runner'].get('host')}.")
-    elif state["interrupted"]:
-        click.echo(f"No runner is playing it; {state['interrupted']} game(s) were in flight when the last runner "
+    if state.replaced:
+        click.echo(f"Replaced by reruns: {len(state.replaced)} result(s), kept in the database (table replaced).")
+    if state.runner:
+        click.echo(f"A runner is playing it: pid {state.runner.get('pid')} on {state.runner.get('host')}.")
+    elif state.interrupted:
+        click.echo(f"No runner is playing it; {state.interrupted} game(s) were in flight when the last runner "
                    f"stopped (resume voids and replays them): othello tournament resume {tournament_.path}")
-    click.echo(format_table(table))
+    click.echo(format_table(state.standings))
     click.echo("")
-    click.echo(format_crosstable(table))
-    if state["unsandboxed"]:
-        click.echo(f"warning: {len(state['unsandboxed'])} game(s) were played without the sandbox (sandbox = \"none\"): "
+    click.echo(format_crosstable(state.standings))
+    if state.unsandboxed:
+        click.echo(f"warning: {len(state.unsandboxed)} game(s) were played without the sandbox (sandbox = \"none\"): "
                    "their agents could reach each other and the results.")
-    for flagged in state["load_flagged"]:
-        click.echo(f"flagged: {flagged['game']} ({flagged['white']} vs {flagged['black']}): timeout under load? {flagged['note']}")
-    for name, build_state in sorted(state["builds"].items()):
-        if build_state["status"] != "ok":
-            click.echo(f"build of {name}: {build_state['status']} ({build_state['detail']}); its games are forfeits "
-                       f"(reason build); log: {build_state['log']}")
-    if state["voided"]:
-        click.echo(f"Voided attempts: {state['voided_attempts']} (games in flight when a runner stopped, or "
+    for flagged in state.flagged:
+        click.echo(f"flagged: {flagged.game} ({flagged.white} vs {flagged.black}): timeout under load? {flagged.note}")
+    for name, build in sorted(state.builds.items()):
+        if not build.ok:
+            click.echo(f"build of {name}: {build.status} ({build.detail}); its games are forfeits "
+                       f"(reason build); log: {build.log}")
+    if state.voided:
+        click.echo(f"Voided attempts: {state.voided_attempts} (games in flight when a runner stopped, or "
                    "whose record could not be kept; each replayed with the same seed and colours):")
-    from .runner import VOIDED_FLAG_AT
-
-    for item in state["voided"]:
-        mark = "FLAGGED " if item["voided"] >= VOIDED_FLAG_AT else ""
-        click.echo(f"  {mark}{item['game']} ({item['white']} vs {item['black']}): voided {item['voided']} time(s), "
-                   f"now {item['status']}" + (f" - voided again and again: check these agents" if mark else ""))
-        for attempt in item["attempts"]:
-            click.echo(f"    attempt {attempt['attempt']}: {attempt['why']}")
+    for game in state.voided:
+        mark = "FLAGGED " if game.flagged else ""
+        click.echo(f"  {mark}{game.game} ({game.white} vs {game.black}): voided {game.voided} time(s), "
+                   f"now {game.status.value}" + (f" - voided again and again: check these agents" if mark else ""))
+        for attempt in game.attempts:
+            click.echo(f"    attempt {attempt.attempt}: {attempt.why}")
 
 
 @tournament.command()
@@ -416,7 +396,7 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
 @click.option("-o", "--output", type=click.Path(file_okay=False), help="Directory for the report (default: RESULTS/report).")
 def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
     """Write a static HTML report: standings, crosstable, ratings, every game replayable."""
-    from .report import write_report
+    from .results.report import write_report
 
     tournament_ = _load(file, demo)
     target = Path(output) if output else tournament_.results_dir / "report"
@@ -439,9 +419,9 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
     rules to the winner, reason and discs the standings use. Reads only: safe
     while a runner plays.
     """
-    from .verify import as_json as verification_json
-    from .verify import report_lines
-    from .verify import verify as verify_games
+    from .results.verify import as_json as verification_json
+    from .results.verify import report_lines
+    from .results.verify import verify as verify_games
 
     tournament_ = _load(file, demo)
     try:
@@ -463,8 +443,10 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
 def check(file: Optional[str], demo: bool) -> None:
     """Check the tournament file and print the schedule it gives, without playing."""
     from ..agents import registry
-    from . import pairing
-    from .runner import default_concurrency, game_config_fields, planned_games
+    from .schedule import pairing
+    from .run.pools import default_concurrency
+    from .run.jobs import game_config_fields
+    from .results.state import planned_games
 
     tournament_ = _load(file, demo)
     try:

@@ -56,7 +56,7 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
 
     tournament = None
     if tournament_file is not None:
-        from ..tournaments.config import TournamentFileError, load
+        from ..tournaments.schedule.config import TournamentFileError, load
 
         try:
             tournament = load(tournament_file)

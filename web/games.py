@@ -24,8 +24,8 @@ from typing import Any, Optional
 from ..agents.registry import builtin_agents
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE, GameRecord
 from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, check_sizes, distinct_labels, play_game
-from ..tournaments.livelog import LiveLogWriter, event_entry
-from ..tournaments.safefiles import GAME_RECORD_LIMIT, read_whole
+from ..tournaments.results.safefiles import GAME_RECORD_LIMIT, read_whole
+from ..tournaments.run.livelog import LiveLogWriter, event_entry
 from .gameview import game_view, square_move
 
 MODES = ("person", "people", "agents")

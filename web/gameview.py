@@ -1,6 +1,6 @@
 """One game as the browser draws it: every position, the last move and its flips, the clocks, what is legal.
 
-Two sources give the same view: a game's live log (:mod:`..tournaments.livelog`,
+Two sources give the same view: a game's live log (:mod:`..tournaments.run.livelog`,
 a game still being played, here or by a tournament runner in another process)
 and a finished game's record.  The positions are computed here by the rules
 core; the page only draws them, so the rules of Othello stay in one place.
@@ -52,7 +52,7 @@ def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
 
 
 def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -> dict[str, Any]:
-    """What the board page needs from a game's entries (see :mod:`..tournaments.livelog`).
+    """What the board page needs from a game's entries (see :mod:`..tournaments.run.livelog`).
 
     ``plies[0]`` is the position the game starts from; each later ply has the
     move (``square`` ``None`` for a pass), the discs it flipped, its seconds

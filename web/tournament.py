@@ -16,13 +16,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..protocol import GameRecord, ParseError
-from ..tournaments.config import Tournament
-from ..tournaments.livelog import read_live_log
-from ..tournaments.lock import holder as lock_holder
-from ..tournaments.pairing import active_names
-from ..tournaments.runner import game_directory, progress, withdrawn_agents
-from ..tournaments.standings import compute
-from ..tournaments.store import Store, StoreError, result_from_row
+from ..tournaments.results.state import TournamentState, game_directory, read_state
+from ..tournaments.results.store import GameRow, GameStatus, StoreError, result_from_row
+from ..tournaments.run.livelog import read_live_log
+from ..tournaments.schedule.config import Tournament
 from .gameview import entries_from_record, game_view
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
@@ -30,108 +27,103 @@ FRESH_SECONDS = 0.3  # a snapshot this recent is shared by every page that asks
 
 
 class TournamentView:
-    """Snapshots of one tournament for the pages (standings, crosstable, games in progress, one game, one agent)."""
+    """Snapshots of one tournament for the pages (standings, crosstable, games in progress, one game, one agent).
+
+    Every page reads the one read model (:func:`~othello_arena.tournaments.results.state.read_state`), a snapshot
+    shared for :data:`FRESH_SECONDS`.
+    """
 
     def __init__(self, tournament: Tournament) -> None:
         self.tournament = tournament
         self._lock = threading.Lock()
-        self._cached: tuple[float, dict[str, Any]] | None = None
+        self._cached: Optional[tuple[float, TournamentState, dict[str, Any]]] = None
 
     @property
     def results_dir(self) -> Path:
         return self.tournament.results_dir.resolve()
 
-    def _store(self) -> Optional[Store]:
-        if not Path(self.tournament.database).exists():
-            return None
-        return Store(self.tournament.database, create=False)
+    def _snapshot(self) -> tuple[Optional[TournamentState], dict[str, Any]]:
+        """The state now (``None`` if the database cannot be read) and the overview built from it."""
+        with self._lock:
+            if self._cached is not None and time.monotonic() - self._cached[0] < FRESH_SECONDS:
+                return self._cached[1], self._cached[2]
+            state: Optional[TournamentState]
+            try:
+                state = read_state(self.tournament, must_exist=False)
+            except StoreError as exc:
+                return None, self._empty(waiting=str(exc))
+            data = self._overview(state)
+            self._cached = (time.monotonic(), state, data)
+            return state, data
+
+    def _state(self) -> Optional[TournamentState]:
+        return self._snapshot()[0]
 
     def overview(self) -> dict[str, Any]:
         """Standings, crosstable, ratings, every game's state, each game in progress with its board."""
-        with self._lock:
-            if self._cached is not None and time.monotonic() - self._cached[0] < FRESH_SECONDS:
-                return self._cached[1]
-            data = self._overview()
-            self._cached = (time.monotonic(), data)
-            return data
+        return self._snapshot()[1]
 
-    def _overview(self) -> dict[str, Any]:
+    def _empty(self, waiting: str) -> dict[str, Any]:
         t = self.tournament
-        data: dict[str, Any] = {"name": t.name, "format": t.format, "time_per_move": t.time_per_move,
-                                "agents": [{"name": a.name, "how": a.describe()} for a in t.agents],
-                                "standings": [], "crosstable": {}, "games": [], "live": [], "waiting": ""}
-        try:
-            store = self._store()
-        except StoreError as exc:
-            data["waiting"] = str(exc)
-            return data
-        if store is None:
-            data["waiting"] = f"no results yet in {t.database}: start the tournament (othello tournament run {t.path})"
+        return {"name": t.name, "format": t.format, "time_per_move": t.time_per_move,
+                "agents": [{"name": a.name, "how": a.describe()} for a in t.agents],
+                "standings": [], "crosstable": {}, "games": [], "live": [], "waiting": waiting}
+
+    def _overview(self, state: TournamentState) -> dict[str, Any]:
+        t = self.tournament
+        if not state.started:
+            data = self._empty(f"no results yet in {t.database}: start the tournament (othello tournament run {t.path})")
             data["standings"] = [{"rank": 0, "agent": name, "games": 0, "points": 0, "wins": 0, "draws": 0,
                                   "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {}}
                                  for name in t.agent_names]
             return data
-        # A game marked running is being played only while a runner holds the lock (as for
-        # ``status``); otherwise its runner stopped mid-game, and resume will play it again.
-        runner_there = lock_holder(t.database) is not None
-        with store:
-            withdrawn = withdrawn_agents(t, store)
-            table = compute(active_names(t, withdrawn), store.finished_games(exclude=withdrawn), store.byes())
-            rows = list(store.game_rows())
-            counts = progress(t, store)
-        data["standings"] = table.to_list()
-        data["crosstable"] = table.crosstable_dict()
-        data["withdrawn"] = withdrawn
-        data["counts"] = {key: counts[key] for key in ("scheduled", "finished", "running")}
-        if not runner_there:
-            data["counts"]["running"] = 0
-        for row in rows:
-            status = row["status"] if row["status"] != "running" or runner_there else "interrupted"
-            game = {"key": row["key"], "round": row["round"], "white": row["white"], "black": row["black"],
-                    "status": status, "result": "", "reason": row["reason"] or ""}
-            if row["status"] == "finished":
+        data = self._empty("")
+        data["standings"] = state.standings.to_list()
+        data["crosstable"] = state.standings.crosstable_dict()
+        data["withdrawn"] = state.withdrawn_names
+        data["counts"] = {"scheduled": state.progress.scheduled, "finished": state.progress.finished,
+                          "running": state.running}
+        for row in state.games:
+            status = state.shown_status(row)
+            game = {"key": row.key, "round": row.round, "white": row.white, "black": row.black,
+                    "status": status, "result": "", "reason": row.reason or ""}
+            if row.is_finished:
                 game["result"] = result_from_row(row).summary()
             data["games"].append(game)
-            if status == "running":
-                entries = read_live_log(game_directory(t, row["key"], row["white"], row["black"]))
-                view = game_view(entries, row["white"], row["black"])
-                view["key"] = row["key"]
+            if status == GameStatus.RUNNING.value:
+                entries = read_live_log(game_directory(t, row.key, row.white, row.black))
+                view = game_view(entries, row.white, row.black)
+                view["key"] = row.key
                 data["live"].append(view)
         data["now"] = time.time()
         return data
 
     def game(self, key: str) -> Optional[dict[str, Any]]:
         """One game: finished (from its record in the database), in progress (its live log) or still to play."""
-        try:
-            store = self._store()
-        except StoreError:
-            return None
-        if store is None:
-            return None
-        with store:
-            row = store.db.execute("SELECT * FROM games WHERE key = ?", (key,)).fetchone()
+        state = self._state()
+        row = state.game(key) if state is not None else None
         if row is None:
             return None
-        if row["status"] == "finished" and row["record"]:
+        if row.is_finished and row.record:
             try:
-                view = game_view(entries_from_record(GameRecord.from_dict(json.loads(row["record"]))))
+                view = game_view(entries_from_record(GameRecord.from_dict(json.loads(row.record))))
             except (ParseError, ValueError, TypeError, KeyError) as exc:
-                view = game_view([], row["white"], row["black"])
+                view = game_view([], row.white, row.black)
                 view["problem"] = f"the record of this game cannot be read: {exc}"
-            if row["reason"] == "build":
+            if row.reason == "build":
                 view["result_text"] = result_from_row(row).summary()
-        elif row["status"] == "running":
-            view = game_view(read_live_log(game_directory(self.tournament, key, row["white"], row["black"])),
-                             row["white"], row["black"])
+        elif row.status is GameStatus.RUNNING:
+            view = game_view(read_live_log(game_directory(self.tournament, key, row.white, row.black)),
+                             row.white, row.black)
         else:
-            view = game_view([], row["white"], row["black"])
-        view.update(key=key, status=row["status"], round=row["round"], detail=row["detail"] or "",
+            view = game_view([], row.white, row.black)
+        view.update(key=key, status=row.status.value, round=row.round, detail=row.detail or "",
                     links=self._links(row))
         return view
 
-    def _links(self, row: Any) -> dict[str, str]:
+    def _links(self, row: GameRow) -> dict[str, str]:
         """The game's files that may be downloaded, as paths under the results directory."""
-        directory = row["game_dir"] or ""
+        directory = row.game_dir or ""
         links: dict[str, str] = {}
         if not directory:
             return links
@@ -140,7 +132,7 @@ class TournamentView:
         except ValueError:
             return links
         links["game.json"] = f"{relative.as_posix()}/game.json"
-        for name in (row["white"], row["black"]):
+        for name in (row.white, row.black):
             links[f"{name}.stderr.log"] = f"{relative.as_posix()}/{name}.stderr.log"
         return links
 
@@ -148,29 +140,23 @@ class TournamentView:
         """One agent: its line of the standings, its games, its forfeits with the end of its stderr."""
         if name not in self.tournament.agent_names:
             return None
-        overview = self.overview()
+        state, overview = self._snapshot()
         entry = self.tournament.agent(name)
         data: dict[str, Any] = {"name": name, "how": entry.describe(), "line": None, "games": [], "forfeits": [],
                                 "tournament": self.tournament.name}
         for line in overview["standings"]:
             if line["agent"] == name:
                 data["line"] = line
-        try:
-            store = self._store()
-        except StoreError:
+        summary = state.agent(name) if state is not None else None
+        if state is None or summary is None:
             return data
-        if store is None:
-            return data
-        with store:
-            rows = [row for row in store.game_rows() if name in (row["white"], row["black"])]
-        for row in rows:
-            words = (result_from_row(row).summary()
-                     if row["status"] == "finished" else row["status"])
-            data["games"].append({"key": row["key"], "white": row["white"], "black": row["black"], "result": words})
-            colour = "W" if row["white"] == name else "B"
-            if row["status"] == "finished" and row["reason"] not in ("normal", None) and row["winner"] not in (colour, None):
-                stderr = (row["white_stderr"] if colour == "W" else row["black_stderr"]) or ""
-                data["forfeits"].append({"key": row["key"], "result": words, "reason": row["reason"],
-                                         "detail": row["detail"] or "", "stderr_tail": stderr[-STDERR_TAIL:],
+        for row in (game for game in state.games if game.key in set(summary.games)):
+            words = result_from_row(row).summary() if row.is_finished else row.status.value
+            data["games"].append({"key": row.key, "white": row.white, "black": row.black, "result": words})
+            colour = "W" if row.white == name else "B"
+            if row.is_finished and row.reason not in ("normal", None) and row.winner not in (colour, None):
+                stderr = row.stderr_of(name)
+                data["forfeits"].append({"key": row.key, "result": words, "reason": row.reason,
+                                         "detail": row.detail or "", "stderr_tail": stderr[-STDERR_TAIL:],
                                          "stderr_length": len(stderr)})
         return data

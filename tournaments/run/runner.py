@@ -6,7 +6,7 @@ The runner is the only writer of the database.  Games run in a pool
 a :class:`~.jobs.GameJob` and returns a :class:`~.jobs.PlayedGame`, plain
 data both, so it runs the same on a worker of another machine.  When a game
 comes back the runner stores it in one transaction, with the SHA-256 of the
-exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`.lock`).  If the
+exact ``game.json`` the referee wrote.  One runner at a time holds the tournament (:mod:`..results.lock`).  If the
 runner stops, the games in flight are voided: ``resume`` replays them from
 the same seed and colours, keeps each voided attempt in the database (and its
 files under ``games/voided/``), and ends any agent the dead runner left.
@@ -14,7 +14,6 @@ files under ``games/voided/``), and ends any agent the dead runner left.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -22,98 +21,25 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, Result, Termination
-from . import lock as locking
-from . import pairing
-from .config import AgentEntry, Tournament, TournamentFileError, check_builtins
+from ...protocol import BLACK, WHITE, GameRecord, Result, Termination
+from ..results import lock as locking
+from ..results.standings import Standings
+from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
+from ..results.store import BuildResult, GameOutcome, Store
+from ..schedule import pairing
+from ..schedule.config import Tournament, TournamentFileError, check_builtins
+from ..schedule.pairing import ScheduledGame, game_opening
+from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from
 from .livelog import LiveLogWriter
-from .pairing import ScheduledGame, game_opening
-from .standings import Standings, compute
-from .store import BuildResult, GameOutcome, Store
-# One game as plain data (jobs) and where games run (pools): their public names are the runner's too.
-from .jobs import (GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, play_job,
-                   usable_cores)
-from .pools import DaskPool, LocalPool, Pool, RunnerError, default_concurrency, kill_orphans
-
-# A game voided this many times (in flight at a stop, or unplayable) is
-# pointed out to the instructor: an agent may be stopping the runner on purpose.
-VOIDED_FLAG_AT = 2
-
-def planned_games(tournament: Tournament, withdrawn: Any = ()) -> int:
-    """How many games the file's tournament has, before any is stored (Swiss: every round pairs the same number)."""
-    schedule = pairing.fixed_schedule(tournament, withdrawn)
-    if schedule is not None:
-        return len(schedule)
-    per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
-    return per_round * int(tournament.rounds or 0)
-
-
-def withdrawn_agents(tournament: Tournament, store: Optional[Store]) -> dict[str, str]:
-    """Every withdrawn agent and why: ``withdraw = true`` in the file, or ``othello tournament withdraw``."""
-    found = dict(store.withdrawals()) if store is not None else {}
-    for name, reason in tournament.withdrawn.items():
-        found.setdefault(name, reason)
-    return {name: found[name] for name in tournament.agent_names if name in found}
-
-
-def progress(tournament: Tournament, store: Optional[Store]) -> dict[str, Any]:
-    """Counts that add up, from the database and the file (no database: the file's plan).
-
-    ``scheduled`` counts every game that will count: those stored (less the
-    withdrawn agents' games, counted apart in ``excluded``), the new pairings
-    the file adds and ``run`` will store (``to_add``), and a Swiss's rounds
-    not paired yet.  ``rounds`` says how many rounds the tournament has, how
-    many are paired (stored) and how many are complete (every counted game
-    finished).
-    """
-    withdrawn = withdrawn_agents(tournament, store)
-    if store is None:
-        total = planned_games(tournament, withdrawn)
-        rounds = pairing.total_rounds(tournament)
-        return {"scheduled": total, "finished": 0, "running": 0, "excluded": 0, "to_add": 0,
-                "withdrawn": withdrawn, "rounds": {"total": rounds, "paired": 0, "complete": 0}}
-    counts = store.counts(exclude=withdrawn)
-    stored = store.scheduled_games()
-    active = store.scheduled_games(exclude=withdrawn)
-    unfinished = {game.key for game in store.unfinished_games(exclude=withdrawn)}
-    paired = sorted({game.round for game in stored} | {row["round"] for row in store.rounds()})
-    complete = sum(1 for number in paired
-                   if not any(game.round == number and game.key in unfinished for game in active))
-    if tournament.format == "swiss":
-        to_add = 0
-        per_round = len(pairing.active_names(tournament, withdrawn)) // 2 * tournament.games_per_pairing
-        future = max(0, int(tournament.rounds or 0) - len(paired)) * per_round
-        total_rounds = max(int(tournament.rounds or 0), len(paired))
-    elif not stored:
-        to_add = planned_games(tournament, withdrawn)
-        future = 0
-        total_rounds = pairing.total_rounds(tournament)
-    else:
-        to_add = len(pairing.additions(tournament, stored, withdrawn))
-        future = 0
-        total_rounds = len(paired) + (1 if to_add else 0)
-    return {
-        "scheduled": counts["scheduled"] + to_add + future,
-        "finished": counts["finished"],
-        "running": counts["running"],
-        "excluded": counts["excluded"],
-        "to_add": to_add,
-        "withdrawn": withdrawn,
-        "rounds": {"total": total_rounds, "paired": len(paired), "complete": complete},
-    }
-
+from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
 
 # ---------------------------------------------------------------------------
 # The runner
 # ---------------------------------------------------------------------------
-
-
-def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
-    """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
-    return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
 def _move_aside(directory: Path, folder: Path, name: str) -> Path:
@@ -128,11 +54,22 @@ def _move_aside(directory: Path, folder: Path, name: str) -> Path:
     return target
 
 
-@dataclass
-class GameEvent:
-    """What the display hears: a game started or finished."""
+class ScheduleEventKind(str, Enum):
+    """What happened to a game of the schedule."""
 
-    kind: str  # "started", "finished" or "failed" (not the agents' fault: a lost worker; replayed on resume)
+    STARTED = "started"
+    FINISHED = "finished"
+    FAILED = "failed"  # not the agents' fault: a lost worker; replayed on resume
+
+
+@dataclass
+class ScheduleEvent:
+    """What the display hears from the runner: a game of the schedule started, finished or failed.
+
+    One game's own moves are the referee's :class:`~othello_arena.referee.GameEvent`.
+    """
+
+    kind: ScheduleEventKind
     game: ScheduledGame
     number: int  # 1-based position in the schedule
     outcome: Optional[GameOutcome] = None
@@ -154,7 +91,7 @@ class Runner:
         concurrency: Optional[int] = None,
         scheduler: Optional[str] = None,
         scheduler_timeout: float = 20.0,
-        on_event: Optional[Callable[[GameEvent, "Runner"], None]] = None,
+        on_event: Optional[Callable[[ScheduleEvent, "Runner"], None]] = None,
         max_games: Optional[int] = None,
         build: bool = True,
         fresh: bool = False,
@@ -193,12 +130,12 @@ class Runner:
 
     def prepare(self) -> None:
         """Check the file against the built-in agents, bind the database, clean up after a dead runner, store rounds."""
-        from ..agents import registry
+        from ...agents import registry
 
         check_builtins(self.tournament, registry.names(), registry.sizes_of)
         self.config_fields = game_config_fields(self.tournament)
         if self.config_fields.get("sandbox", "bwrap") == "bwrap":
-            from ..referee.sandbox import SandboxUnavailable, require
+            from ...referee.sandbox import SandboxUnavailable, require
 
             try:  # stop before the first game, not with every game a forfeit
                 require()
@@ -235,7 +172,7 @@ class Runner:
 
     def prepare_builtins(self, log: Callable[[str], None]) -> bool:
         """Make the built-in agents ready before any game, like a build (the champion compiles once)."""
-        from ..agents import registry
+        from ...agents import registry
 
         return registry.prepare([agent.builtin or agent.name for agent in self.tournament.agents if agent.is_builtin], log)
 
@@ -274,11 +211,11 @@ class Runner:
         rows = self.store.replace_results(agent, why, exclude=self.withdrawn)
         target = self.tournament.results_dir / "games" / "replaced"
         for row in rows:
-            directory = Path(row["game_dir"] or "")
-            if row["game_dir"] and (directory.exists() or directory.is_symlink()):
-                kept = _move_aside(directory, target, f"{directory.name}.attempt{row['attempts']}")
-                self.store.set_replaced_files(row["key"], row["attempts"], str(kept))
-        return [row["key"] for row in rows]
+            directory = Path(row.game_dir or "")
+            if row.game_dir and (directory.exists() or directory.is_symlink()):
+                kept = _move_aside(directory, target, f"{directory.name}.attempt{row.attempts}")
+                self.store.set_replaced_files(row.key, row.attempts, str(kept))
+        return [row.key for row in rows]
 
     def build_agents(self, log: Callable[[str], None], only_missing: bool = False,
                      also: tuple[str, ...] = ()) -> dict[str, BuildResult]:
@@ -289,7 +226,7 @@ class Runner:
         builds only agents with no stored outcome (the runner died while building),
         and those named in ``also`` (a rerun rebuilds its agent); withdrawn agents are never built.
         """
-        from ..referee import GameConfig
+        from ...referee import GameConfig
         from .build import run_build
 
         failures: dict[str, BuildResult] = {}
@@ -333,7 +270,7 @@ class Runner:
         # An agent added since the start is paired from this round on (with no points yet);
         # a withdrawn one is paired no more.
         active = pairing.active_names(self.tournament, self.withdrawn)
-        table = compute(active, finished, self.store.byes())
+        table = standings_of(self.tournament, self.store, self.withdrawn, finished)
         scores = {line.agent: line.points for line in table.lines}
         met = {frozenset((g.white, g.black)) for g in finished}
         # Pairings stored but whose games are not all finished yet count as met too.
@@ -382,7 +319,7 @@ class Runner:
                 while queue and len(pending) < pool.slots and not self._should_stop(played + len(pending)):
                     game = queue.popleft()
                     attempt = self.store.mark_running(game.key, runner=self.identity)
-                    self._emit(GameEvent("started", game, self.numbers.get(game.key, 0)))
+                    self._emit(ScheduleEvent(ScheduleEventKind.STARTED, game, self.numbers.get(game.key, 0)))
                     self._set_aside(game, attempt)
                     culprits = [failed_builds[n] for n in (game.white, game.black) if n in failed_builds]
                     if culprits:
@@ -390,7 +327,7 @@ class Runner:
                         outcome = self._build_forfeit(game, culprits)
                         if self.store.finish(game.key, outcome):
                             played += 1
-                        self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
+                        self._emit(ScheduleEvent(ScheduleEventKind.FINISHED, game, self.numbers.get(game.key, 0), outcome))
                         continue
                     self.in_progress[game.key] = {"number": self.numbers.get(game.key, 0), "white": game.white,
                                                   "black": game.black, "started": time.monotonic(), "ply": 0,
@@ -413,13 +350,13 @@ class Runner:
                         why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, GameFileError) else str(exc)
                         self.store.void(game.key, why)
                         self.failed.append((game.key, why))
-                        self._emit(GameEvent("failed", game, self.numbers.get(game.key, 0), error=why))
+                        self._emit(ScheduleEvent(ScheduleEventKind.FAILED, game, self.numbers.get(game.key, 0), error=why))
                         continue
                     if pool.remote:
                         self._save_remote_files(game, result, outcome)
                     if self.store.finish(game.key, outcome):
                         played += 1
-                    self._emit(GameEvent("finished", game, self.numbers.get(game.key, 0), outcome))
+                    self._emit(ScheduleEvent(ScheduleEventKind.FINISHED, game, self.numbers.get(game.key, 0), outcome))
             abandoned = bool(pending)
         finally:
             # Every game still marked running (in the pool, or just being
@@ -461,7 +398,7 @@ class Runner:
     def _should_stop(self, count: int) -> bool:
         return self.stop_requested.is_set() or (self.max_games is not None and count >= self.max_games)
 
-    def _emit(self, event: GameEvent) -> None:
+    def _emit(self, event: ScheduleEvent) -> None:
         if self.on_event is not None:
             self.on_event(event, self)
 
@@ -493,7 +430,7 @@ class Runner:
 
     def _write_game_files(self, game: ScheduledGame, record_json: str, stderr: dict[str, str]) -> Path:
         """Write a game's record (and logs) that the runner itself produced, in a fresh game directory."""
-        from ..referee.files import write_atomically
+        from ...referee.files import write_atomically
 
         directory = self.game_dir(game)
         if directory.is_symlink() or directory.is_file():
@@ -518,10 +455,9 @@ class Runner:
     # -- results ----------------------------------------------------------------
 
     def standings(self) -> Standings:
-        active = pairing.active_names(self.tournament, self.withdrawn)
-        return compute(active, self.store.finished_games(exclude=self.withdrawn), self.store.byes())
+        return standings_of(self.tournament, self.store, self.withdrawn)
 
-    def progress(self) -> dict[str, Any]:
+    def progress(self) -> Progress:
         """The counts of :func:`progress` for this runner's tournament."""
         return progress(self.tournament, self.store)
 
@@ -529,88 +465,3 @@ class Runner:
         self.store.close()
         self.lock.release()
 
-
-def status(tournament: Tournament) -> dict[str, Any]:
-    """The tournament's state as plain data (``othello tournament status --json``).
-
-    Read without the lock.  Games marked running count as running only while
-    a runner holds the lock; otherwise they were in flight when the runner
-    stopped (``interrupted``) and ``resume`` will void and replay them.
-    """
-    holder = locking.holder(tournament.database)
-    with Store(tournament.database, create=False) as store:
-        counts = progress(tournament, store)
-        withdrawn = counts["withdrawn"]
-        active = pairing.active_names(tournament, withdrawn)
-        table = compute(active, store.finished_games(exclude=withdrawn), store.byes())
-        rows = {row["key"]: row for row in store.game_rows()}
-        replaced = [{"game": row["key"], "white": row["white"], "black": row["black"], "attempt": row["attempt"],
-                     "winner": row["winner"], "reason": row["reason"],
-                     "discs": [row["white_discs"], row["black_discs"]], "replaced": row["replaced"],
-                     "why": row["why"], "files": row["game_dir"] or ""}
-                    for row in store.replaced_rows()]
-        flagged = [
-            {"game": row["key"], "white": row["white"], "black": row["black"], "note": row["load_flag"]}
-            for row in rows.values()
-            if row["load_flag"]
-        ]
-        voided = [
-            {
-                "game": key, "white": rows[key]["white"], "black": rows[key]["black"],
-                "status": rows[key]["status"], "voided": len(attempts),
-                "attempts": [{"attempt": a["attempt"], "started": a["started"], "ended": a["ended"],
-                              "why": a["why"] or "", "runner": a["runner"] or "", "files": a["files"] or ""}
-                             for a in attempts],
-            }
-            for key, attempts in store.voided().items()
-        ]
-        builds = {name: {"status": b.status, "exit_code": b.exit_code, "detail": b.detail, "log": b.log}
-                  for name, b in store.builds().items()}
-        unsandboxed = [row["key"] for row in rows.values() if row["status"] == "finished" and _unsandboxed(row["record"])]
-        return {
-            "name": tournament.name,
-            "format": tournament.format,
-            "scheduled": counts["scheduled"],
-            "finished": counts["finished"],
-            "running": counts["running"] if holder else 0,
-            "interrupted": 0 if holder else counts["running"],
-            "runner": holder,
-            "rounds": counts["rounds"],
-            "complete": counts["finished"] == counts["scheduled"],
-            "to_add": counts["to_add"],
-            "withdrawn": [{"agent": name, "reason": reason, "games": sum(
-                1 for row in rows.values() if name in (row["white"], row["black"]))}
-                for name, reason in withdrawn.items()],
-            "withdrawn_games": counts["excluded"],
-            "replaced": replaced,
-            "standings": table.to_list(),
-            "repeated_games": table.repeats,
-            "repeats_note": table.repeats_note(),
-            "crosstable": table.crosstable_dict(),
-            "load_flagged": flagged,
-            "voided": voided,
-            "voided_attempts": sum(item["voided"] for item in voided),
-            "repeatedly_voided": [item for item in voided if item["voided"] >= VOIDED_FLAG_AT],
-            "builds": builds,
-            "unsandboxed": unsandboxed,
-            "database": str(tournament.database),
-            "rating_model": "Bradley-Terry maximum likelihood on the Elo scale (average 1500), 95% intervals",
-        }
-
-
-def _unsandboxed(record_text: Optional[str]) -> bool:
-    """Whether a stored game record says its agents ran without the sandbox (``sandbox = "none"``)."""
-    if not record_text:
-        return False
-    try:
-        referee = json.loads(record_text).get("referee", {})
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(referee, dict) and referee.get("sandbox") == "none"
-
-
-__all__ = [
-    "AgentEntry", "GameEvent", "GameFileError", "LocalPool", "DaskPool", "Runner", "RunnerError",
-    "agent_spec", "default_concurrency", "game_config_fields", "kill_orphans", "outcome_from", "planned_games",
-    "play_job", "status", "usable_cores",
-]

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import Move
-from ..protocol.openings import format_opening
-from ..referee import AgentSpec, distinct_labels
-from ..referee.spec import BUILTIN
-from . import config as tournament_config
-from .pairing import ScheduledGame, game_opening
-from .runner import GameEvent, Runner
-from .stats import SPRT, Pentanomial
+from ...protocol import Move
+from ...protocol.openings import format_opening
+from ...referee import AgentSpec, distinct_labels
+from ...referee.spec import BUILTIN
+from ..run.runner import Runner, ScheduleEvent, ScheduleEventKind
+from ..schedule import config as tournament_config
+from ..schedule.pairing import ScheduledGame, game_opening
+from ..stats import SPRT, Pentanomial
 
 MATCH_FILE = "match.toml"
 SUMMARY_FILE = "match.json"
@@ -264,8 +264,8 @@ def run_match(
         if on_start is not None:
             on_start(state, runner)
 
-        def heard(event: GameEvent, runner_: Runner) -> None:
-            if event.kind != "finished":
+        def heard(event: ScheduleEvent, runner_: Runner) -> None:
+            if event.kind is not ScheduleEventKind.FINISHED:
                 return
             if event.outcome is not None and start_errors(event.outcome.record):
                 # Every game would be a forfeit of the same agent: stop, and say why (exit code 3).

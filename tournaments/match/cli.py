@@ -10,20 +10,20 @@ from typing import Optional
 
 import click
 
-from ..protocol import BOARD_SIZES, IllegalMoveError, ParseError
-from ..protocol.openings import BALANCED, format_opening, read_openings, suite_path
-from ..agents.registry import builtin_agents
-from ..referee import AgentSpec, GameConfig, check_opening, distinct_labels
-from ..referee.cli import parse_agent_times
-from ..referee.config import SANDBOXES
-from ..referee.process import sigterm_as_interrupt
-from ..referee.sandbox import SandboxUnavailable
-from .config import MAX_GAMES_PER_PAIRING, TournamentFileError
-from .lock import LockHeldError
+from ...agents.registry import builtin_agents
+from ...protocol import BOARD_SIZES, IllegalMoveError, ParseError
+from ...protocol.openings import BALANCED, format_opening, read_openings, suite_path
+from ...referee import AgentSpec, GameConfig, check_opening, distinct_labels
+from ...referee.cli import parse_agent_times
+from ...referee.config import SANDBOXES
+from ...referee.process import sigterm_as_interrupt
+from ...referee.sandbox import SandboxUnavailable
+from ..results.lock import LockHeldError
+from ..results.store import StoreError
+from ..run.runner import Runner
+from ..schedule.config import MAX_GAMES_PER_PAIRING, TournamentFileError
+from ..stats import SPRT
 from .match import MATCH_FILE, MatchState, PairResult, load_match, run_match, write_match_file
-from .runner import Runner
-from .stats import SPRT
-from .store import StoreError
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 EXIT_NOT_STARTED = 3
@@ -168,7 +168,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
 
 def _require_sandbox(directory: Path) -> None:
     """Stop before the first game, with the sandbox's own message, if the match's agents need bwrap and it is not there."""
-    from ..referee.sandbox import require
+    from ...referee.sandbox import require
 
     if load_match(directory).referee.get("sandbox", GameConfig.sandbox) == "bwrap":
         require()

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..referee import GameConfig
-from ..referee.launch import StartError, run_sandboxed
-from .store import BuildResult
+from ...referee import GameConfig
+from ...referee.launch import StartError, run_sandboxed
+from ..results.store import BuildResult
 
 BUILD_LOG_LIMIT = 1 << 20  # bytes of a build's output kept: its first half and its last half
 

@@ -25,9 +25,9 @@ import random
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
-from ..protocol import Move
-from ..protocol.openings import read_openings
-from ..referee.pair import nth_opening
+from ...protocol import Move
+from ...protocol.openings import read_openings
+from ...referee.game_pair import nth_opening
 from .config import Tournament
 
 

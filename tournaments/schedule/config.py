@@ -86,8 +86,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
-from ..referee.config import GameConfig
-from ..referee.spec import check_file_name, split_name_command
+from ...referee.config import GameConfig
+from ...referee.spec import check_file_name, split_name_command
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 COLOUR_MODES = ("both", "random")
@@ -588,7 +588,7 @@ def _results(table: TournamentTable, path: Path, results_base: Optional[Path]) -
 
 def _parse_match(table: Any, where: str, agents: list[AgentEntry]) -> Optional[str]:
     """The ``[match]`` table of a file ``othello match`` wrote: ``sprt = "elo0=0 elo1=10 ..."`` or nothing."""
-    from .stats import SPRT
+    from ..stats import SPRT
 
     if table is None:
         return None
@@ -613,7 +613,7 @@ def _parse_openings(table: TournamentTable, where: str, base: Path,
     value = table.openings
     if not value.strip():
         raise TournamentFileError(f"{where}: [tournament] openings must name an opening file, e.g. \"book.txt\"")
-    from ..protocol.openings import suite_path
+    from ...protocol.openings import suite_path
 
     path = suite_path(value, base).resolve()
     if not path.is_file():
@@ -623,8 +623,8 @@ def _parse_openings(table: TournamentTable, where: str, base: Path,
             f"{where}: [tournament] openings play each opening twice with the colours swapped: "
             "they need colours = \"both\""
         )
-    from ..protocol import IllegalMoveError, ParseError
-    from ..protocol.openings import parse_openings
+    from ...protocol import IllegalMoveError, ParseError
+    from ...protocol.openings import parse_openings
 
     text = path.read_text(encoding="utf-8-sig")
     try:

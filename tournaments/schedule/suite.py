@@ -24,8 +24,8 @@ from typing import Callable, Optional
 
 import click
 
-from ..protocol import Board, Move
-from ..protocol.openings import canonical_key, format_opening, read_openings
+from ...protocol import Board, Move
+from ...protocol.openings import canonical_key, format_opening, read_openings
 
 Evaluator = Callable[[Board], float]
 
@@ -78,7 +78,7 @@ def generate(count: int, seed: int, plies: int, within: float, evaluate: Evaluat
 
 def champion_evaluator(depth: int) -> Evaluator:
     """The champion's engine searching ``depth`` plies with no clock: the side to move's score in discs."""
-    from ..agents.champion.agent import load_engine
+    from ...agents.champion.agent import load_engine
 
     engine = load_engine()
 
@@ -114,7 +114,7 @@ def openings() -> None:
               help="The opening file to write.")
 def generate_command(count: int, plies: int, seed: int, depth: int, within: float, out_file: Path) -> None:
     """Generate balanced random openings, deduplicated by symmetry, reproducible from the seed."""
-    from ..agents import registry
+    from ...agents import registry
 
     registry.prepare(["champion"], lambda line: click.echo(line, err=True))
     started = time.monotonic()
@@ -137,7 +137,7 @@ generate_command.name = "generate"
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 def show(file: Path) -> None:
     """Check an opening file and say how many openings it holds, and how many are distinct up to symmetry."""
-    from ..protocol import IllegalMoveError, ParseError
+    from ...protocol import IllegalMoveError, ParseError
 
     try:
         suite = read_openings(file)

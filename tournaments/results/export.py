@@ -21,14 +21,13 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from ..protocol import BLACK, WHITE
-from .config import Tournament
-from .pairing import active_names
-from .runner import withdrawn_agents
-from .standings import FAULTS, compute
-from .store import Store, result_from_row
+from ...protocol import BLACK, WHITE
+from ..schedule.config import Tournament
+from .standings import FAULTS
+from .state import TournamentState, read_state
+from .store import result_from_row
 
 GAME_COLUMNS = ["key", "round", "pairing", "game_index", "white", "black", "seed", "status", "counts", "result",
                 "winner", "loser", "reason", "detail", "white_discs", "black_discs", "plies", "white_seconds",
@@ -39,52 +38,40 @@ STANDING_COLUMNS = ["rank", "agent", "games", "points", "score_percent", "wins",
 CROSS_COLUMNS = ["agent", "opponent", "points", "games", "wins", "draws", "losses"]
 
 
-def tables(tournament: Tournament) -> dict[str, Any]:
-    """The three tables as lists of dicts (column order as in the CSV files)."""
-    with Store(tournament.database, create=False) as store:
-        withdrawn = withdrawn_agents(tournament, store)
-        finished = store.finished_games(exclude=withdrawn)
-        standings = compute(active_names(tournament, withdrawn), finished, store.byes())
-        games = []
-        for row in store.game_rows():
-            out = row["white"] in withdrawn or row["black"] in withdrawn
-            result = result_from_row(row) if row["status"] == "finished" else None
-            names = {WHITE: row["white"], BLACK: row["black"]}
-            winner = names[result.winner] if result and result.winner else ""
-            loser = names[result.loser] if result and result.loser else ""
-            games.append({
-                "key": row["key"], "round": row["round"], "pairing": row["pairing"], "game_index": row["game_index"],
-                "white": row["white"], "black": row["black"], "seed": row["seed"], "status": row["status"],
-                "counts": not out,
-                "result": result.score() if result else "",
-                "winner": winner, "loser": loser, "reason": row["reason"] or "", "detail": row["detail"] or "",
-                "white_discs": row["white_discs"], "black_discs": row["black_discs"], "plies": row["plies"],
-                "white_seconds": _round(row["white_seconds"]), "black_seconds": _round(row["black_seconds"]),
-                "load_flag": row["load_flag"] or "", "attempts": row["attempts"], "finished": row["finished"],
-            })
+def tables(tournament: Tournament, state: Optional[TournamentState] = None) -> dict[str, Any]:
+    """The three tables as lists of dicts (column order as in the CSV files), from ``state`` (read if not given)."""
+    if state is None:
+        state = read_state(tournament)
+    games = []
+    for row in state.games:
+        result = result_from_row(row) if row.is_finished else None
+        names = {WHITE: row.white, BLACK: row.black}
+        games.append({
+            "key": row.key, "round": row.round, "pairing": row.pairing, "game_index": row.game_index,
+            "white": row.white, "black": row.black, "seed": row.seed, "status": row.status.value,
+            "counts": state.counts(row),
+            "result": result.score() if result else "",
+            "winner": names[result.winner] if result and result.winner else "",
+            "loser": names[result.loser] if result and result.loser else "",
+            "reason": row.reason or "", "detail": row.detail or "",
+            "white_discs": row.white_discs, "black_discs": row.black_discs, "plies": row.plies,
+            "white_seconds": _round(row.white_seconds), "black_seconds": _round(row.black_seconds),
+            "load_flag": row.load_flag or "", "attempts": row.attempts, "finished": row.finished,
+        })
     lines = []
-    for line in standings.lines:
+    for line in state.standings.lines:
         data = line.to_dict()
         data["score_percent"] = round(line.score_percent, 1)
         for fault in FAULTS:
             data[f"forfeits_{fault}"] = line.forfeits.get(fault, 0)
         lines.append({column: data[column] for column in STANDING_COLUMNS})
-    cross = []
-    results: dict[tuple[str, str], list[int]] = {}
-    for game in finished:
-        for agent, opponent in ((game.white, game.black), (game.black, game.white)):
-            tally = results.setdefault((agent, opponent), [0, 0, 0])
-            tally[{1.0: 0, 0.5: 1, 0.0: 2}[game.points(agent)]] += 1
-    order = [line.agent for line in standings.lines]
-    for agent in order:
-        for opponent in order:
-            points, count = standings.crosstable[agent].get(opponent, (0.0, 0))
-            if count:
-                wins, draws, losses = results.get((agent, opponent), [0, 0, 0])
-                cross.append({"agent": agent, "opponent": opponent, "points": points, "games": count,
-                              "wins": wins, "draws": draws, "losses": losses})
+    order = [line.agent for line in state.standings.lines]
+    cross = [{"agent": agent, "opponent": opponent, "points": cell.points, "games": cell.games,
+              "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}
+             for agent in order for opponent in order
+             for cell in [state.crosstable.get(agent, {}).get(opponent)] if cell is not None]
     return {"games": games, "standings": lines, "crosstable": cross,
-            "withdrawn": [{"agent": name, "reason": reason} for name, reason in withdrawn.items()]}
+            "withdrawn": [{"agent": item.agent, "reason": item.reason} for item in state.withdrawn]}
 
 
 def _round(value: Any) -> Any:

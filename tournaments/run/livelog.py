@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..protocol import format_obf
-from ..protocol.record import result_to_dict
-from .safefiles import read_whole
+from ...protocol import format_obf
+from ...protocol.record import result_to_dict
+from ..results.safefiles import read_whole
 
 LIVE_LOG = "live.jsonl"
 LIVE_LOG_LIMIT = 4 << 20  # bytes read at most: a 60-move game with long comments is far smaller

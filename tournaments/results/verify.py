@@ -24,12 +24,12 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, IllegalMoveError, ParseError, Result, Termination
-from .config import Tournament
+from ...protocol import BLACK, WHITE, GameRecord, IllegalMoveError, ParseError, Result, Termination
+from ..schedule.config import Tournament
 from .safefiles import GAME_RECORD_LIMIT, read_whole
-from .store import Store, result_from_row
+from .store import GameRow, Store, result_from_row
 
 
 @dataclass(frozen=True)
@@ -61,19 +61,19 @@ def verify(tournament: Tournament) -> Verification:
     checked = 0
     with Store(tournament.database, create=False) as store:
         for row in store.game_rows():
-            if row["status"] != "finished":
+            if not row.is_finished:
                 continue
             checked += 1
             for text in check_game(row):
-                problems.append(Problem(row["key"], row["white"], row["black"], text))
+                problems.append(Problem(row.key, row.white, row.black, text))
     return Verification(checked, problems)
 
 
-def check_game(row: Any) -> list[str]:
+def check_game(row: GameRow) -> list[str]:
     """Every problem found with one finished game's row (empty if it is sound)."""
     found: list[str] = []
-    stored = row["record"]
-    digest = row["record_sha256"]
+    stored = row.record
+    digest = row.record_sha256
     if not stored:
         return ["no record is stored with this result"]
     if not digest:
@@ -82,7 +82,7 @@ def check_game(row: Any) -> list[str]:
         found.append("the record in the database does not match the hash stored with it (edited in the database)")
 
     text = stored
-    directory = row["game_dir"]
+    directory = row.game_dir
     if not directory:
         found.append("no game directory is stored for this game")
     else:
@@ -111,13 +111,13 @@ def check_game(row: Any) -> list[str]:
     return found
 
 
-def _check_record(record: GameRecord, row: Any) -> list[str]:
+def _check_record(record: GameRecord, row: GameRow) -> list[str]:
     found: list[str] = []
-    if (record.white, record.black) != (row["white"], row["black"]):
+    if (record.white, record.black) != (row.white, row.black):
         found.append(f"the record has {record.white} (W) vs {record.black} (B), the schedule "
-                     f"{row['white']} (W) vs {row['black']} (B)")
-    if record.seed != row["seed"]:
-        found.append(f"the record's seed is {record.seed!r}, the schedule's {row['seed']}")
+                     f"{row.white} (W) vs {row.black} (B)")
+    if record.seed != row.seed:
+        found.append(f"the record's seed is {record.seed!r}, the schedule's {row.seed}")
     result = record.result
     if result is None:
         return found + ["the record has no result"]

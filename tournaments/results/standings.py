@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..protocol import BLACK, WHITE, Termination
+from ...protocol import BLACK, WHITE, Termination
 from .ratings import Rating, fit
 from .store import FinishedGame
 
@@ -30,9 +30,9 @@ from .store import FinishedGame
 FAULTS = tuple(termination.value for termination in Termination if termination.is_forfeit)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Line:
-    """One agent's line of the standings."""
+    """One agent's line of the standings (a value: :func:`compute` tallies, then writes it once)."""
 
     agent: str
     rank: int = 0
@@ -69,7 +69,7 @@ class Line:
         return data
 
 
-@dataclass
+@dataclass(frozen=True)
 class Standings:
     """The whole table: ranked lines, the crosstable, the ratings."""
 
@@ -110,7 +110,8 @@ def compute(
 ) -> Standings:
     """Rank ``players`` from their finished ``games`` (and Swiss ``byes``)."""
     games = list(games)
-    lines = {name: Line(name) for name in players}
+    # Each agent's tally, field by field as in Line (frozen: written once, below).
+    lines: dict[str, dict[str, Any]] = {name: asdict(Line(name)) for name in players}
     cross: dict[str, dict[str, tuple[float, int]]] = {a: {} for a in players}
     seen: set[str] = set()
     distinct: list[FinishedGame] = []
@@ -121,8 +122,8 @@ def compute(
         counted += 1
         if game.moves_key and game.moves_key in seen:
             repeats += 1
-            lines[game.white].repeats += 1
-            lines[game.black].repeats += 1
+            lines[game.white]["repeats"] += 1
+            lines[game.black]["repeats"] += 1
         else:
             seen.add(game.moves_key)
             distinct.append(game)
@@ -130,30 +131,29 @@ def compute(
         for agent, opponent, colour in ((game.white, game.black, WHITE), (game.black, game.white, BLACK)):
             line = lines[agent]
             points = result.points(colour)
-            line.games += 1
-            line.points += points
-            line.disc_difference += result.discs(colour) - result.discs(colour.opponent)
+            line["games"] += 1
+            line["points"] += points
+            line["disc_difference"] += result.discs(colour) - result.discs(colour.opponent)
             outcome = "wins" if points == 1.0 else "draws" if points == 0.5 else "losses"
-            setattr(line, outcome, getattr(line, outcome) + 1)
-            by_colour = ("white_" if colour is WHITE else "black_") + outcome
-            setattr(line, by_colour, getattr(line, by_colour) + 1)
+            line[outcome] += 1
+            line[("white_" if colour is WHITE else "black_") + outcome] += 1
             if result.termination is Termination.BUILD and result.winner is None:
-                line.forfeits["build"] += 1  # both agents failed to build: a draw, and a forfeit for each
+                line["forfeits"]["build"] += 1  # both agents failed to build: a draw, and a forfeit for each
             elif points == 0.0 and result.termination.is_forfeit:
-                line.forfeits[result.termination.value] += 1
+                line["forfeits"][result.termination.value] += 1
                 if game.load_flag:
-                    line.load_flagged += 1
+                    line["load_flagged"] += 1
             before = cross[agent].get(opponent, (0.0, 0))
             cross[agent][opponent] = (before[0] + points, before[1] + 1)
     for name, count in (byes or {}).items():
         if name in lines:
-            lines[name].byes += count
-            lines[name].points += float(count)
+            lines[name]["byes"] += count
+            lines[name]["points"] += float(count)
 
-    for line in lines.values():
-        line.sonneborn_berger = sum(
-            lines[opponent].points * (points / count)
-            for opponent, (points, count) in cross[line.agent].items()
+    for name, line in lines.items():
+        line["sonneborn_berger"] = sum(
+            lines[opponent]["points"] * (points / count)
+            for opponent, (points, count) in cross[name].items()
             if count
         )
 
@@ -163,20 +163,22 @@ def compute(
         spread = fit(players, distinct)
         ratings = {name: Rating(name, rating.elo, spread[name].error) for name, rating in ratings.items()}
     for name, rating in ratings.items():
-        lines[name].elo = rating.elo
-        lines[name].elo_error = rating.error
+        lines[name]["elo"] = rating.elo
+        lines[name]["elo_error"] = rating.error
 
     order = {name: i for i, name in enumerate(players)}
     ranked = sorted(
         lines.values(),
-        key=lambda l: (-l.points, -l.sonneborn_berger, -l.wins, -l.disc_difference, -round(l.elo, 6), order[l.agent]),
+        key=lambda l: (-l["points"], -l["sonneborn_berger"], -l["wins"], -l["disc_difference"], -round(l["elo"], 6),
+                       order[l["agent"]]),
     )
     previous: Optional[tuple[Any, ...]] = None
     for position, line in enumerate(ranked, 1):
-        key = (line.points, round(line.sonneborn_berger, 9), line.wins, line.disc_difference, round(line.elo, 6))
-        line.rank = ranked[position - 2].rank if previous == key else position
+        key = (line["points"], round(line["sonneborn_berger"], 9), line["wins"], line["disc_difference"],
+               round(line["elo"], 6))
+        line["rank"] = ranked[position - 2]["rank"] if previous == key else position
         previous = key
-    return Standings(ranked, cross, ratings, counted, repeats)
+    return Standings([Line(**line) for line in ranked], cross, ratings, counted, repeats)
 
 
 def format_table(standings: Standings, *, width: Optional[int] = None) -> str:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
-from ..referee.keeper import KEEPER
+from ...referee.keeper import KEEPER
 from .jobs import GameJob, PlayedGame, play_job, usable_cores
 
 

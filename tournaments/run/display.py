@@ -20,10 +20,10 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .runner import GameEvent, Runner
-from .standings import Standings
+from ..results.standings import Standings
+from .runner import Runner, ScheduleEvent, ScheduleEventKind
 
-def result_text(event: GameEvent) -> str:
+def result_text(event: ScheduleEvent) -> str:
     """``1-0 White wins 40-24``, ``0-1 White loses on time (13-36 on the board)``."""
     outcome = event.outcome
     assert outcome is not None
@@ -63,11 +63,11 @@ class LineDisplay:
         self.console = console
         self.total = total
 
-    def __call__(self, event: GameEvent, runner: Runner) -> None:
+    def __call__(self, event: ScheduleEvent, runner: Runner) -> None:
         game = event.game
-        if event.kind == "started":
+        if event.kind is ScheduleEventKind.STARTED:
             self.console.print(f"Started game {event.number} of {self.total} ({game.white} vs {game.black})", highlight=False)
-        elif event.kind == "failed":
+        elif event.kind is ScheduleEventKind.FAILED:
             self.console.print(f"Game {event.number} ({game.white} vs {game.black}) could not be played: {event.error}; "
                                "resume will play it", highlight=False)
         else:
@@ -126,12 +126,12 @@ class LiveDisplay:
             parts.append(self.table)
         return Group(*parts)
 
-    def __call__(self, event: GameEvent, runner: Runner) -> None:
+    def __call__(self, event: ScheduleEvent, runner: Runner) -> None:
         game = event.game
         self.runner = runner
-        if event.kind == "started":
+        if event.kind is ScheduleEventKind.STARTED:
             self.running += 1
-        elif event.kind == "failed":
+        elif event.kind is ScheduleEventKind.FAILED:
             self.running -= 1
             self.live.console.print(f"Game {event.number} ({game.white} vs {game.black}) could not be played: "
                                     f"{event.error}; resume will play it", highlight=False)

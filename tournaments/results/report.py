@@ -20,15 +20,13 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from ..protocol import BLACK, WHITE, GameRecord, ParseError, Termination
-from ..protocol.openings import format_opening
-from .config import Tournament
-from .pairing import active_names
-from .runner import status, withdrawn_agents
-from .standings import compute
-from .store import Store, result_from_row
+from ...protocol import BLACK, WHITE, GameRecord, ParseError, Termination
+from ...protocol.openings import format_opening
+from ..schedule.config import Tournament
+from .state import RATING_MODEL, TournamentState, read_state, status_json
+from .store import GameRow, result_from_row
 
 
 def position_code(white: int, black: int) -> str:
@@ -36,27 +34,27 @@ def position_code(white: int, black: int) -> str:
     return f"{white:016x}{black:016x}"
 
 
-def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
+def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
     """One finished game for the page: players, result, moves and every position."""
     result = result_from_row(row)
     data: dict[str, Any] = {
-        "key": row["key"],
-        "round": row["round"],
-        "white": row["white"],
-        "black": row["black"],
-        "winner": row["winner"],
-        "reason": row["reason"],
-        "detail": row["detail"] or "",
-        "discs": [row["white_discs"], row["black_discs"]],
+        "key": row.key,
+        "round": row.round,
+        "white": row.white,
+        "black": row.black,
+        "winner": row.winner,
+        "reason": row.reason,
+        "detail": row.detail or "",
+        "discs": [row.white_discs, row.black_discs],
         "result": result.summary(),
         "counts": True,
-        "flag": row["load_flag"] or "",
+        "flag": row.load_flag or "",
         "moves": [],
         "positions": [],
         "links": {},
     }
     try:
-        record = GameRecord.from_dict(json.loads(row["record"]))
+        record = GameRecord.from_dict(json.loads(row.record or ""))
     except (ParseError, TypeError, ValueError):
         return data
     if record.opening:
@@ -68,36 +66,20 @@ def game_data(row: Any, report_dir: Path) -> dict[str, Any]:
                 {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
                  "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
             )
-    directory = row["game_dir"]
+    directory = row.game_dir
     if directory and Path(directory).is_dir():
         relative = os.path.relpath(directory, report_dir)
         data["links"]["game.json"] = f"{relative}/game.json"
-        for name in (row["white"], row["black"]):
+        for name in (row.white, row.black):
             if (Path(directory) / f"{name}.stderr.log").is_file():
                 data["links"][f"{name} stderr"] = f"{relative}/{name}.stderr.log"
     return data
 
 
-def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
-    """Everything the page shows, as plain data."""
-    with Store(tournament.database, create=False) as store:
-        withdrawn = withdrawn_agents(tournament, store)
-        finished = store.finished_games(exclude=withdrawn)
-        table = compute(active_names(tournament, withdrawn), finished, store.byes())
-        games = []
-        for row in store.game_rows():
-            if row["status"] == "finished":
-                page_game = game_data(row, report_dir)
-                page_game["counts"] = row["white"] not in withdrawn and row["black"] not in withdrawn
-                games.append(page_game)
-        rounds = _swiss_rounds(store) if tournament.format == "swiss" else []
-        builds = store.builds()
-    state = status(tournament)
-    tally: dict[str, dict[str, list[int]]] = {}
-    for game in finished:  # wins, draws, losses of each agent against each: a cell that cannot be misread
-        for agent, opponent in ((game.white, game.black), (game.black, game.white)):
-            counts = tally.setdefault(agent, {}).setdefault(opponent, [0, 0, 0])
-            counts[{1.0: 0, 0.5: 1, 0.0: 2}[game.points(agent)]] += 1
+def report_data(tournament: Tournament, report_dir: Path, state: Optional[TournamentState] = None) -> dict[str, Any]:
+    """Everything the page shows, as plain data (from ``state``, read here if not given)."""
+    if state is None:
+        state = read_state(tournament)
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -107,48 +89,48 @@ def report_data(tournament: Tournament, report_dir: Path) -> dict[str, Any]:
             "time per move": f"{tournament.time_per_move:g} s" + "".join(
                 f", {agent.name} {agent.time_per_move:g} s" for agent in tournament.agents if agent.time_per_move),
             "seed": tournament.seed,
-            "rounds": state["rounds"]["total"],
+            "rounds": state.progress.rounds.total,
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
                if tournament.openings is not None else {}),
         },
-        "agents": [{"name": a.name, "how": a.describe(), "page": f"agents/{a.name}.html",
-                    "files": a.files or ""} for a in tournament.agents],
+        "agents": [{"name": a.name, "how": a.description, "page": f"agents/{a.name}.html", "files": a.files}
+                   for a in state.agents],
         "gauntlet": list(tournament.gauntlet),
-        "withdrawn": [{"agent": item["agent"], "reason": item["reason"], "games": item["games"]}
-                      for item in state["withdrawn"]],
+        "withdrawn": [{"agent": item.agent, "reason": item.reason, "games": item.games} for item in state.withdrawn],
         "builds": [{"agent": name, "status": b.status, "detail": b.detail,
                     "log": os.path.relpath(b.log, report_dir) if b.log else ""}
-                   for name, b in sorted(builds.items()) if not b.ok],
-        "rounds": rounds,
-        "replaced": len(state["replaced"]),
-        "wdl": tally,
-        "scheduled": state["scheduled"],
-        "finished": state["finished"],
-        "voided_attempts": state["voided_attempts"],
-        "unsandboxed": len(state["unsandboxed"]),
+                   for name, b in sorted(state.builds.items()) if not b.ok],
+        "rounds": _swiss_rounds(state) if tournament.format == "swiss" else [],
+        "replaced": len(state.replaced),
+        # wins, draws, losses of each agent against each: a cell that cannot be misread
+        "wdl": {agent: {opponent: [cell.wins, cell.draws, cell.losses] for opponent, cell in row.items()}
+                for agent, row in state.crosstable.items()},
+        "scheduled": state.progress.scheduled,
+        "finished": state.progress.finished,
+        "voided_attempts": state.voided_attempts,
+        "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "standings": table.to_list(),
-        "repeats_note": table.repeats_note(),
-        "crosstable": table.crosstable_dict(),
-        "rating_model": state["rating_model"],
-        "games": games,
+        "standings": state.standings.to_list(),
+        "repeats_note": state.standings.repeats_note(),
+        "crosstable": state.standings.crosstable_dict(),
+        "rating_model": RATING_MODEL,
+        "games": [{**game_data(row, report_dir), "counts": state.counts(row)} for row in state.games if row.is_finished],
         "voided": [
-            {"game": item["game"], "white": item["white"], "black": item["black"], "voided": item["voided"],
-             "flagged": item in state["repeatedly_voided"],
-             "attempts": [{"attempt": a["attempt"], "why": a["why"]} for a in item["attempts"]]}
-            for item in state["voided"]
+            {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
+             "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}
+            for item in state.voided
         ],
     }
 
 
-def _swiss_rounds(store: Store) -> list[dict[str, Any]]:
+def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:
     """Each Swiss round's pairings (the first game's colours) and its bye."""
-    byes = {row["round"]: row["bye"] for row in store.rounds()}
+    byes = {row.round: row.bye for row in state.rounds}
     rounds: dict[int, dict[str, Any]] = {}
-    for row in store.game_rows():
-        entry = rounds.setdefault(row["round"], {"round": row["round"], "bye": byes.get(row["round"]), "pairs": []})
-        if row["game_index"] == 1:
-            entry["pairs"].append({"white": row["white"], "black": row["black"], "key": row["key"]})
+    for row in state.games:
+        entry = rounds.setdefault(row.round, {"round": row.round, "bye": byes.get(row.round), "pairs": []})
+        if row.game_index == 1:
+            entry["pairs"].append({"white": row.white, "black": row.black, "key": row.key})
     return [rounds[number] for number in sorted(rounds)]
 
 
@@ -164,36 +146,35 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
     """Write ``index.html``, ``games.ggf`` and ``status.json`` into ``directory``; return the page's path."""
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
-    data = report_data(tournament, directory)
+    state = read_state(tournament)
+    data = report_data(tournament, directory, state)
     index = directory / "index.html"
     index.write_text(render(data), encoding="utf-8")
-    with Store(tournament.database, create=False) as store:
-        ggf = []
-        for row in store.game_rows():
-            # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
-            if row["status"] == "finished" and row["record"] and row["reason"] != Termination.BUILD.value:
-                try:
-                    ggf.append(GameRecord.from_dict(json.loads(row["record"])).to_ggf())
-                except (ParseError, ValueError):
-                    continue
+    ggf = []
+    for row in state.games:
+        # A build forfeit was never played: nothing for a GGF viewer (and GGF has no word for it).
+        if row.is_finished and row.record and row.reason != Termination.BUILD.value:
+            try:
+                ggf.append(GameRecord.from_dict(json.loads(row.record)).to_ggf())
+            except (ParseError, ValueError):
+                continue
     (directory / "games.ggf").write_text("\n".join(ggf) + ("\n" if ggf else ""), encoding="utf-8")
-    (directory / "status.json").write_text(json.dumps(status(tournament), indent=2) + "\n", encoding="utf-8")
-    write_agent_pages(tournament, directory, data)
+    (directory / "status.json").write_text(json.dumps(status_json(state), indent=2) + "\n", encoding="utf-8")
+    write_agent_pages(state, directory, data)
     return index
 
 
 STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
 
 
-def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, Any]) -> None:
+def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, Any]) -> None:
     """``agents/NAME.html`` for each agent: its games, its build, its forfeits with the end of its stderr."""
     pages = directory / "agents"
     pages.mkdir(parents=True, exist_ok=True)
     lines = {line["agent"]: line for line in data["standings"]}
     builds = {b["agent"]: b for b in data["builds"]}
     withdrawn = {w["agent"]: w["reason"] for w in data["withdrawn"]}
-    with Store(tournament.database, create=False) as store:
-        rows = [row for row in store.game_rows() if row["status"] == "finished"]
+    rows = [row for row in state.games if row.is_finished]
     for agent in data["agents"]:
         name = agent["name"]
         e = html.escape
@@ -218,22 +199,22 @@ def write_agent_pages(tournament: Tournament, directory: Path, data: dict[str, A
         parts.append("<h2>Games</h2><table id=\"games\"><tr><th>game</th><th>White</th><th>Black</th><th>result</th></tr>")
         forfeits = []
         for row in rows:
-            if name not in (row["white"], row["black"]):
+            if name not in (row.white, row.black):
                 continue
             result = result_from_row(row)
             words = result.summary()
-            parts.append(f"<tr><td><a href=\"../index.html#game={e(row['key'])}\">{e(row['key'])}</a></td>"
-                         f"<td>{e(row['white'])}</td><td>{e(row['black'])}</td><td>{e(words)}</td></tr>")
-            colour = WHITE if row["white"] == name else BLACK
+            parts.append(f"<tr><td><a href=\"../index.html#game={e(row.key)}\">{e(row.key)}</a></td>"
+                         f"<td>{e(row.white)}</td><td>{e(row.black)}</td><td>{e(words)}</td></tr>")
+            colour = WHITE if row.white == name else BLACK
             if result.termination.is_forfeit and result.loser is colour:
                 forfeits.append((row, colour, words))
         parts.append("</table>")
         if forfeits:
             parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
             for row, colour, words in forfeits:
-                stderr = (row["white_stderr"] if colour is WHITE else row["black_stderr"]) or ""
+                stderr = (row.white_stderr if colour is WHITE else row.black_stderr) or ""  # White's if it played both
                 tail = stderr[-STDERR_TAIL:]
-                parts.append(f"<h3>{e(row['key'])}: {e(words)}</h3><p>{e(row['detail'] or '')}</p>"
+                parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>"
                              f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"
                              f"<pre class=\"stderr\">{e(tail) or '(nothing)'}</pre>")
         parts.append("</body></html>")

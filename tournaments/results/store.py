@@ -27,12 +27,13 @@ import hashlib
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
-from ..protocol import BLACK, WHITE, Colour, Result, Termination
-from .pairing import ScheduledGame
+from ...protocol import BLACK, WHITE, Colour, Result, Termination
+from ..schedule.pairing import ScheduledGame
 
 SCHEMA_VERSION = 3
 STDERR_LIMIT = 64 * 1024  # characters of each agent's stderr kept in the database
@@ -216,15 +217,144 @@ def result_columns(result: Result) -> tuple[Optional[str], str, str, int, int]:
             result.white_discs, result.black_discs)
 
 
-def result_from_row(row: sqlite3.Row) -> Result:
-    """The :class:`Result` of a finished game's row (the inverse of :func:`result_columns`)."""
+def result_from_row(row: "GameRow | ReplacedRow") -> Result:
+    """The :class:`Result` of a finished game's row (the inverse of :func:`result_columns`).
+
+    A column changed by hand to something no game ends with raises ``ValueError``.
+    """
+    if row.reason is None or row.white_discs is None or row.black_discs is None:
+        raise ValueError(f"game {row.key}: no result stored")
     return Result(
-        Colour(row["winner"]) if row["winner"] else None,
-        Termination.parse(row["reason"]),
-        row["white_discs"],
-        row["black_discs"],
-        row["detail"] or "",
+        Colour(row.winner) if row.winner else None,
+        Termination.parse(row.reason),
+        row.white_discs,
+        row.black_discs,
+        row.detail or "",
     )
+
+
+class GameStatus(str, Enum):
+    """Where a game of the schedule is: the column ``games.status``."""
+
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class AttemptOutcome(str, Enum):
+    """How an attempt at a game ended: the column ``attempts.outcome``."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    VOIDED = "voided"
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of ``games``: a scheduled game, with its result once it is finished (README: "The database")."""
+
+    key: str
+    round: int
+    pairing: int
+    game_index: int
+    white: str
+    black: str
+    seed: int
+    status: GameStatus
+    attempts: int
+    winner: Optional[str]
+    reason: Optional[str]
+    detail: Optional[str]
+    white_discs: Optional[int]
+    black_discs: Optional[int]
+    plies: Optional[int]
+    white_seconds: Optional[float]
+    black_seconds: Optional[float]
+    white_cpu: Optional[float]
+    black_cpu: Optional[float]
+    load_flag: Optional[str]
+    record: Optional[str]
+    white_stderr: Optional[str]
+    black_stderr: Optional[str]
+    game_dir: Optional[str]
+    worker: Optional[str]
+    started: Optional[float]
+    finished: Optional[float]  # when it finished (Unix time)
+    record_sha256: Optional[str]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status is GameStatus.FINISHED
+
+    def plays(self, agent: str) -> bool:
+        return agent in (self.white, self.black)
+
+    def stderr_of(self, agent: str) -> str:
+        """What ``agent`` wrote to stderr in this game (White's if it played both sides)."""
+        return (self.white_stderr if agent == self.white else self.black_stderr) or ""
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    """One row of ``attempts``: one try at playing a game."""
+
+    key: str
+    attempt: int
+    started: float
+    ended: Optional[float]
+    outcome: AttemptOutcome
+    why: Optional[str]
+    runner: Optional[str]
+    files: Optional[str]
+
+
+@dataclass(frozen=True)
+class ReplacedRow:
+    """One row of ``replaced``: a result a rerun took out of the standings, kept whole."""
+
+    key: str
+    attempt: int
+    white: str
+    black: str
+    seed: int
+    winner: Optional[str]
+    reason: Optional[str]
+    detail: Optional[str]
+    white_discs: Optional[int]
+    black_discs: Optional[int]
+    plies: Optional[int]
+    record: Optional[str]
+    record_sha256: Optional[str]
+    white_stderr: Optional[str]
+    black_stderr: Optional[str]
+    game_dir: Optional[str]
+    finished: Optional[float]
+    replaced: float
+    why: str
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """One row of ``rounds``: a round stored (paired), with a Swiss bye and how many pairings repeat."""
+
+    round: int
+    bye: Optional[str]
+    repeats: int
+    created: float
+
+
+_Row = TypeVar("_Row", GameRow, AttemptRow, ReplacedRow, RoundRow)
+_ENUMS: dict[str, type[Enum]] = {"status": GameStatus, "outcome": AttemptOutcome}
+
+
+def _typed(kind: type[_Row], row: sqlite3.Row) -> _Row:
+    """A database row as ``kind``; a column an older database lacks reads as ``None``."""
+    present = set(row.keys())
+    values: dict[str, Any] = {}
+    for field in fields(kind):
+        value = row[field.name] if field.name in present else None
+        values[field.name] = _ENUMS[field.name](value) if field.name in _ENUMS else value
+    return kind(**values)
 
 
 @dataclass(frozen=True)
@@ -358,7 +488,7 @@ class Store:
 
     # -- reruns -----------------------------------------------------------------
 
-    def replace_results(self, agent: str, why: str, exclude: Iterable[str] = ()) -> list[sqlite3.Row]:
+    def replace_results(self, agent: str, why: str, exclude: Iterable[str] = ()) -> list[GameRow]:
         """Put every finished game of ``agent`` back in the queue, its result copied into ``replaced`` first.
 
         Games against an agent in ``exclude`` (withdrawn) are left alone.
@@ -368,27 +498,27 @@ class Store:
         """
         out = set(exclude)
         with self.transaction() as db:
-            rows = [row for row in db.execute(
+            rows = [row for row in (_typed(GameRow, raw) for raw in db.execute(
                 "SELECT * FROM games WHERE status = 'finished' AND (white = ? OR black = ?) "
-                "ORDER BY round, pairing, game_index", (agent, agent))
-                if row["white"] not in out and row["black"] not in out]
+                "ORDER BY round, pairing, game_index", (agent, agent)))
+                if row.white not in out and row.black not in out]
             now = time.time()
             for row in rows:
                 db.execute(
                     "INSERT INTO replaced (key, attempt, white, black, seed, winner, reason, detail, white_discs, "
                     "black_discs, plies, record, record_sha256, white_stderr, black_stderr, game_dir, finished, "
                     "replaced, why) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (row["key"], row["attempts"], row["white"], row["black"], row["seed"], row["winner"],
-                     row["reason"], row["detail"], row["white_discs"], row["black_discs"], row["plies"],
-                     row["record"], row["record_sha256"], row["white_stderr"], row["black_stderr"],
-                     row["game_dir"], row["finished"], now, why),
+                    (row.key, row.attempts, row.white, row.black, row.seed, row.winner,
+                     row.reason, row.detail, row.white_discs, row.black_discs, row.plies,
+                     row.record, row.record_sha256, row.white_stderr, row.black_stderr,
+                     row.game_dir, row.finished, now, why),
                 )
                 db.execute(
                     "UPDATE games SET status = 'scheduled', winner = NULL, reason = NULL, detail = NULL, "
                     "white_discs = NULL, black_discs = NULL, plies = NULL, white_seconds = NULL, "
                     "black_seconds = NULL, white_cpu = NULL, black_cpu = NULL, load_flag = NULL, record = NULL, "
                     "white_stderr = NULL, black_stderr = NULL, game_dir = NULL, worker = NULL, finished = NULL, "
-                    "record_sha256 = NULL WHERE key = ?", (row["key"],))
+                    "record_sha256 = NULL WHERE key = ?", (row.key,))
             return rows
 
     def set_replaced_files(self, key: str, attempt: int, files: str) -> None:
@@ -396,11 +526,11 @@ class Store:
         with self.transaction() as db:
             db.execute("UPDATE replaced SET game_dir = ? WHERE key = ? AND attempt = ?", (files, key, attempt))
 
-    def replaced_rows(self) -> list[sqlite3.Row]:
+    def replaced_rows(self) -> list[ReplacedRow]:
         """Every result a rerun replaced, oldest first."""
         if not self._has_table("replaced"):
             return []
-        return list(self.db.execute("SELECT * FROM replaced ORDER BY replaced, key"))
+        return [_typed(ReplacedRow, row) for row in self.db.execute("SELECT * FROM replaced ORDER BY replaced, key")]
 
     def settings(self) -> dict[str, Any]:
         text = self.get_meta("settings")
@@ -411,8 +541,9 @@ class Store:
     def has_round(self, number: int) -> bool:
         return self.db.execute("SELECT 1 FROM rounds WHERE round = ?", (number,)).fetchone() is not None
 
-    def rounds(self) -> list[sqlite3.Row]:
-        return list(self.db.execute("SELECT * FROM rounds ORDER BY round"))
+    def rounds(self) -> list[RoundRow]:
+        """Every round stored (paired), in order."""
+        return [_typed(RoundRow, row) for row in self.db.execute("SELECT * FROM rounds ORDER BY round")]
 
     def add_round(self, number: int, games: list[ScheduledGame], bye: Optional[str] = None, repeats: int = 0) -> None:
         """Store a round's games atomically (nothing if the round is stored already)."""
@@ -483,20 +614,20 @@ class Store:
         with self.transaction() as db:
             db.execute("UPDATE attempts SET files = ? WHERE key = ? AND attempt = ?", (files, key, attempt))
 
-    def attempt_rows(self) -> list[sqlite3.Row]:
+    def attempt_rows(self) -> list[AttemptRow]:
         """Every attempt at every game, in playing order (empty for a schema 1 database not yet migrated)."""
         if not self._has_table("attempts"):
             return []
-        return list(self.db.execute(
+        return [_typed(AttemptRow, row) for row in self.db.execute(
             "SELECT a.* FROM attempts a JOIN games g ON g.key = a.key ORDER BY g.round, g.pairing, g.game_index, a.attempt"
-        ))
+        )]
 
-    def voided(self) -> dict[str, list[sqlite3.Row]]:
+    def voided(self) -> dict[str, list[AttemptRow]]:
         """The voided attempts of each game that has any."""
-        result: dict[str, list[sqlite3.Row]] = {}
+        result: dict[str, list[AttemptRow]] = {}
         for row in self.attempt_rows():
-            if row["outcome"] == "voided":
-                result.setdefault(row["key"], []).append(row)
+            if row.outcome is AttemptOutcome.VOIDED:
+                result.setdefault(row.key, []).append(row)
         return result
 
     # -- builds -----------------------------------------------------------------
@@ -556,16 +687,21 @@ class Store:
         rows = self.db.execute(
             "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"
         )
-        return [_finished(row) for row in rows if row["white"] not in out and row["black"] not in out]
+        return [_finished(row) for row in map(_game_row, rows) if row.white not in out and row.black not in out]
 
     def finished_game(self, key: str) -> Optional[FinishedGame]:
         """Game ``key`` if it is finished, else ``None`` (a match asks after each game whether its pair is complete)."""
         row = self.db.execute("SELECT * FROM games WHERE key = ? AND status = 'finished'", (key,)).fetchone()
-        return _finished(row) if row is not None else None
+        return _finished(_game_row(row)) if row is not None else None
 
-    def game_rows(self) -> Iterator[sqlite3.Row]:
+    def game_rows(self) -> Iterator[GameRow]:
         """Every game row with all its columns (for reports and exports)."""
-        return iter(self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index"))
+        return map(_game_row, self.db.execute("SELECT * FROM games ORDER BY round, pairing, game_index"))
+
+    def game_row(self, key: str) -> Optional[GameRow]:
+        """Game ``key``'s row, ``None`` if the schedule has no such game."""
+        row = self.db.execute("SELECT * FROM games WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _game_row(row)
 
     def counts(self, exclude: Iterable[str] = ()) -> dict[str, int]:
         """``{"scheduled": all games so far, "finished": ..., "running": ..., "excluded": ...}``.
@@ -592,15 +728,20 @@ class Store:
         return result
 
 
-def _finished(row: sqlite3.Row) -> FinishedGame:
+def _game_row(row: sqlite3.Row) -> GameRow:
+    return _typed(GameRow, row)
+
+
+def _finished(row: GameRow) -> FinishedGame:
     return FinishedGame(
-        row["key"], row["round"], row["white"], row["black"], result_from_row(row), row["plies"] or 0,
-        row["load_flag"], moves_key(row["record"], row["record_sha256"]),
+        row.key, row.round, row.white, row.black, result_from_row(row), row.plies or 0,
+        row.load_flag, moves_key(row.record, row.record_sha256),
     )
 
 
-def _scheduled(row: sqlite3.Row) -> ScheduledGame:
-    return ScheduledGame(row["key"], row["round"], row["pairing"], row["game_index"], row["white"], row["black"], row["seed"])
+def _scheduled(raw: sqlite3.Row) -> ScheduledGame:
+    row = _game_row(raw)
+    return ScheduledGame(row.key, row.round, row.pairing, row.game_index, row.white, row.black, row.seed)
 
 
 def _truncate(text: str) -> str:

@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
-from ..referee.clock import GRACE_SECONDS
-from .config import AgentEntry, Tournament
-from .safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
-from .store import GameOutcome
+from ...protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
+from ...referee.clock import GRACE_SECONDS
+from ..results.safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
+from ..results.store import GameOutcome
+from ..schedule.config import AgentEntry, Tournament
 
 # A timeout is flagged as caused by load when the agent got less than this
 # share of a core while its clock ran (an agent thinking hard uses ~100%).
@@ -53,8 +53,8 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
 
 def agent_spec(entry: AgentEntry) -> Any:
     """The referee's AgentSpec for a tournament agent."""
-    from ..agents.registry import sizes_of
-    from ..referee import AgentSpec
+    from ...agents.registry import sizes_of
+    from ...referee import AgentSpec
 
     # The record, the standings and the agent's directory use its name (the
     # label); NAME.in / NAME.out use ``files`` when its program hard-codes them.
@@ -127,7 +127,7 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
     hears the referee's events (the live display's moves and clocks; only
     where the game runs in this process).
     """
-    from ..referee import GameConfig, play_game
+    from ...referee import GameConfig, play_game
 
     white, black = agent_spec(job.white), agent_spec(job.black)
     config = GameConfig(**job.config)
