@@ -103,7 +103,7 @@ static void wait_for_change(long *pause_us) {
 #endif
     struct timespec ts = {0, *pause_us * 1000};
     nanosleep(&ts, NULL);
-    if (*pause_us < 10000) *pause_us *= 2;
+    *pause_us = *pause_us * 2 < 10000 ? *pause_us * 2 : 10000;
 }
 
 /* Wait for `path`, read it whole into `buf`, delete it. */

@@ -347,7 +347,10 @@ func startWatching() {
 func waitForChange(pause time.Duration) time.Duration {
 	if watch != nil && watch.SetReadDeadline(time.Now().Add(10*time.Millisecond)) == nil {
 		events := make([]byte, 4096)
-		watch.Read(events) // the events only wake us: we look at the files
+		// the events only wake us: we look at the files
+		if _, err := watch.Read(events); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			watch = nil // a watch that fails mid-game: pause instead
+		}
 		return pause
 	}
 	time.Sleep(pause)
