@@ -328,7 +328,7 @@ fn wait_for_change(watch: &mut Option<fs::File>, pause: Duration) -> Duration {
         }
         return pause;
     }
-    let _ = watch;
+    let _ = watch; // unused where there is no inotify
     thread::sleep(pause);
     (pause * 2).min(Duration::from_millis(10))
 }
