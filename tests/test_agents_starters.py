@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import pytest
 from agents_helpers import HandDriver
@@ -373,9 +373,31 @@ def test_starter_plays_on_from_an_opening_as_starter_py_would(starter, colour):
     chooses in that position (each language plays the same game: the test's
     replies are seeded).  As Black it must wait after the opening.
     """
+    assert_plays_as_starter_py(starter, colour, f"hand-{colour.value}")
+
+
+@pytest.mark.skipif(shutil.which("strace") is None,
+                    reason="needs strace to refuse inotify: apt-get install strace (.ci/run does)")
+def test_starter_plays_on_when_it_cannot_watch_its_directory(starter, tmp_path):
+    """With inotify refused (every inotify_init fails with EMFILE, as when a user has no
+    instance left), the starter falls back to looking again after short pauses and plays
+    the same whole game by hand, waiting as Black after the opening.  (awk never watches:
+    it cannot, so it always looks after pauses.)
+    """
+    if starter.name == "awk":
+        pytest.skip("awk cannot watch a file: it always looks again after pauses")
+    log = tmp_path / "strace.log"
+    refuse = ["strace", "-f", "-qq", "-o", str(log), "-e", "trace=inotify_init,inotify_init1",
+              "-e", "inject=inotify_init:error=EMFILE", "-e", "inject=inotify_init1:error=EMFILE"]
+    assert_plays_as_starter_py(starter, BLACK, "unwatched", prefix=refuse)
+    assert "EMFILE" in log.read_text(), "the starter never asked for inotify, so nothing was refused"
+
+
+def assert_plays_as_starter_py(starter: Built, colour: Colour, name: str, prefix: Sequence[str] = ()) -> None:
+    """``starter`` (its command after ``prefix``) plays a whole game by hand from a balanced
+    opening as ``colour``, at 3 plies, choosing each move as starter.py does, and exits."""
     opening = balanced_openings(2)[colour is BLACK]
-    name = f"hand-{colour.value}"
-    driver = HandDriver(starter.argv("--depth", "3", name), name, starter.home)
+    driver = HandDriver([*prefix, *starter.argv("--depth", "3", name)], name, starter.home)
     try:
         chosen = play_from_opening(driver, colour, opening, seed=13)
         code, _, err = driver.wait_exit()

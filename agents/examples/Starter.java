@@ -26,13 +26,18 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 public class Starter {
     static final int WHITE = 1, BLACK = -1, EMPTY = 0; // a colour's opponent is -colour (negamax)
@@ -251,23 +256,53 @@ public class Starter {
         return new Parsed(Kind.BAD, 0, PASS);
     }
 
-    static void pauseBriefly() {
+    /*
+     * Waiting for a file.  On Linux, OpenJDK's WatchService is inotify: the kernel wakes us the
+     * moment a file of our directory is created, renamed into place or deleted, as the referee
+     * itself waits.  Where there is no watch to be had, we look again after a pause that doubles
+     * from 0.1 ms to 10 ms: quick when the answer is quick, cheap when it is slow.  The watch is
+     * made once, before we first look for a file, so no event can slip in between.
+     */
+    static WatchService watcher;
+
+    static void startWatching() {
         try {
-            Thread.sleep(10);
+            watcher = FileSystems.getDefault().newWatchService();
+            Path.of("").toAbsolutePath().register(watcher,
+                    StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+        } catch (IOException | UnsupportedOperationException e) {
+            watcher = null;
+        }
+    }
+
+    /** Sleep until our directory changes (at most 10 ms: a lost event costs no more), or for the pause; returns the next pause. */
+    static long waitForChange(long pauseMicros) {
+        try {
+            if (watcher != null) {
+                WatchKey key = watcher.poll(10, TimeUnit.MILLISECONDS);
+                if (key != null) {
+                    key.pollEvents(); // the events only wake us: we look at the files
+                    key.reset();
+                }
+                return pauseMicros;
+            }
+            TimeUnit.MICROSECONDS.sleep(pauseMicros);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return Math.min(pauseMicros * 2, 10_000);
     }
 
     /** Wait for {@code path} (the referee writes it atomically), read its lines, delete it. */
     static List<String> takeFile(Path path) throws IOException {
+        long pause = 100;
         while (true) {
             try {
                 List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
                 Files.delete(path);
                 return lines;
             } catch (NoSuchFileException e) {
-                pauseBriefly();
+                pause = waitForChange(pause);
             }
         }
     }
@@ -281,8 +316,9 @@ public class Starter {
 
     /** After our last move: let the referee take NAME.out (or send the end line), at most 2 s. */
     static void waitCollected(String name) {
+        long pause = 100;
         for (int i = 0; i < 200 && Files.exists(Path.of(name + ".out")) && !Files.exists(Path.of(name + ".in")); i++) {
-            pauseBriefly();
+            pause = waitForChange(pause);
         }
     }
 
@@ -290,6 +326,7 @@ public class Starter {
         Path inbox = Path.of(name + ".in");
         int[] board = startBoard();
         int toMove = WHITE;
+        startWatching();
         List<String> lines = takeFile(inbox);
         Clock clock = new Clock(seconds); // our clock starts when NAME.in is there
         int me = !lines.isEmpty() && lines.get(0).trim().toUpperCase().startsWith("W") ? WHITE : BLACK;

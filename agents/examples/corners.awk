@@ -7,10 +7,11 @@
 #     or  chmod +x corners.awk && ./corners.awk NAME
 #
 # The name of its files comes from the first argument, else $OTHELLO_NAME,
-# else "corners".  Plain POSIX awk (tested with mawk): it polls for
-# NAME.in every 50 ms, deletes it after reading, checks the opponent's
-# move, writes NAME.out.tmp and renames it to NAME.out.  It reads openings
-# (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+# else "corners".  Plain POSIX awk (tested with mawk): it looks for
+# NAME.in after pauses growing from 1 ms to 10 ms, deletes it after
+# reading, checks the opponent's move, writes NAME.out.tmp and renames it
+# to NAME.out.  It reads openings (PROTOCOL.md section 8): the moves after
+# the colour in its first NAME.in.
 # The search of the starters, in awk: starter.awk.
 
 function other(c) { return c == "W" ? "B" : "W" }
@@ -48,9 +49,18 @@ function choose(c,    i, sq) {
     return -1
 }
 
+# Sleep `p` seconds; returns the next pause, twice as long, at most 10 ms.  awk can neither
+# watch a directory nor sleep by itself: each pause starts a shell and `sleep` (about 1 ms),
+# so pauses start at 1 ms (while an answer may come at once) and grow to 10 ms (cheap when
+# it comes late).
+function pause_for(p) {
+    system("sleep " p)
+    return p * 2 < 0.01 ? p * 2 : 0.01
+}
+
 # Wait for NAME.in, read its lines into LINES[1..n], delete it; return n.
-function take(    n, line, status) {
-    while ((status = (getline line < INBOX)) < 0) system("sleep 0.05")
+function take(    n, line, status, p) {
+    for (p = 0.001; (status = (getline line < INBOX)) < 0; ) p = pause_for(p)
     n = 0
     if (status > 0) LINES[++n] = line
     while ((getline line < INBOX) > 0) LINES[++n] = line
@@ -67,10 +77,10 @@ function put(c, sq,    text) {
 }
 
 # After our last move, let the referee take NAME.out before we exit (at most 2 s).
-function wait_collected(    i) {
-    for (i = 0; i < 40; i++) {
+function wait_collected(    p, waited) {
+    for (p = 0.001; waited < 2; p = pause_for(p)) {
         if (system("test -e '" OUTBOX "' && test ! -e '" INBOX "'") != 0) return
-        system("sleep 0.05")
+        waited += p
     }
 }
 

@@ -251,9 +251,18 @@ function parse_line(line,    text, col, row) {
     return "bad"
 }
 
+# Sleep `p` seconds; returns the next pause, twice as long, at most 10 ms.  awk can neither
+# watch a directory nor sleep by itself: each pause starts a shell and `sleep` (about 1 ms),
+# so pauses start at 1 ms (while an answer may come at once) and grow to 10 ms (cheap when
+# it comes late).
+function pause_for(p) {
+    system("sleep " p)
+    return p * 2 < 0.01 ? p * 2 : 0.01
+}
+
 # Wait for `path` (the referee writes it atomically), read its lines into LINES[1..n], delete it; returns n.
-function take_file(path,    n, line, status) {
-    while ((status = (getline line < path)) < 0) system("sleep 0.01")
+function take_file(path,    n, line, status, p) {
+    for (p = 0.001; (status = (getline line < path)) < 0; ) p = pause_for(p)
     n = 0
     if (status > 0) LINES[++n] = line
     while ((getline line < path) > 0) LINES[++n] = line
@@ -270,10 +279,10 @@ function put_move(name, text) {
 }
 
 # After our last move: let the referee take NAME.out (or send the end line), at most 2 s.
-function wait_collected(name,    i) {
-    for (i = 0; i < 100; i++) {
+function wait_collected(name,    p, waited) {
+    for (p = 0.001; waited < 2; p = pause_for(p)) {
         if (system("test -e '" name ".out' && test ! -e '" name ".in'") != 0) return
-        system("sleep 0.02")
+        waited += p
     }
 }
 

@@ -216,21 +216,48 @@ function parseLine(line) {
   return { kind: 'bad' };
 }
 
-// A synchronous pause: this agent has nothing else to do while it waits.
-function pauseBriefly() {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // 10 ms
+// Waiting for a file.  Node's fs.watch is inotify on Linux: the kernel wakes us the moment a
+// file of our directory is renamed into place, written or deleted, as the referee itself
+// waits.  Its events come through Node's event loop, so the game loop is `async` and waits
+// with `await`.  Where there is no watch to be had (no inotify left, a file system without
+// events), we look again after a pause that doubles from 1 ms (a timer's finest) to 10 ms.
+// The watch is made once, before we first look for a file, so no event can slip in between.
+class DirectoryWatch {
+  constructor() {
+    this.wake = null; // ends the wait in progress, if any
+    try {
+      this.watcher = fs.watch('.', () => this.wake && this.wake());
+      this.watcher.unref(); // the watch alone never keeps Node running (the wait's timer does)
+      this.watcher.on('error', () => { this.watcher.close(); this.watcher = null; }); // failed mid-game: poll
+    } catch (e) {
+      this.watcher = null;
+    }
+  }
+
+  // Sleep until our directory changes (at most 10 ms: a lost event costs no more), or for
+  // `pause` ms; resolves to the next pause.
+  wait(pause) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(), this.watcher ? 10 : pause);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(this.watcher ? pause : Math.min(pause * 2, 10));
+      };
+    });
+  }
 }
 
 // Wait for `path` (the referee writes it atomically), read its lines, delete it.
-function takeFile(path) {
-  for (;;) {
+async function takeFile(path, watch) {
+  for (let pause = 1; ;) {
     try {
       const text = fs.readFileSync(path, 'utf8');
       fs.unlinkSync(path);
       return text.split(/\r?\n/);
     } catch (e) {
       if (e.code !== 'ENOENT') throw e;
-      pauseBriefly();
+      pause = await watch.wait(pause);
     }
   }
 }
@@ -242,14 +269,17 @@ function putMove(name, text) {
 }
 
 // After our last move: let the referee take NAME.out (or send the end line), at most 2 s.
-function waitCollected(name) {
-  for (let i = 0; i < 200 && fs.existsSync(`${name}.out`) && !fs.existsSync(`${name}.in`); i++) pauseBriefly();
+async function waitCollected(name, watch) {
+  for (let i = 0, pause = 1; i < 200 && fs.existsSync(`${name}.out`) && !fs.existsSync(`${name}.in`); i++) {
+    pause = await watch.wait(pause);
+  }
 }
 
-function playGame(name, seconds, maxDepth) {
+async function playGame(name, seconds, maxDepth) {
   let board = startBoard();
   let toMove = WHITE;
-  let lines = takeFile(`${name}.in`);
+  const watch = new DirectoryWatch();
+  let lines = await takeFile(`${name}.in`, watch);
   let clock = new Clock(seconds); // our clock starts when NAME.in is there
   const me = lines[0].trim().toUpperCase().startsWith('W') ? WHITE : BLACK;
   lines = lines.slice(1); // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
@@ -275,9 +305,9 @@ function playGame(name, seconds, maxDepth) {
       putMove(name, `(C depth ${choice.depth} score ${choice.score})\n${moveLine(me, choice.move)}\n`);
       if (choice.move !== PASS) board = play(board, choice.move, me);
       toMove = -me;
-      if (gameOver(board)) { waitCollected(name); return; }
+      if (gameOver(board)) { await waitCollected(name, watch); return; }
     }
-    lines = takeFile(`${name}.in`);
+    lines = await takeFile(`${name}.in`, watch);
     clock = new Clock(seconds);
   }
 }

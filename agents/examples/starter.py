@@ -23,7 +23,9 @@ Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 START_FRACTION / ABORT_FRACTION (the time budget).
 """
 
+import ctypes
 import os
+import select
 import sys
 import time
 
@@ -213,15 +215,53 @@ def parse_line(line):
     return ("bad",)
 
 
-def take_file(path):
+class DirectoryWatch:
+    """Waiting for a file in our directory, without sleeping longer than needed.
+
+    On Linux the kernel wakes us the moment a file of the directory is renamed
+    into place, closed after writing or deleted (inotify, as the referee itself
+    waits).  The standard library has no inotify, so we call libc's through
+    ctypes; where that cannot be had (another system, no inotify left) we look
+    again after a pause that doubles from 0.1 ms to 10 ms: quick when the
+    answer is quick, cheap when it is slow.  Made once, before we first look
+    for a file, so that no event can slip in between looking and waiting.
+    """
+
+    IN_CLOSE_WRITE, IN_MOVED_TO, IN_DELETE = 0x8, 0x80, 0x200  # <sys/inotify.h>
+
+    def __init__(self):
+        self.fd = -1
+        try:
+            libc = ctypes.CDLL(None)  # the C library Python itself runs on
+            self.fd = libc.inotify_init()
+            mask = self.IN_MOVED_TO | self.IN_CLOSE_WRITE | self.IN_DELETE
+            if self.fd >= 0 and libc.inotify_add_watch(self.fd, b".", mask) < 0:
+                os.close(self.fd)
+                self.fd = -1
+        except (OSError, AttributeError):  # no libc to load, or one without inotify
+            self.fd = -1
+
+    def wait(self, pause):
+        """Sleep until the directory changes (at most 10 ms: a lost event costs no more), or for
+        `pause` seconds; returns the next pause."""
+        if self.fd >= 0:
+            if select.select([self.fd], [], [], 0.01)[0]:
+                os.read(self.fd, 4096)  # the events only wake us: we look at the files
+            return pause
+        time.sleep(pause)
+        return min(pause * 2, 0.01)
+
+
+def take_file(path, watch):
     """Wait for `path` (the referee writes it atomically), read it, delete it."""
+    pause = 0.0001
     while True:
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
             break
         except FileNotFoundError:
-            time.sleep(0.01)
+            pause = watch.wait(pause)
     os.remove(path)
     return text.splitlines()
 
@@ -233,17 +273,19 @@ def put_move(name, text):
     os.replace(name + ".out.tmp", name + ".out")
 
 
-def wait_collected(name):
+def wait_collected(name, watch):
     """After our last move: let the referee take NAME.out (or send the end line), at most 2 s."""
+    pause = 0.0001
     for _ in range(200):
         if not os.path.exists(name + ".out") or os.path.exists(name + ".in"):
             return
-        time.sleep(0.01)
+        pause = watch.wait(pause)
 
 
 def play_game(name, seconds, max_depth):
     board, to_move = start_board(), WHITE
-    lines = take_file(name + ".in")
+    watch = DirectoryWatch()
+    lines = take_file(name + ".in", watch)
     clock = Clock(seconds)  # our clock starts when NAME.in is there
     me = WHITE if lines and lines[0].strip().upper().startswith("W") else BLACK
     lines = lines[1:]  # in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
@@ -275,9 +317,9 @@ def play_game(name, seconds, max_depth):
                 board = play(board, sq, me)
             to_move = -me
             if game_over(board):
-                wait_collected(name)
+                wait_collected(name, watch)
                 return
-        lines = take_file(name + ".in")
+        lines = take_file(name + ".in", watch)
         clock = Clock(seconds)
 
 
