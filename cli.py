@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "match": "tournaments.match_cli:match",
     "openings": "tournaments.suite:openings",
     "serve": "web.cli:serve",
+    "class": "classroom.cli:class_group",
 }
 
 

@@ -3,7 +3,7 @@
 The drawing in README.md (Layout) is the picture of what this checks::
 
     cli.py  (the command line: every subcommand)
-    web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
+    classroom/  <- web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
 
 Each layer imports only the layers to its right.  Every ``import`` in a
 module counts, including those inside functions: a lazy import is still an
@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "othello_arena"
-LAYERS = ["protocol", "referee", "agents", "tournaments", "web"]  # lowest first
+LAYERS = ["protocol", "referee", "agents", "tournaments", "web", "classroom"]  # lowest first
 TOP = len(LAYERS)  # the modules at the root (cli.py, __main__.py) stand on all of them
 
 

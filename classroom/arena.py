@@ -1,0 +1,31 @@
+"""Everything the class server takes from the floors below: the one module that imports tournaments/ and web/.
+
+The rest of classroom/ imports these names from here, so a module moved in
+tournaments/ or web/ is fixed in this file alone.
+"""
+
+from __future__ import annotations
+
+from ..agents.check import FAIL, ReportCard, check_agent
+from ..agents.registry import names as builtin_names
+from ..agents.registry import prepare as prepare_builtins
+from ..protocol import GameRecord, Result
+from ..protocol.openings import read_openings, suite_path
+from ..referee import GameConfig
+from ..referee.fingerprint import fingerprint
+from ..referee.pair import nth_opening
+from ..referee.spec import AgentSpec, check_file_name
+from ..tournaments.build import run_build
+from ..tournaments.config import AgentEntry
+from ..tournaments.jobs import GameJob, PlayedGame, play_job
+from ..tournaments.pools import DaskPool, LocalPool, Pool, default_concurrency
+from ..tournaments.ratings import Rating, fit
+from ..tournaments.store import FinishedGame
+from ..web.app import events
+
+__all__ = [
+    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
+    "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
+    "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
+    "default_concurrency", "Rating", "fit", "FinishedGame", "events",
+]
