@@ -18,14 +18,15 @@ from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.build import run_build
 from ..tournaments.config import AgentEntry
 from ..tournaments.jobs import GameJob, PlayedGame, play_job
-from ..tournaments.pools import DaskPool, LocalPool, Pool, default_concurrency
+from ..tournaments.pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
 from ..tournaments.ratings import Rating, fit
 from ..tournaments.store import FinishedGame
 from ..web.app import events
+from ..web.cli import is_loopback
 
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
     "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
-    "default_concurrency", "Rating", "fit", "FinishedGame", "events",
+    "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
 ]

@@ -39,3 +39,53 @@ def init(folder: str, roster: str, time_per_move: Optional[float]) -> None:
         raise click.ClickException(str(exc)) from None
     for line in report.lines:
         click.echo(line)
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback opens it to the network (a warning says so).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Ladder games at once (default: class.toml's ladder.concurrency, else all cores but one).")
+@click.option("--dask", "dask", metavar="ADDRESS", default=None, help="Play the games on this Dask scheduler's workers.")
+def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional[str]) -> None:
+    """Run the class server on FOLDER: the API, the admission checks and the ladder.
+
+    It prints the instructor's address (with the token) and runs until
+    Ctrl-C; killed, it loses nothing: started again, it goes on.
+    """
+    from .server import ServerError, serve as run
+
+    try:
+        run(Path(folder), host, port, jobs, dask, lambda line: click.echo(line))
+    except ServerError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@class_group.command()
+@click.argument("url")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--token", required=True, envvar="OTHELLO_CLASS_TOKEN", help="Your token (or $OTHELLO_CLASS_TOKEN).")
+@click.option("--command", "command", required=True,
+              help="How to run it, e.g. 'python3 agent.py {name}'; 'openings:...' if it reads openings.")
+@click.option("--build", default="", help="How to build it, e.g. 'gcc -O2 -o agent agent.c' (run in the sandbox).")
+@click.option("--wait", is_flag=True, help="Wait for the admission card, print it; exit 0 admitted, 1 rejected.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds --wait waits.")
+def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: str, wait: bool, timeout: float) -> None:
+    """Send PATHS (files, folders or one .zip) as a new version to the class server at URL; print its fingerprint."""
+    from .submit import SubmitError, card_lines, send, wait_for_card
+
+    try:
+        version = send(url, token, command, build, list(paths))
+        click.echo(f"{version['fingerprint']}  version {version['version']}"
+                   + ("" if version.get("new") else " (sent before: the same version)") + f"  {version['status']}")
+        if not wait:
+            return
+        version = wait_for_card(url, token, version["version"], timeout, click.echo)
+    except SubmitError as exc:
+        click.echo(f"othello class submit: {exc}", err=True)
+        sys.exit(2)
+    for line in card_lines(version):
+        click.echo(line)
+    sys.exit(0 if version["status"] == "admitted" else 1)

@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS pairs (
     a TEXT NOT NULL, a_version INTEGER,     -- a version id, NULL for a reference agent
     b TEXT NOT NULL, b_version INTEGER,
     kind TEXT NOT NULL,                    -- climb (against a reference) or ladder (a classmate)
-    opening TEXT NOT NULL DEFAULT '',      -- the opening's moves, space-separated ('' from the start)
+    opening TEXT NOT NULL DEFAULT '[]',    -- JSON: the opening's move lines ([] from the start)
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS games (
