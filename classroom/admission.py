@@ -101,9 +101,14 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
     report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log)
-    card["check"] = report.lines()
-    card["items"] = [{"key": item.key, "title": item.title, "status": item.status, "detail": item.detail,
-                      "evidence": item.evidence} for item in report.items.values()]
+    # the card names the folder as the student knows it: {home}, not the server's path
+    shown = str(built)
+    card["check"] = [line.replace(shown, "{home}") for line in report.lines()
+                     if not line.startswith("the games' files are kept in")]  # (deleted below: said in stderr)
+    card["items"] = [{"key": item.key, "title": item.title, "status": item.status,
+                      "detail": item.detail.replace(shown, "{home}"),
+                      "evidence": [line.replace(shown, "{home}") for line in item.evidence]}
+                     for item in report.items.values()]
     if report.kept is not None:
         card["stderr"] = tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log"))))
         shutil.rmtree(report.kept, ignore_errors=True)

@@ -89,3 +89,57 @@ def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: s
     for line in card_lines(version):
         click.echo(line)
     sys.exit(0 if version["status"] == "admitted" else 1)
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Write here (default: print).")
+def export(folder: str, output: Optional[str]) -> None:
+    """The grade sheet of FOLDER as CSV: one row per student (also while the server runs)."""
+    from .grades import grade_sheet
+    from .settings import SettingsError, load
+    from .store import ClassStore
+
+    try:
+        settings = load(Path(folder))
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    store = ClassStore(settings.database)
+    try:
+        text = grade_sheet(settings, store)
+    finally:
+        store.close()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output} ({text.count(chr(10)) - 1} students)")
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Games at once (default: the runner's).")
+@click.option("--fresh", is_flag=True, help="Start the final over (its earlier results are deleted).")
+def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
+    """The final tournament: each student's last admitted version before the deadline, with the tournament runner.
+
+    It writes FOLDER/final/final.toml, runs it (resuming an interrupted
+    final), then writes its report.
+    """
+    from .final import run_final
+    from .settings import SettingsError, load
+    from .store import ClassStore
+
+    try:
+        settings = load(Path(folder))
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    store = ClassStore(settings.database)
+    try:
+        path, code = run_final(settings, store, jobs, fresh)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    click.echo(f"the final's tournament file: {path}")
+    sys.exit(code)

@@ -64,11 +64,27 @@ def finished_for_ratings(store: ClassStore) -> list[FinishedGame]:
     return games
 
 
+_fitted: dict[str, tuple[tuple[int, int], dict[str, Rating]]] = {}  # database -> (its finished games, ratings)
+_fitted_lock = threading.Lock()
+
+
 def ratings(store: ClassStore) -> dict[str, Rating]:
-    """Every player's rating (versions as ``alice#3``, references by name), fitted on every finished game."""
+    """Every player's rating (versions as ``alice#3``, references by name), fitted on every finished game.
+
+    Fitted again only when a game finished since (every page asks for them).
+    """
+    found = store.row("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM games WHERE status = 'finished'")
+    key = (int(found["n"]), int(found["last"])) if found else (0, 0)
+    with _fitted_lock:
+        cached = _fitted.get(str(store.path))
+        if cached is not None and cached[0] == key:
+            return cached[1]
     games = finished_for_ratings(store)
     players = sorted({g.white for g in games} | {g.black for g in games})
-    return fit(players, games)
+    result = fit(players, games)
+    with _fitted_lock:
+        _fitted[str(store.path)] = (key, result)
+    return result
 
 
 def recover(store: ClassStore, settings: ClassSettings) -> list[int]:
@@ -97,16 +113,8 @@ class Ladder:
     def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
         self.settings, self.store = settings, store
         self.suite = read_openings(suite_path(settings.openings)) if settings.openings.lower() != "none" else []
-        self._ratings: tuple[int, dict[str, Rating]] = (-1, {})
 
     # -- who plays whom ----------------------------------------------------------
-
-    def ratings(self) -> dict[str, Rating]:
-        count = self.store.row("SELECT COUNT(*) AS n FROM games WHERE status = 'finished'")
-        n = int(count["n"]) if count else 0
-        if n != self._ratings[0]:
-            self._ratings = (n, ratings(self.store))
-        return self._ratings[1]
 
     def drop_superseded(self) -> None:
         """Queued games of versions no longer current are not played (the newer version plays instead)."""
@@ -134,13 +142,13 @@ class Ladder:
             for side in ("a_version", "b_version"):
                 if pair[side] in played:
                     played[pair[side]] += 1
-        ratings = self.ratings()
+        fitted = ratings(self.store)
         for version in sorted(current, key=lambda row: (played[row["id"]], row["id"])):
             mine = [p for p in pairs if p["a_version"] == version["id"] or p["b_version"] == version["id"]]
             if any(p["open"] for p in mine):
                 continue  # one pair at a time per version: the next depends on this one's result
             me = Player(version["student"], version["id"], version["fingerprint"])
-            opponent = self._next_rung(version, mine, points) or self._nearest_classmate(version, current, mine, ratings)
+            opponent = self._next_rung(version, mine, points) or self._nearest_classmate(version, current, mine, fitted)
             if opponent is not None:
                 return self._add_pair(me, opponent, version["openings"], pairs)
         return None

@@ -206,14 +206,13 @@ def store_version(folder: Path, student: str, files: dict[str, bytes], command: 
 
 
 def make_read_only(root: Path) -> None:
-    """Files 444 and folders 555 under ``root`` (a version is immutable)."""
+    """No write permission left under ``root`` (a version is immutable); a built program stays executable."""
     for base, directories, names in os.walk(root):
-        for name in names:
+        for name in [*names, *directories]:
             path = Path(base) / name
-            if not path.is_symlink():
-                os.chmod(path, 0o444)
-        for name in directories:
-            os.chmod(Path(base) / name, 0o555)
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) & ~0o222)
     os.chmod(root, 0o555)
 
 
@@ -225,8 +224,9 @@ def make_writable(root: Path) -> None:
             os.chmod(Path(base) / name, 0o755)
         for name in names:
             path = Path(base) / name
-            if not path.is_symlink():
-                os.chmod(path, 0o644)
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) | 0o200)
 
 
 def remove_tree(root: Path) -> None:

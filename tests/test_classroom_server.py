@@ -44,7 +44,7 @@ def make_class(folder: Path, students: list[str], references: list[str], **setti
     subprocess.run([sys.executable, "-m", "othello_arena", "class", "init", str(folder), "--roster", str(roster),
                     "--time", str(settings.pop("time", 0.3))], check=True, capture_output=True)
     text = (folder / "class.toml").read_text(encoding="utf-8")
-    text = re.sub(r"^references = .*$", "references = " + json.dumps(references), text, flags=re.M)
+    text = re.sub(r"^references = .*$", "references = " + json.dumps(references), text, count=1, flags=re.M)
     for key, value in settings.items():
         text = re.sub(rf"^{key} = [^#\n]*", f"{key} = {json.dumps(value)}  ", text, flags=re.M)
     (folder / "class.toml").write_text(text, encoding="utf-8")
@@ -79,6 +79,8 @@ class Server:
         """SIGKILL the server alone (its agents die with it: bwrap's --die-with-parent)."""
         os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -262,3 +264,109 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
     # nothing of the class folder was ever served as a file, and no token is in the database
     database = (folder / "class.sqlite").read_bytes()
     assert all(token.encode() not in database for token in tokens.values())
+
+
+# -- the issue's story, slow ------------------------------------------------------------
+
+
+def games_by_status(folder: Path) -> dict[str, list[tuple[int, Optional[str]]]]:
+    db = sqlite3.connect(folder / "class.sqlite")
+    try:
+        found: dict[str, list[tuple[int, Optional[str]]]] = {}
+        for game_id, status, result in db.execute("SELECT id, status, result FROM games ORDER BY id"):
+            found.setdefault(status, []).append((game_id, result))
+        return found
+    finally:
+        db.close()
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "othello_arena", "class", *args], capture_output=True, text=True,
+                          timeout=900)
+
+
+@pytest.mark.slow
+def test_four_students_and_an_instructor(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    tokens = make_class(folder, ["alice", "bob", "carol", "dave"], ["random", "greedy"], time=0.25,
+                        pairs_per_opponent=1)
+    work = tmp_path / "students"
+    for student in ("alice", "bob", "carol"):
+        (work / student).mkdir(parents=True)
+    starter = (EXAMPLES / "starter.py").read_bytes()
+    (work / "alice" / "starter.py").write_bytes(starter)
+    (work / "carol" / "starter.py").write_bytes(starter)  # carol sends alice's program as her own
+    (work / "bob" / "agent.c").write_text("int main(void) { return missing_function(; }\n", encoding="utf-8")
+    server = Server(folder, "-j", "2")
+    try:
+        base = server.base
+        # alice from her terminal: the fingerprint printed at once
+        sent = run_cli("submit", base, "--token", tokens["alice"], "--command", "openings:python3 starter.py {name}",
+                       str(work / "alice"))
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        alice_print = sent.stdout.split()[0]
+        assert alice_print == fingerprint(folder / "submissions" / "alice" / alice_print, "python3 starter.py {name}")
+        # bob's C does not compile: --wait prints the card with the compiler's error, exit 1
+        bob = subprocess.Popen([sys.executable, "-m", "othello_arena", "class", "submit", base, "--token", tokens["bob"],
+                                "--command", "./agent {name}", "--build", "gcc -O2 -o agent agent.c", "--wait",
+                                str(work / "bob" / "agent.c")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        status, carol = send_files(base, tokens["carol"], [("starter.py", starter)], "openings:python3 starter.py {name}")
+        assert status == 201 and carol["fingerprint"] == alice_print
+        # dave's first zip climbs out of its folder: refused, nothing written outside
+        before = every_path(tmp_path)
+        status, refused = send_files(base, tokens["dave"], [("dave.zip", zipped(("greedy.c", b"x"), ("../x/../../pwned", b"x")))],
+                                     "./greedy {name}")
+        assert status == 400 and ".." in refused["error"]
+        assert not any("pwned" in path for path in every_path(tmp_path) - before)
+        status, dave = send_files(base, tokens["dave"], [("dave.zip", zipped(("greedy/greedy.c", (EXAMPLES / "greedy.c").read_bytes())))],
+                                  "openings:./greedy {name}", "gcc -O2 -o greedy greedy.c")
+        assert status == 201, dave
+        out, err = bob.communicate(timeout=900)
+        assert bob.returncode == 1, out + err
+        assert "REJECTED" in out and "the build failed" in out and "missing_function" in out and "error" in out
+        for who, version in (("carol", carol), ("dave", dave)):
+            card = wait_for(lambda: version_status(base, tokens[who], version["version"]), 900, f"{who}'s card")
+            assert card["status"] == "admitted", card
+        me = get_json(base, "/api/me", tokens["alice"])
+        assert me["versions"][0]["status"] == "admitted" and me["versions"][0]["card"]["status"] == "admitted"
+
+        # the ladder: games within minutes, each naming both sides' versions
+        wait_for(lambda: len(games_by_status(folder).get("finished", [])) >= 4, 900, "four ladder games")
+        games = get_json(base, "/api/me", tokens["alice"])["games"]
+        played = next(g for g in games if g["status"] == "finished")
+        assert alice_print in (played["white_fingerprint"], played["black_fingerprint"])
+        # alice's stderr: hers and the instructor's; 403 for bob, 401 without a token
+        log = f"/api/games/{played['id']}/log/alice"
+        assert call(base, log, tokens["alice"])[0] == 200
+        assert call(base, log, tokens["instructor"])[0] == 200
+        assert call(base, log, tokens["bob"])[0] == 403
+        assert call(base, log)[0] == 401
+        record = get_json(base, f"/api/games/{played['id']}", tokens["bob"])
+        assert record["record"]["moves"] and "stderr" not in json.dumps({k: v for k, v in record.items() if k != "record"})
+        # the grade sheet: refused to a student; carol named as alice's duplicate (and alice as carol's)
+        assert call(base, "/api/export.csv", tokens["carol"])[0] == 403
+        status, sheet, _ = call(base, "/api/export.csv", tokens["instructor"])
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(sheet.decode()))}
+        assert rows["carol"]["duplicate_of"] == "alice" and rows["alice"]["duplicate_of"] == "carol"
+        assert rows["bob"]["status"] == "rejected" and rows["dave"]["duplicate_of"] == ""
+        assert list(rows["alice"])[:1] == ["id"] and "random" in rows["alice"] and "greedy" in rows["alice"]
+
+        # SIGKILL while games run: nothing finished is lost, the running ones are played again, the ladder goes on
+        wait_for(lambda: games_by_status(folder).get("running"), 600, "a game in flight", interval=0.2)
+        server.kill()
+        killed = games_by_status(folder)
+        assert killed.get("running")
+        server = Server(folder, "-j", "2")
+        base = server.base
+        assert any("Recovered:" in line for line in server.lines), server.lines
+        after = games_by_status(folder)
+        assert set(killed["finished"]) <= set(after.get("finished", [])) | set()
+        assert {game for game, _ in killed["running"]} <= {game for game, _ in after["void"]}
+        wait_for(lambda: len(games_by_status(folder).get("finished", [])) > len(killed["finished"]), 900,
+                 "a game finished after the restart")
+        assert get_json(base, "/api/me", tokens["alice"])["versions"][0]["status"] == "admitted"
+    finally:
+        server.stop()
+    exported = run_cli("export", str(folder), "-o", str(tmp_path / "grades.csv"))
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "grades.csv").read_text().startswith("id,name,fingerprint,submitted_at,status,games,score,rating")
