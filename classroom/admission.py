@@ -52,15 +52,17 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
         raise RateLimited(f"at most {settings.submissions_per_hour} submissions an hour: try again later")
     files = collect(uploads, Limits.of(settings))
     fingerprint, folder = store_version(settings.folder, student, files, command, build)
-    existing = store.row("SELECT * FROM versions WHERE student = ? AND fingerprint = ?", student, fingerprint)
-    if existing is not None:
-        return existing, False
     listing = file_list(folder)
-    version_id = store.execute(
-        "INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, status) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
-        student, fingerprint, command, build, int(openings), json.dumps(listing), sum(size for _, size in listing), now())
-    row = store.version(version_id)
+    with store.transaction() as db:  # the check and the insert in one: the same version sent twice at once is one
+        select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
+        existing = db.execute(select, (student, fingerprint)).fetchone()
+        if existing is not None:
+            return existing, False
+        db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, "
+                   "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
+                   (student, fingerprint, command, build, int(openings), json.dumps(listing),
+                    sum(size for _, size in listing), now()))
+        row = db.execute(select, (student, fingerprint)).fetchone()
     assert row is not None
     return row, True
 

@@ -198,7 +198,12 @@ def store_version(folder: Path, student: str, files: dict[str, bytes], command: 
             shutil.rmtree(staging)
         else:
             make_read_only(staging)
-            os.rename(staging, target)
+            try:
+                os.rename(staging, target)
+            except OSError:
+                if not target.is_dir():
+                    raise
+                remove_tree(staging)  # the same version, sent twice at once: the first one is it
         return print_, target
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
