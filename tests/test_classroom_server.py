@@ -104,8 +104,9 @@ def serving(folder: Path, *args: str) -> Iterator[Server]:
 
 
 def call(base: str, path: str, token: Optional[str] = None, body: Optional[bytes] = None,
-         content_type: str = "", headers: Optional[dict[str, str]] = None) -> tuple[int, bytes, Any]:
-    """One HTTP request; return (status, body, headers), never raising for a 4xx."""
+         content_type: str = "", headers: Optional[dict[str, str]] = None,
+         first_line: bool = False) -> tuple[int, bytes, Any]:
+    """One HTTP request; return (status, body, headers), never raising for a 4xx; ``first_line``: read no more."""
     sent = dict(headers or {})
     if token:
         sent["Authorization"] = f"Bearer {token}"
@@ -120,7 +121,7 @@ def call(base: str, path: str, token: Optional[str] = None, body: Optional[bytes
     opener = urllib.request.build_opener(NoRedirect)
     try:
         with opener.open(request, timeout=60) as response:
-            return response.status, response.read(), response.headers
+            return response.status, response.readline() if first_line else response.read(), response.headers
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read(), exc.headers
 
@@ -189,9 +190,23 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     tokens = make_class(folder, ["alice", "bob"], ["greedy"], submissions_per_hour=3, max_upload_bytes=200_000)
     game = add_finished_game(folder, "alice", "bob", "alice's secret traceback", "bob's secret traceback")
+    # bob's version was being checked when the server died: it is checked again at start
+    (folder / "submissions" / "bob" / "f1").mkdir(parents=True)
+    (folder / "submissions" / "bob" / "f1" / "bob.py").write_text("print()\n")
+    db = sqlite3.connect(folder / "class.sqlite")
+    db.execute("INSERT INTO versions (student, fingerprint, command, files, bytes, submitted_at, status) "
+               "VALUES ('bob', 'f1', './gone', '[]', 0, '2026-01-01T00:00:00+00:00', 'checking')")
+    db.commit()
+    db.close()
     with serving(folder, "-j", "1") as server:
         base = server.base
         assert any(f"?token={tokens['instructor']}" in line for line in server.lines)  # the instructor's address
+        assert any("1 versions are checked again" in line for line in server.lines), server.lines
+        rechecked = wait_for(lambda: version_status(base, tokens["bob"], 1), 120, "bob's card after the restart")
+        assert rechecked["status"] == "rejected" and "no program" in rechecked["reason"]
+        # server-sent events: the student's own view, as it changes
+        status, first, _ = call(base, "/api/events", tokens["bob"], headers={"Accept": "text/event-stream"}, first_line=True)
+        assert status == 200 and first.startswith(b"data: ") and json.loads(first[6:])["id"] == "bob"
         # no token, or an unknown one: 401 everywhere
         for path in ("/api/me", "/api/standings", f"/api/games/{game}", f"/api/games/{game}/log/alice",
                      "/api/export.csv", "/api/class"):
@@ -199,6 +214,7 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
             assert call(base, path, "not-a-token")[0] == 401, path
         me = get_json(base, "/api/me", tokens["alice"])
         assert me["id"] == "alice" and me["versions"] == []
+        assert call(base, "/api/me", tokens["alice"], headers={"Host": "evil.example"})[0] == 400  # no DNS rebinding
 
         # a zip with ../ is refused, and nothing is written anywhere
         before = every_path(tmp_path)
@@ -213,7 +229,7 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         # a version whose program does not exist: stored, fingerprinted, checked and rejected with the reason
         files = [("agent.py", b"print('hello')\n"), ("lib/util.py", b"X = 1\n")]
         status, version = send_files(base, tokens["alice"], files, "./missing {name}")
-        assert status == 201 and version["status"] == "checking" and version["new"]
+        assert status == 201 and version["status"] == "checking" and version["new"] and version["version"] == 2
         stored = folder / "submissions" / "alice" / version["fingerprint"]
         assert version["fingerprint"] == fingerprint(stored, "./missing {name}", "")
         assert (stored / "lib" / "util.py").read_bytes() == b"X = 1\n"
