@@ -37,6 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from .admission import RateLimited, public_version, submit
+from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record, game_summary
 from .settings import ClassSettings
@@ -61,6 +62,7 @@ class ClassApi:
     def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None]) -> None:
         self.settings, self.store, self.on_submitted = settings, store, on_submitted
         self.streams = 0
+        self.final = FinalProcess(settings)
 
     # -- who is asking -------------------------------------------------------------
 
@@ -250,6 +252,31 @@ class ClassApi:
                 "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
                                for line in lines if line.duplicate_of or line.same_moves_as]}
 
+    async def starters(self, request: Request) -> Response:
+        """The eight starters as submission templates (their files, command and build lines)."""
+        if self.person(request) is None:
+            return self.unknown()
+        from .starters import starters
+
+        return JSONResponse({"starters": await anyio.to_thread.run_sync(starters)})
+
+    async def final_run(self, request: Request) -> Response:
+        """GET: the final's state (running, exit status, the end of its output); POST: start it (instructor)."""
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person != INSTRUCTOR:
+            return self.refuse(403, "the final is the instructor's")
+        if request.method == "POST":
+            if request.headers.get("authorization") is None:
+                origin = request.headers.get("origin")
+                if not origin or origin.split("://", 1)[-1] != request.headers.get("host", ""):
+                    return self.refuse(403, "start the final from this class's pages or with the token")
+            if not self.final.start():
+                return self.refuse(409, "the final is running already")
+            return JSONResponse(self.final.state(), status_code=202)
+        return JSONResponse(self.final.state())
+
     async def events(self, request: Request) -> Response:
         """``/api/me`` (or the class view, for the instructor) each time it changes: capped in number and time."""
         person = self.person(request)
@@ -378,6 +405,8 @@ def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callabl
         Route("/api/standings", api.standings),
         Route("/api/export.csv", api.export),
         Route("/api/class", api.class_view),
+        Route("/api/starters", api.starters),
+        Route("/api/final", api.final_run, methods=["GET", "POST"]),
     ]
     # On loopback the Host header must name this machine: no DNS rebinding from a web page.
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS) if loopback else ["*"])]

@@ -6,6 +6,8 @@ tournaments/ or web/ is fixed in this file alone.
 
 from __future__ import annotations
 
+from importlib import resources
+
 from ..agents.check import FAIL, ReportCard, check_agent
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
@@ -24,9 +26,14 @@ from ..tournaments.store import FinishedGame
 from ..web.app import events
 from ..web.cli import is_loopback
 
+# The starters' tournament file (each starter's command and build line) and their source files.
+STARTERS_FILE = resources.files("othello_arena.tournaments").joinpath("starters.toml")
+EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
+
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
     "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
+    "STARTERS_FILE", "EXAMPLES",
 ]

@@ -85,3 +85,42 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
     if code == 0:
         code = subprocess.call([sys.executable, "-m", "othello_arena", "tournament", "report", str(path)])
     return path, code
+
+
+class FinalProcess:
+    """The final started from the API (the instructor's button): ``othello class final DIR`` in its own process."""
+
+    def __init__(self, settings: ClassSettings) -> None:
+        self.settings = settings
+        self.process: Optional[subprocess.Popen[bytes]] = None
+        self.log = settings.folder / "final" / "final.log"
+
+    def start(self) -> bool:
+        """Start it; ``False`` if it is already running."""
+        if self.process is not None and self.process.poll() is None:
+            return False
+        self.log.parent.mkdir(exist_ok=True)
+        with open(self.log, "wb") as output:
+            self.process = subprocess.Popen([sys.executable, "-m", "othello_arena", "class", "final",
+                                             str(self.settings.folder)], stdout=output, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        return True
+
+    def state(self) -> dict[str, object]:
+        running = self.process is not None and self.process.poll() is None
+        code = None if self.process is None or running else self.process.returncode
+        try:
+            tail = self.log.read_bytes()[-8000:].decode("utf-8", "replace")
+        except OSError:
+            tail = ""
+        report = self.settings.folder / "final" / "results" / "report" / "index.html"
+        return {"running": running, "exit": code, "log": tail, "report": report.exists()}
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()

@@ -97,6 +97,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
         uvicorn.Server(config).run(sockets=[listener])
     finally:
+        app.state.api.final.stop()  # a final started from the page: resumed by the next one
         admission.stop()
         scheduler.stop()
         pool.close(abandon=True)

@@ -277,6 +277,15 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         assert status == 303 and "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
         status, body, _ = call(base, "/api/me", headers={"Cookie": cookie.split(";")[0]})
         assert status == 200 and json.loads(body)["id"] == "bob"
+        # the starters as templates; the final's button is the instructor's
+        starters = get_json(base, "/api/starters", tokens["bob"])["starters"]
+        assert len(starters) == 8 and starters[0]["command"] == "openings:python3 starter.py {name}"
+        assert "starter.py" in starters[0]["files"]
+        assert call(base, "/api/final", tokens["bob"], body=b"")[0] == 403
+        assert call(base, "/api/final", tokens["instructor"], body=b"")[0] == 202
+        final = wait_for(lambda: (lambda s: s if not s["running"] else None)(get_json(base, "/api/final", tokens["instructor"])),
+                         120, "the final's end")
+        assert final["exit"] == 1 and "two players" in final["log"]  # nobody has an admitted version
     # nothing of the class folder was ever served as a file, and no token is in the database
     database = (folder / "class.sqlite").read_bytes()
     assert all(token.encode() not in database for token in tokens.values())
