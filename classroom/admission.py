@@ -27,7 +27,8 @@ from typing import Any, Callable
 from .arena import FAIL, AgentSpec, check_agent, run_build
 from .settings import ClassSettings
 from .store import ClassStore, now
-from .uploads import Limits, UploadRefused, collect, file_list, make_read_only, parse_command, remove_tree, store_version
+from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
+                      remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 
@@ -89,7 +90,7 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
     built.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, built, symlinks=True)
-    make_writable_copy(built)
+    make_writable(built)  # the copied files are read-only like the submission's: the build writes beside them
     if version["build"]:
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
         result = run_build(student, version["build"], str(built), log_path, settings.build_timeout)
@@ -123,13 +124,6 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     return _decided(card, "admitted", "")
 
 
-def make_writable_copy(root: Path) -> None:
-    """The copied files are the submission's read-only ones: the build may write beside them."""
-    from .uploads import make_writable
-
-    make_writable(root)
-
-
 def _decided(card: dict[str, Any], status: str, reason: str) -> dict[str, Any]:
     card["status"], card["reason"] = status, reason
     return card
@@ -159,6 +153,7 @@ class AdmissionWorker(threading.Thread):
         self.settings, self.store, self.on_decided = settings, store, on_decided
         self.wake = threading.Event()
         self.stopping = threading.Event()
+        self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
 
     def stop(self) -> None:
         self.stopping.set()
@@ -168,9 +163,11 @@ class AdmissionWorker(threading.Thread):
         while not self.stopping.is_set():
             waiting = self.store.row("SELECT * FROM versions WHERE status = 'checking' ORDER BY id LIMIT 1")
             if waiting is None:
+                self.busy.clear()
                 self.wake.wait(5.0)
                 self.wake.clear()
                 continue
+            self.busy.set()
             try:
                 card = admit(self.settings, waiting)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on

@@ -26,7 +26,7 @@ import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .arena import (AgentEntry, FinishedGame, GameJob, GameRecord, PlayedGame, Pool, Rating, fit, nth_opening,
                     play_job, read_openings, suite_path)
@@ -248,6 +248,12 @@ class Ladder:
         moves = hashlib.sha256(" ".join(str(m.move) for m in record.moves).encode()).hexdigest()
         winner = result.winner.value if result.winner is not None else None
         white_points = 1.0 if winner == "W" else 0.0 if winner == "B" else 0.5
+        if played.game_dir:  # beside game.json: which versions played (the database says it too)
+            game = self.store.game(game_id)
+            if game is not None:
+                sides = {colour: {"player": game[colour], "version": game[f"{colour}_version"],
+                                  "fingerprint": game[f"{colour}_fp"]} for colour in ("white", "black")}
+                (Path(played.game_dir) / "versions.json").write_text(json.dumps(sides, indent=1), encoding="utf-8")
         self.store.execute(
             "UPDATE games SET status = 'finished', result = ?, winner = ?, termination = ?, detail = ?, "
             "white_points = ?, plies = ?, moves_sha256 = ?, record = ?, white_stderr = ?, black_stderr = ?, "
@@ -263,9 +269,9 @@ class Ladder:
 class Scheduler(threading.Thread):
     """Keeps ``pool.slots`` ladder games in flight: queued ones first, else a newly planned pair."""
 
-    def __init__(self, ladder: Ladder, pool: Pool) -> None:
+    def __init__(self, ladder: Ladder, pool: Pool, paused: Callable[[], bool] = lambda: False) -> None:
         super().__init__(name="ladder", daemon=True)
-        self.ladder, self.pool = ladder, pool
+        self.ladder, self.pool, self.paused = ladder, pool, paused
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.running: dict[Any, int] = {}  # future -> game id
@@ -286,11 +292,15 @@ class Scheduler(threading.Thread):
                 for future in done:
                     self._finish(future)
             else:
-                self.wake.wait(2.0)
+                self.wake.wait(1.0 if self.paused() else 2.0)
                 self.wake.clear()
 
     def _fill(self) -> None:
         self.ladder.drop_superseded()
+        # While a version is checked no game starts: the check measures the program's speed, and a
+        # student waits for the card (the games in flight finish).  Remote workers load no core here.
+        if self.paused() and not self.pool.remote:
+            return
         while len(self.running) < self.pool.slots and not self.stopping.is_set():
             game = self.ladder.next_queued(set(self.running.values()))
             if game is None:

@@ -22,6 +22,7 @@ from .ladder import Ladder, Scheduler, recover
 from .roster import read_instructor_token
 from .settings import ClassSettings, SettingsError, load
 from .store import ClassStore
+from .uploads import remove_tree
 
 LOCK_FILE = "server.lock"
 
@@ -61,12 +62,15 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     store = ClassStore(settings.database)
     (settings.folder / "games").mkdir(exist_ok=True)
     ended = kill_orphans(settings.folder / "games")
+    for leftover in ("checks", "submissions/.incoming"):  # a killed check's games, a half-received upload
+        remove_tree(settings.folder / leftover)
     replayed = recover(store, settings)
     checking = store.rows("SELECT id FROM versions WHERE status = 'checking'")
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)
-    scheduler = Scheduler(ladder, pool)
-    admission = AdmissionWorker(settings, store, on_decided=scheduler.wake.set)
+    admission = AdmissionWorker(settings, store)
+    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set)
+    admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     app = create_app(settings, store, admission.wake.set, loopback)
     try:
