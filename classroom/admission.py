@@ -31,6 +31,7 @@ from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only,
                       remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
+SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
 
 
 class RateLimited(UploadRefused):
@@ -57,6 +58,9 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     with store.transaction() as db:  # the check and the insert in one: the same version sent twice at once is one
         select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
         existing = db.execute(select, (student, fingerprint)).fetchone()
+        if existing is not None and existing["status"] == "rejected" and existing["reason"].startswith(SERVER_FAULT):
+            db.execute("UPDATE versions SET status = 'checking', reason = '', card = NULL WHERE id = ?", (existing["id"],))
+            return db.execute(select, (student, fingerprint)).fetchone(), True
         if existing is not None:
             return existing, False
         db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, "
@@ -148,9 +152,10 @@ def record_card(settings: ClassSettings, store: ClassStore, version_id: int, car
 class AdmissionWorker(threading.Thread):
     """Checks the waiting versions one at a time, oldest first, until stopped."""
 
-    def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None,
+                 log: Callable[[str], None] = lambda line: None) -> None:
         super().__init__(name="admission", daemon=True)
-        self.settings, self.store, self.on_decided = settings, store, on_decided
+        self.settings, self.store, self.on_decided, self.log = settings, store, on_decided, log
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
@@ -171,9 +176,10 @@ class AdmissionWorker(threading.Thread):
             try:
                 card = admit(self.settings, waiting)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
+                self.log(f"admission of version {waiting['id']}: " + traceback.format_exc())
                 card = {"student": waiting["student"], "version": waiting["id"], "fingerprint": waiting["fingerprint"],
-                        "status": "rejected", "reason": f"the server could not check this version: {exc}",
-                        "error": traceback.format_exc(limit=5)}
+                        "status": "rejected", "reason": f"{SERVER_FAULT} ({type(exc).__name__}): send it again, "
+                        "or tell your instructor"}
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
             record_card(self.settings, self.store, waiting["id"], card)
