@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import shutil
 import sqlite3
 import threading
@@ -78,6 +79,18 @@ def agent_spec(student: str, command: str, openings: bool, home: Path) -> AgentS
     return dataclasses.replace(spec, openings=True) if openings else spec
 
 
+def links_out_of(root: Path) -> list[str]:
+    """The symbolic links under ``root`` whose target lies outside it (``path -> target``)."""
+    found = []
+    inside = root.resolve()
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            target = path.resolve()
+            if target != inside and inside not in target.parents:
+                found.append(f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}")
+    return found
+
+
 def tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
@@ -104,6 +117,11 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
             make_read_only(built)
             return _decided(card, "rejected", f"the build failed ({result.detail or result.status})")
     make_read_only(built)
+    escaping = links_out_of(built)
+    if escaping:
+        # The referee shows a program every file its command names, following links: a link out of the
+        # folder would show it someone else's files.
+        return _decided(card, "rejected", f"the build left a link out of the submission's folder: {escaping[0]}")
     spec = agent_spec(student, version["command"], bool(version["openings"]), built)
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
