@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "match": "tournaments.match.cli:match",
     "openings": "tournaments.schedule.suite:openings",
     "serve": "web.cli:serve",
+    "class": "classroom.cli:class_group",
 }
 
 

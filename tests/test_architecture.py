@@ -6,7 +6,7 @@ export, verify) never imports what plays games (tournaments/run/ runner, jobs, p
 The drawing in README.md (Layout) is the picture of what this checks::
 
     cli.py  (the command line: every subcommand)
-    web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
+    classroom/  <- web/  <- tournaments/  <- agents/  <- referee/  <- protocol/
 
 Each layer imports only the layers to its right, and within a layer the
 modules form no circle either (issue 22).  Every ``import`` in a module
@@ -24,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "othello_arena"
-LAYERS = ["protocol", "referee", "agents", "tournaments", "web"]  # lowest first
+LAYERS = ["protocol", "referee", "agents", "tournaments", "web", "classroom"]  # lowest first
 TOP = len(LAYERS)  # the modules at the root (cli.py, __main__.py) stand on all of them
 
 

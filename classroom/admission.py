@@ -1,0 +1,218 @@
+"""Admission: a submitted version is stored, built in the sandbox, checked in the sandbox, and gets its card.
+
+:func:`submit` records a version (status ``checking``) after the rate
+limit and the upload's checks; the :class:`AdmissionWorker` thread takes
+the versions waiting, oldest first, one at a time: it copies the files to
+``builds/ID/FP`` (the submission itself stays as sent), runs the build line
+there (:func:`run_build`, sandboxed, with the class's build timeout), makes
+the copy read-only, runs the conformance check (:func:`check_agent`,
+sandboxed, the class's time per move) and writes the card into the
+database (and ``cards/ID/FP.json``).  Admitted versions play; a rejected one
+never does, and the student's previous admitted version plays on.  A
+version still ``checking`` when the server died is checked again at start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import shutil
+import sqlite3
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+from .arena import FAIL, AgentSpec, check_agent, run_build
+from .settings import ClassSettings
+from .store import ClassStore, now
+from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
+                      remove_tree, store_version)
+
+TAIL_LINES = 40  # lines of a build log or an agent's output on a card
+SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
+
+
+class RateLimited(UploadRefused):
+    """Too many submissions in the last hour."""
+
+
+def version_folder(settings: ClassSettings, student: str, fingerprint: str, kind: str = "submissions") -> Path:
+    return settings.folder / kind / student / fingerprint
+
+
+def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: list[tuple[str, bytes]],
+           command: str, build: str) -> tuple[sqlite3.Row, bool]:
+    """Store a version of ``student``; return its row and whether it is new (the same files sent again is not).
+
+    Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
+    """
+    command, build, openings = parse_command(command, build)
+    hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
+    if store.submissions_since(student, hour_ago) >= settings.submissions_per_hour:
+        raise RateLimited(f"at most {settings.submissions_per_hour} submissions an hour: try again later")
+    files = collect(uploads, Limits.of(settings))
+    fingerprint, folder = store_version(settings.folder, student, files, command, build)
+    listing = file_list(folder)
+    with store.transaction() as db:  # the check and the insert in one: the same version sent twice at once is one
+        select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
+        existing = db.execute(select, (student, fingerprint)).fetchone()
+        if existing is not None and existing["status"] == "rejected" and existing["reason"].startswith(SERVER_FAULT):
+            db.execute("UPDATE versions SET status = 'checking', reason = '', card = NULL WHERE id = ?", (existing["id"],))
+            return db.execute(select, (student, fingerprint)).fetchone(), True
+        if existing is not None:
+            return existing, False
+        db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, "
+                   "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
+                   (student, fingerprint, command, build, int(openings), json.dumps(listing),
+                    sum(size for _, size in listing), now()))
+        row = db.execute(select, (student, fingerprint)).fetchone()
+    assert row is not None
+    return row, True
+
+
+def agent_spec(student: str, command: str, openings: bool, home: Path) -> AgentSpec:
+    """The referee's view of a version: its command, run with ``home`` (its built copy) as ``{home}``."""
+    spec = AgentSpec.from_command(student, command, base=home)
+    return dataclasses.replace(spec, openings=True) if openings else spec
+
+
+def links_out_of(root: Path) -> list[str]:
+    """The symbolic links under ``root`` whose target lies outside it (``path -> target``)."""
+    found = []
+    inside = root.resolve()
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            target = path.resolve()
+            if target != inside and inside not in target.parents:
+                found.append(f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}")
+    return found
+
+
+def tail(text: str, lines: int = TAIL_LINES) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+    """Build and check one version; return its card (``status``: ``admitted`` or ``rejected``, ``reason``, details)."""
+    student, fingerprint = version["student"], version["fingerprint"]
+    source = version_folder(settings, student, fingerprint)
+    built = version_folder(settings, student, fingerprint, "builds")
+    card: dict[str, Any] = {"student": student, "version": version["id"], "fingerprint": fingerprint,
+                            "command": version["command"], "build": version["build"],
+                            "time_per_move": settings.time_per_move, "build_log": "", "check": [],
+                            "items": [], "stderr": ""}
+    remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
+    built.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, built, symlinks=True)
+    make_writable(built)  # the copied files are read-only like the submission's: the build writes beside them
+    if version["build"]:
+        log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
+        result = run_build(student, version["build"], str(built), log_path, settings.build_timeout)
+        card["build_log"] = tail(_read_text(log_path))
+        card["build_status"] = result.status
+        if not result.ok:
+            make_read_only(built)
+            return _decided(card, "rejected", f"the build failed ({result.detail or result.status})")
+    make_read_only(built)
+    escaping = links_out_of(built)
+    if escaping:
+        # The referee shows a program every file its command names, following links: a link out of the
+        # folder would show it someone else's files.
+        return _decided(card, "rejected", f"the build left a link out of the submission's folder: {escaping[0]}")
+    spec = agent_spec(student, version["command"], bool(version["openings"]), built)
+    workdir = settings.folder / "checks"
+    workdir.mkdir(exist_ok=True)
+    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log)
+    # the card names the folder as the student knows it: {home}, not the server's path
+    shown = str(built)
+    card["check"] = [line.replace(shown, "{home}") for line in report.lines()
+                     if not line.startswith("the games' files are kept in")]  # (deleted below: said in stderr)
+    card["items"] = [{"key": item.key, "title": item.title, "status": item.status,
+                      "detail": item.detail.replace(shown, "{home}"),
+                      "evidence": [line.replace(shown, "{home}") for line in item.evidence]}
+                     for item in report.items.values()]
+    if report.kept is not None:
+        card["stderr"] = tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log"))))
+        shutil.rmtree(report.kept, ignore_errors=True)
+    failed = [item for item in report.items.values() if item.status == FAIL]
+    if failed:
+        first = failed[0]
+        return _decided(card, "rejected", f"the check failed: {first.title}" + (f": {first.detail}" if first.detail else ""))
+    if not report.passed:
+        return _decided(card, "rejected", "the check could not exercise every item (see the card)")
+    return _decided(card, "admitted", "")
+
+
+def _decided(card: dict[str, Any], status: str, reason: str) -> dict[str, Any]:
+    card["status"], card["reason"] = status, reason
+    return card
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes()[-(256 << 10):].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def record_card(settings: ClassSettings, store: ClassStore, version_id: int, card: dict[str, Any]) -> None:
+    """Keep the card: in the database (what is served) and as ``cards/ID/FP.json`` (for the instructor's eyes)."""
+    path = settings.folder / "cards" / card["student"] / f"{card['fingerprint']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(card, indent=1), encoding="utf-8")
+    store.execute("UPDATE versions SET status = ?, reason = ?, card = ?, decided_at = ? WHERE id = ?",
+                  card["status"], card["reason"], json.dumps(card), now(), version_id)
+
+
+class AdmissionWorker(threading.Thread):
+    """Checks the waiting versions one at a time, oldest first, until stopped."""
+
+    def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None,
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        super().__init__(name="admission", daemon=True)
+        self.settings, self.store, self.on_decided, self.log = settings, store, on_decided, log
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            waiting = self.store.row("SELECT * FROM versions WHERE status = 'checking' ORDER BY id LIMIT 1")
+            if waiting is None:
+                self.busy.clear()
+                self.wake.wait(5.0)
+                self.wake.clear()
+                continue
+            self.busy.set()
+            try:
+                card = admit(self.settings, waiting)
+            except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
+                self.log(f"admission of version {waiting['id']}: " + traceback.format_exc())
+                card = {"student": waiting["student"], "version": waiting["id"], "fingerprint": waiting["fingerprint"],
+                        "status": "rejected", "reason": f"{SERVER_FAULT} ({type(exc).__name__}): send it again, "
+                        "or tell your instructor"}
+            if self.stopping.is_set():
+                return  # stopped mid-check: it stays 'checking' and is checked again at the next start
+            record_card(self.settings, self.store, waiting["id"], card)
+            self.on_decided()
+
+
+def public_version(row: sqlite3.Row, with_card: bool = True) -> dict[str, Any]:
+    """A version as the API shows it to its owner and the instructor."""
+    data: dict[str, Any] = {"version": row["id"], "fingerprint": row["fingerprint"], "status": row["status"],
+                            "reason": row["reason"], "command": row["command"], "build": row["build"],
+                            "openings": bool(row["openings"]), "submitted_at": row["submitted_at"],
+                            "decided_at": row["decided_at"], "files": json.loads(row["files"]), "bytes": row["bytes"]}
+    if with_card:
+        data["card"] = json.loads(row["card"]) if row["card"] else None
+    return data
+
+
+__all__ = ["RateLimited", "UploadRefused", "submit", "admit", "AdmissionWorker", "public_version"]

@@ -1,0 +1,415 @@
+"""The class server's HTTP side (Starlette): the JSON API for students, the instructor and ``class submit``.
+
+Who may read what (one rule, :meth:`ClassApi.may_read_player`):
+
+- every request names its person by ``Authorization: Bearer TOKEN`` (or the
+  cookie that ``/?token=TOKEN`` sets once: HttpOnly, SameSite=Strict);
+  without a known token everything under ``/api`` is 401;
+- a student reads their own versions, cards, code and stderr, every game's
+  record and the standings; another student's stderr or code is 403;
+- the instructor reads everything, and alone gets ``/api/class`` and the
+  grade sheet (403 for a student);
+- nothing of the class folder is served as a file: every answer is built
+  from the database (the games' records, stderr kept there) or read from a
+  version's folder through :func:`.uploads.read_file` for its owner and the
+  instructor.
+
+Request bodies are capped before they are read whole (413); server-sent
+event streams are capped in number and in duration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.policy
+import json
+import sqlite3
+import time
+from email.parser import BytesParser
+from typing import Any, AsyncIterator, Callable, Optional
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from .admission import RateLimited, public_version, submit
+from .final import FinalProcess
+from .grades import grade_sheet, standings
+from .ladder import game_record, game_summary
+from .settings import ClassSettings
+from .store import INSTRUCTOR, ClassStore
+from .uploads import UploadRefused, read_file
+
+COOKIE = "othello_class_token"
+FORM_OVERHEAD = 64 << 10  # bytes a multipart body may hold beyond the files (field names, boundaries)
+MAX_STREAMS = 64  # server-sent event streams open at once
+STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
+STREAM_INTERVAL = 2.0
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+class TooLarge(Exception):
+    pass
+
+
+class ClassApi:
+    """The handlers, for one class folder's settings and database."""
+
+    def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None]) -> None:
+        self.settings, self.store, self.on_submitted = settings, store, on_submitted
+        self.streams = 0
+        self.final = FinalProcess(settings)
+
+    # -- who is asking -------------------------------------------------------------
+
+    def person(self, request: Request) -> Optional[str]:
+        """The student id, :data:`INSTRUCTOR`, or ``None`` for an unknown or missing token."""
+        header = request.headers.get("authorization", "")
+        token = header[7:].strip() if header[:7].lower() == "bearer " else request.cookies.get(COOKIE, "")
+        return self.store.who(token)
+
+    @staticmethod
+    def refuse(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    def unknown(self) -> JSONResponse:
+        return self.refuse(401, "no valid token: send Authorization: Bearer TOKEN (your link holds your token)")
+
+    def may_read_player(self, person: str, game: sqlite3.Row, player: str) -> bool:
+        """Whose stderr ``person`` may read: their own, anybody's for the instructor; a reference's for its opponent."""
+        if person == INSTRUCTOR or person == player:
+            return True
+        version = game["white_version"] if game["white"] == player else game["black_version"]
+        is_reference = version is None and self.settings.reference(player) is not None
+        return is_reference and person in (game["white"], game["black"])
+
+    # -- pages (the real ones come later: this one says where the API is) --------
+
+    async def index(self, request: Request) -> Response:
+        given = request.query_params.get("token", "")
+        if given:
+            response: Response = RedirectResponse("/", status_code=303)  # the token leaves the address bar
+            if self.store.who(given) is not None:
+                response.set_cookie(COOKIE, given, httponly=True, samesite="strict", max_age=180 * 86400)
+            return response
+        person = self.person(request)
+        who = "not signed in: open the link with your token" if person is None else f"signed in as {person}"
+        return HTMLResponse(f"<!doctype html><title>{_html(self.settings.name)}</title><h1>{_html(self.settings.name)}</h1>"
+                            f"<p>{_html(who)}</p><p>The JSON API: /api/me, /api/standings, /api/submissions.</p>")
+
+    # -- the API -------------------------------------------------------------------
+
+    async def submissions(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person == INSTRUCTOR:
+            return self.refuse(403, "the instructor submits no agent: use a student's token")
+        if request.cookies.get(COOKIE) and not request.headers.get("authorization"):
+            origin = request.headers.get("origin")
+            if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
+                return self.refuse(403, f"a request from {origin} is not from this class's pages")
+        limit = self.settings.max_upload_bytes + FORM_OVERHEAD
+        try:
+            body = await read_capped(request, limit)
+        except TooLarge:
+            return self.refuse(413, f"the upload is larger than {self.settings.max_upload_bytes} bytes")
+        try:
+            fields, uploads = parse_submission(request.headers.get("content-type", ""), body)
+            row, new = await anyio.to_thread.run_sync(
+                lambda: submit(self.settings, self.store, person, uploads, fields.get("command", ""), fields.get("build", "")))
+        except RateLimited as exc:
+            return self.refuse(429, str(exc))
+        except UploadRefused as exc:
+            return self.refuse(400, str(exc))
+        if new:
+            self.on_submitted()
+        data = public_version(row)
+        data["new"] = new
+        return JSONResponse(data, status_code=201 if new else 200)
+
+    async def me(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person == INSTRUCTOR:
+            return JSONResponse({"id": INSTRUCTOR, "instructor": True, "name": "instructor", "versions": [], "games": []})
+        return JSONResponse(await anyio.to_thread.run_sync(self.me_data, person))
+
+    def me_data(self, person: str) -> dict[str, Any]:
+        student = self.store.student(person)
+        assert student is not None
+        lines, _ = standings(self.settings, self.store)
+        mine = next((line for line in lines if line.id == person), None)
+        versions = [public_version(row) for row in self.store.versions(person)]
+        games = self.store.rows("SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
+                                "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT 500", person, person)
+        return {"id": person, "name": student["name"], "instructor": False, "versions": versions,
+                "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
+                "time_per_move": self.settings.time_per_move}
+
+    async def version(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        row = self.store.version(_int(request.path_params["version"]))
+        if row is None:
+            return self.refuse(404, "no such version")
+        if person not in (INSTRUCTOR, row["student"]):
+            return self.refuse(403, "another student's version: only its owner and the instructor see it")
+        data = public_version(row)
+        data["student"] = row["student"]
+        return JSONResponse(data)
+
+    async def version_file(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        row = self.store.version(_int(request.path_params["version"]))
+        if row is None:
+            return self.refuse(404, "no such version")
+        if person not in (INSTRUCTOR, row["student"]):
+            return self.refuse(403, "another student's code: only its owner and the instructor read it")
+        folder = self.settings.folder / "submissions" / row["student"] / row["fingerprint"]
+        data = await anyio.to_thread.run_sync(read_file, folder, request.path_params["path"])
+        if data is None:
+            return self.refuse(404, "no such file in this version")
+        return Response(data, media_type="text/plain; charset=utf-8",
+                        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
+
+    async def game(self, request: Request) -> Response:
+        if self.person(request) is None:
+            return self.unknown()
+        row = self.store.game(_int(request.path_params["game"]))
+        if row is None:
+            return self.refuse(404, "no such game")
+        return JSONResponse(game_record(row))
+
+    async def game_log(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        row = self.store.game(_int(request.path_params["game"]))
+        player = request.path_params["player"]
+        if row is None or player not in (row["white"], row["black"]):
+            return self.refuse(404, "no such game, or no such player in it")
+        if not self.may_read_player(person, row, player):
+            return self.refuse(403, f"{player}'s output is for {player} and the instructor only")
+        text = row["white_stderr"] if player == row["white"] else row["black_stderr"]
+        return PlainTextResponse(text or "", headers={"X-Content-Type-Options": "nosniff"})
+
+    async def standings(self, request: Request) -> Response:
+        if self.person(request) is None:
+            return self.unknown()
+        return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
+
+    def standings_data(self) -> dict[str, Any]:
+        lines, references = standings(self.settings, self.store)
+        public = []
+        for line in lines:  # what every student may see of everybody: no code, no logs, no duplicates named
+            data = line.to_dict()
+            for private in ("duplicate_of", "same_moves_as"):
+                data.pop(private)
+            public.append(data)
+        counts = {row["status"]: row["n"] for row in self.store.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+        return {"class": self.settings.name, "time_per_move": self.settings.time_per_move, "students": public,
+                "references": references, "games": counts}
+
+    async def export(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person != INSTRUCTOR:
+            return self.refuse(403, "the grade sheet is for the instructor only")
+        text = await anyio.to_thread.run_sync(grade_sheet, self.settings, self.store)
+        return Response(text, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
+
+    async def class_view(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person != INSTRUCTOR:
+            return self.refuse(403, "the class view is for the instructor only")
+        return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
+
+    def class_data(self) -> dict[str, Any]:
+        lines, references = standings(self.settings, self.store)
+        by_id = {line.id: line for line in lines}
+        students = []
+        for student in self.store.students():
+            line = by_id[student["id"]]
+            students.append({**line.to_dict(), "extra": json.loads(student["extra"]),
+                             "versions": [public_version(row) for row in self.store.versions(student["id"])]})
+        games = self.store.rows("SELECT * FROM games ORDER BY id DESC LIMIT 2000")
+        return {"class": self.settings.name, "time_per_move": self.settings.time_per_move,
+                "deadline": self.settings.deadline.isoformat() if self.settings.deadline else None,
+                "students": students, "references": references, "games": [game_summary(row) for row in games],
+                "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
+                               for line in lines if line.duplicate_of or line.same_moves_as]}
+
+    async def starters(self, request: Request) -> Response:
+        """The eight starters as submission templates (their files, command and build lines)."""
+        if self.person(request) is None:
+            return self.unknown()
+        from .starters import starters
+
+        return JSONResponse({"starters": await anyio.to_thread.run_sync(starters)})
+
+    async def final_run(self, request: Request) -> Response:
+        """GET: the final's state (running, exit status, the end of its output); POST: start it (instructor)."""
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person != INSTRUCTOR:
+            return self.refuse(403, "the final is the instructor's")
+        if request.method == "POST":
+            if request.headers.get("authorization") is None:
+                origin = request.headers.get("origin")
+                if not origin or origin.split("://", 1)[-1] != request.headers.get("host", ""):
+                    return self.refuse(403, "start the final from this class's pages or with the token")
+            if not self.final.start():
+                return self.refuse(409, "the final is running already")
+            return JSONResponse(self.final.state(), status_code=202)
+        return JSONResponse(self.final.state())
+
+    async def events(self, request: Request) -> Response:
+        """``/api/me`` (or the class view, for the instructor) each time it changes: capped in number and time."""
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if self.streams >= MAX_STREAMS:
+            return self.refuse(503, "too many open event streams: poll /api/me instead")
+        produce: Callable[[], dict[str, Any]] = self.class_data if person == INSTRUCTOR else (lambda: self.me_data(person))
+        self.streams += 1
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                last, ends = "", time.monotonic() + STREAM_SECONDS
+                while time.monotonic() < ends and not await request.is_disconnected():
+                    text = json.dumps(await anyio.to_thread.run_sync(produce))
+                    if text != last:
+                        last = text
+                        yield f"data: {text}\n\n"
+                    else:
+                        yield ": still here\n\n"
+                    await asyncio.sleep(STREAM_INTERVAL)
+            finally:
+                self.streams -= 1
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return -1
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+async def read_capped(request: Request, limit: int) -> bytes:
+    """The whole body, refused (:class:`TooLarge`) as soon as it passes ``limit`` bytes, before it is all read."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_submission(content_type: str, body: bytes) -> tuple[dict[str, str], list[tuple[str, bytes]]]:
+    """The fields (``command``, ``build``) and the files of a submission: multipart/form-data or JSON.
+
+    Multipart: ``files`` parts with their file names (a folder's relative
+    paths, or one .zip), or ``paste`` (the text) with ``paste_name``.  JSON:
+    ``{"command", "build", "files": [{"name", "content"}]}`` (content as text).
+    """
+    kind = content_type.split(";")[0].strip().lower()
+    fields: dict[str, str] = {}
+    uploads: list[tuple[str, bytes]] = []
+    if kind == "application/json":
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise UploadRefused("the body is not JSON") from None
+        if not isinstance(data, dict) or not isinstance(data.get("files", []), list):
+            raise UploadRefused("expected {\"command\", \"build\", \"files\": [{\"name\", \"content\"}]}")
+        for key in ("command", "build"):
+            value = data.get(key, "")
+            if not isinstance(value, str):
+                raise UploadRefused(f"{key} must be a string")
+            fields[key] = value
+        for item in data.get("files", []):
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("content"), str):
+                raise UploadRefused("each file is {\"name\": TEXT, \"content\": TEXT}")
+            uploads.append((item["name"], item["content"].encode("utf-8")))
+        return fields, uploads
+    if kind != "multipart/form-data":
+        raise UploadRefused("send multipart/form-data (files, command, build) or JSON")
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"MIME-Version: 1.0\r\nContent-Type: " + content_type.encode("latin-1", "replace") + b"\r\n\r\n" + body)
+    if not message.is_multipart():
+        raise UploadRefused("the multipart body cannot be read")
+    paste_name = ""
+    paste: Optional[bytes] = None
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        data = payload if isinstance(payload, bytes) else b""
+        filename = part.get_filename()
+        if name == "files" and filename:
+            uploads.append((str(filename), data))
+        elif name in ("command", "build", "paste_name"):
+            text = data.decode("utf-8", "replace")
+            if name == "paste_name":
+                paste_name = text.strip()
+            else:
+                fields[str(name)] = text
+        elif name == "paste":
+            paste = data
+    if paste is not None and paste.strip():
+        if uploads:
+            raise UploadRefused("send files or paste one file, not both")
+        if not paste_name:
+            raise UploadRefused("a pasted file needs its name (paste_name, e.g. agent.py)")
+        uploads.append((paste_name, paste))
+    return fields, uploads
+
+
+def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None],
+               loopback: bool) -> Starlette:
+    """The class server's Starlette application."""
+    api = ClassApi(settings, store, on_submitted)
+    routes = [
+        Route("/", api.index),
+        Route("/api/submissions", api.submissions, methods=["POST"]),
+        Route("/api/me", api.me),
+        Route("/api/events", api.events),
+        Route("/api/versions/{version}", api.version),
+        Route("/api/versions/{version}/files/{path:path}", api.version_file),
+        Route("/api/games/{game}", api.game),
+        Route("/api/games/{game}/log/{player}", api.game_log),
+        Route("/api/standings", api.standings),
+        Route("/api/export.csv", api.export),
+        Route("/api/class", api.class_view),
+        Route("/api/starters", api.starters),
+        Route("/api/final", api.final_run, methods=["GET", "POST"]),
+    ]
+    # On loopback the Host header must name this machine: no DNS rebinding from a web page.
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS) if loopback else ["*"])]
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.api = api
+    return app

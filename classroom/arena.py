@@ -1,0 +1,41 @@
+"""Everything the class server takes from the floors below: the one module that imports tournaments/ and web/.
+
+The rest of classroom/ imports these names from here, so a module moved in
+tournaments/ or web/ is fixed in this file alone.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from ..agents.check import FAIL, ReportCard, check_agent
+from ..agents.registry import names as builtin_names
+from ..agents.registry import prepare as prepare_builtins
+from ..protocol import GameRecord, Result
+from ..protocol.openings import read_openings, suite_path
+from ..referee import GameConfig
+from ..referee.fingerprint import fingerprint
+from ..referee.game_pair import nth_opening
+from ..referee.sandbox import SandboxUnavailable
+from ..referee.sandbox import require as require_sandbox
+from ..referee.spec import AgentSpec, check_file_name
+from ..tournaments.run.build import run_build
+from ..tournaments.schedule.config import AgentEntry
+from ..tournaments.run.jobs import GameJob, PlayedGame, play_job
+from ..tournaments.run.pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
+from ..tournaments.results.ratings import Rating, fit
+from ..tournaments.results.store import FinishedGame
+from ..web.app import events
+from ..web.cli import is_loopback
+
+# The starters' tournament file (each starter's command and build line) and their source files.
+STARTERS_FILE = resources.files("othello_arena.tournaments").joinpath("starters.toml")
+EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
+
+__all__ = [
+    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
+    "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
+    "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
+    "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
+    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+]

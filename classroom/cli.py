@@ -1,0 +1,145 @@
+"""``othello class ...``: init, serve, submit, final, export (one click group; each command loads what it needs)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+
+@click.group(name="class")
+def class_group() -> None:
+    """A class server: students submit versions, each is checked in the sandbox and plays a ladder.
+
+    \b
+    othello class init DIR --roster ROSTER.csv      the class folder, a token per student
+    othello class serve DIR                         the web API, the admission worker and the ladder
+    othello class submit URL --token T --command C  send a version from a terminal
+    othello class final DIR                         the final tournament on each student's last version
+    othello class export DIR -o grades.csv          the grade sheet
+    """
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--roster", required=True, type=click.Path(dir_okay=False, exists=True),
+              help="CSV with a header holding id and name (more columns kept).")
+@click.option("--time", "time_per_move", type=click.FloatRange(0.01, 600), default=None,
+              help="Seconds per move in checks and games (default 1; written into a new class.toml).")
+def init(folder: str, roster: str, time_per_move: Optional[float]) -> None:
+    """Make the class folder FOLDER (or add the roster's new students to it)."""
+    from .roster import RosterError, init_class
+    from .settings import SettingsError
+
+    try:
+        report = init_class(Path(folder), Path(roster), time_per_move)
+    except (RosterError, SettingsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in report.lines:
+        click.echo(line)
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback opens it to the network (a warning says so).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Ladder games at once (default: class.toml's ladder.concurrency, else all cores but one).")
+@click.option("--dask", "dask", metavar="ADDRESS", default=None, help="Play the games on this Dask scheduler's workers.")
+def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional[str]) -> None:
+    """Run the class server on FOLDER: the API, the admission checks and the ladder.
+
+    It prints the instructor's address (with the token) and runs until
+    Ctrl-C; killed, it loses nothing: started again, it goes on.
+    """
+    from .server import ServerError, serve as run
+
+    try:
+        run(Path(folder), host, port, jobs, dask, lambda line: click.echo(line))
+    except ServerError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@class_group.command()
+@click.argument("url")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--token", required=True, envvar="OTHELLO_CLASS_TOKEN", help="Your token (or $OTHELLO_CLASS_TOKEN).")
+@click.option("--command", "command", required=True,
+              help="How to run it, e.g. 'python3 agent.py {name}'; 'openings:...' if it reads openings.")
+@click.option("--build", default="", help="How to build it, e.g. 'gcc -O2 -o agent agent.c' (run in the sandbox).")
+@click.option("--wait", is_flag=True, help="Wait for the admission card, print it; exit 0 admitted, 1 rejected.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds --wait waits.")
+def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: str, wait: bool, timeout: float) -> None:
+    """Send PATHS (files, folders or one .zip) as a new version to the class server at URL; print its fingerprint."""
+    from .submit import SubmitError, card_lines, send, wait_for_card
+
+    try:
+        version = send(url, token, command, build, list(paths))
+        click.echo(f"{version['fingerprint']}  version {version['version']}"
+                   + ("" if version.get("new") else " (sent before: the same version)") + f"  {version['status']}")
+        if not wait:
+            return
+        version = wait_for_card(url, token, version["version"], timeout, click.echo)
+    except SubmitError as exc:
+        click.echo(f"othello class submit: {exc}", err=True)
+        sys.exit(2)
+    for line in card_lines(version):
+        click.echo(line)
+    sys.exit(0 if version["status"] == "admitted" else 1)
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Write here (default: print).")
+def export(folder: str, output: Optional[str]) -> None:
+    """The grade sheet of FOLDER as CSV: one row per student (also while the server runs)."""
+    from .grades import grade_sheet
+    from .settings import SettingsError, load
+    from .store import ClassStore
+
+    try:
+        settings = load(Path(folder))
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    store = ClassStore(settings.database)
+    try:
+        text = grade_sheet(settings, store)
+    finally:
+        store.close()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output} ({text.count(chr(10)) - 1} students)")
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Games at once (default: the runner's).")
+@click.option("--fresh", is_flag=True, help="Start the final over (its earlier results are deleted).")
+def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
+    """The final tournament: each student's last admitted version before the deadline, with the tournament runner.
+
+    It writes FOLDER/final/final.toml, runs it (resuming an interrupted
+    final), then writes its report.
+    """
+    from .final import run_final
+    from .settings import SettingsError, load
+    from .store import ClassStore
+
+    try:
+        settings = load(Path(folder))
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    store = ClassStore(settings.database)
+    try:
+        path, code = run_final(settings, store, jobs, fresh)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    click.echo(f"the final's tournament file: {path}")
+    sys.exit(code)

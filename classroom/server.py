@@ -1,0 +1,119 @@
+"""``othello class serve DIR``: the API, the admission worker and the ladder, in one process that may be killed.
+
+Starting is recovering: the games that were running when the server last
+stopped (or was killed) are voided and queued again, versions still
+``checking`` are checked again, and agent processes a killed server left
+are ended.  One server per class folder (a lock file says so).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+from .admission import AdmissionWorker
+from .app import create_app
+from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
+                    prepare_builtins, require_sandbox)
+from .ladder import Ladder, Scheduler, recover
+from .roster import read_instructor_token
+from .settings import ClassSettings, SettingsError, load
+from .store import ClassStore
+from .uploads import remove_tree
+
+LOCK_FILE = "server.lock"
+
+
+class ServerError(RuntimeError):
+    """The server cannot start (the message says why)."""
+
+
+def lock(folder: Path) -> int:
+    """Hold the class folder's lock for this process's life; refuse if another server holds it."""
+    descriptor = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise ServerError(f"another othello class serve runs on {folder} (it holds {folder / LOCK_FILE})") from None
+    return descriptor
+
+
+def make_pool(settings: ClassSettings, slots: Optional[int], dask: Optional[str]) -> Pool:
+    if dask:
+        return DaskPool(dask, slots)
+    return LocalPool(slots or settings.concurrency or default_concurrency())
+
+
+def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Optional[str],
+          echo: Callable[[str], None]) -> None:
+    """Run the class server until interrupted."""
+    import uvicorn
+
+    try:
+        settings = load(folder)
+        token = read_instructor_token(settings.folder)
+    except SettingsError as exc:
+        raise ServerError(str(exc)) from None
+    try:
+        require_sandbox()  # every build, check and game runs in it: without it, nothing could be admitted
+    except SandboxUnavailable as exc:
+        raise ServerError(f"the sandbox cannot run here, so no student's program can: {exc}") from None
+    held = lock(settings.folder)
+    store = ClassStore(settings.database)
+    (settings.folder / "games").mkdir(exist_ok=True)
+    ended = kill_orphans(settings.folder / "games")
+    for leftover in ("checks", "submissions/.incoming"):  # a killed check's games, a half-received upload
+        remove_tree(settings.folder / leftover)
+    replayed = recover(store, settings)
+    checking = store.rows("SELECT id FROM versions WHERE status = 'checking'")
+    pool = make_pool(settings, slots, dask)
+    ladder = Ladder(settings, store)
+
+    def say(line: str) -> None:  # the server's own faults, for the instructor's terminal
+        print(line, file=sys.stderr, flush=True)
+
+    admission = AdmissionWorker(settings, store, log=say)
+    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
+    admission.on_decided = scheduler.wake.set
+    loopback = is_loopback(host)
+    app = create_app(settings, store, admission.wake.set, loopback)
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host.strip("[]"), port))
+        listener.listen(128)
+    except OSError as exc:
+        raise ServerError(f"cannot listen on {host}:{port}: {exc}") from None
+    shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
+    address = f"http://{shown}:{listener.getsockname()[1]}/"
+    echo(f"Othello class server for {settings.name} at {address}")
+    echo(f"The instructor: {address}?token={token}")
+    echo(f"Students: their own link, {address}?token=THEIR_TOKEN (tokens.csv)")
+    if replayed or checking or ended:
+        echo(f"Recovered: {len(replayed)} games voided by the stop are queued again, {len(checking)} versions "
+             f"are checked again, {ended} agent processes left over were ended")
+    if not loopback:
+        echo(f"WARNING: listening on {host}, beyond this machine: anyone who can reach it sees the login page; "
+             "every answer still needs a token. Use it on the class network only.")
+    echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
+    sys.stdout.flush()
+    prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
+    admission.start()
+    scheduler.start()
+    try:
+        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
+        uvicorn.Server(config).run(sockets=[listener])
+    finally:
+        app.state.api.final.stop()  # a final started from the page: resumed by the next one
+        admission.stop()
+        scheduler.stop()
+        pool.close(abandon=True)
+        scheduler.join(timeout=10)
+        store.close()
+        os.close(held)

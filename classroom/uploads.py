@@ -1,0 +1,266 @@
+"""A submission's files from hostile input: caps, names normalised, links and devices refused; written in one step.
+
+:func:`collect` turns what was uploaded (files with their names, one zip,
+or one pasted file) into ``{relative path: bytes}``, refusing with
+:class:`UploadRefused` (and a reason a student understands) anything that
+could write outside the submission folder or exhaust the server: ``..``,
+absolute paths, links, devices, duplicate names or names that collide once
+normalised, too many files, too deep, too big (a zip's entries are read
+with the cap, whatever their headers claim).  :func:`store_version` writes
+them into a fresh folder inside the class folder and renames it into place
+as ``submissions/ID/FINGERPRINT`` (read-only): nothing is ever written
+anywhere else, and a half-written version never exists under its name.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Optional
+
+from .arena import fingerprint
+from .settings import ClassSettings
+
+COMMAND_LIMIT = 1000  # characters of a command or build line
+OPENINGS_PREFIX = "openings:"
+
+
+class UploadRefused(ValueError):
+    """The upload is refused; the message says why (shown to the student as it is)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    total_bytes: int
+    files: int
+    file_bytes: int
+    depth: int
+
+    @classmethod
+    def of(cls, settings: ClassSettings) -> "Limits":
+        return cls(settings.max_upload_bytes, settings.max_files, settings.max_file_bytes, settings.max_depth)
+
+
+def normalise(name: str, limits: Limits) -> str:
+    """A safe relative POSIX path for an uploaded file's name, or :class:`UploadRefused` saying why not."""
+    if not name or "\x00" in name or any(ord(c) < 32 for c in name):
+        raise UploadRefused(f"file name {name!r}: empty or with control characters")
+    if "\\" in name:
+        raise UploadRefused(f"file name {name!r}: a backslash (zip it with / between folders)")
+    if name.startswith("/"):
+        raise UploadRefused(f"file name {name!r}: an absolute path (only paths inside the submission)")
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise UploadRefused(f"file name {name!r}: '..' would leave the submission folder")
+    if not parts:
+        raise UploadRefused(f"file name {name!r}: names no file")
+    if len(parts) > limits.depth + 1:
+        raise UploadRefused(f"file name {name!r}: more than {limits.depth} folders deep")
+    if any(len(part.encode()) > 255 for part in parts):
+        raise UploadRefused(f"file name {name!r}: a part longer than 255 bytes")
+    return str(PurePosixPath(*parts))
+
+
+def collect(uploads: Iterable[tuple[str, bytes]], limits: Limits) -> dict[str, bytes]:
+    """The submission's files from uploaded ``(name, data)`` pairs; one ``.zip`` alone is unpacked."""
+    given = list(uploads)
+    if not given:
+        raise UploadRefused("no files: upload the program's files, one .zip, or paste one file")
+    if len(given) == 1 and given[0][0].lower().endswith(".zip"):
+        return unzip(given[0][1], limits)
+    files: dict[str, bytes] = {}
+    for name, data in given:
+        _add(files, name, data, limits)
+    return files
+
+
+def _add(files: dict[str, bytes], name: str, data: bytes, limits: Limits) -> None:
+    path = normalise(name, limits)
+    if len(data) > limits.file_bytes:
+        raise UploadRefused(f"{path}: {len(data)} bytes, more than {limits.file_bytes} for one file")
+    folded = path.lower()  # a.c and A.c collide on some systems: refused on all
+    for other in files:
+        if other.lower() == folded:
+            raise UploadRefused(f"{name!r}: the same name as {other!r} (names must differ, also in case)")
+        if other.lower().startswith(folded + "/") or folded.startswith(other.lower() + "/"):
+            raise UploadRefused(f"{name!r}: {other!r} makes the same name a folder and a file")
+    files[path] = data
+    if len(files) > limits.files:
+        raise UploadRefused(f"more than {limits.files} files")
+    if sum(map(len, files.values())) > limits.total_bytes:
+        raise UploadRefused(f"more than {limits.total_bytes} bytes in all")
+
+
+def unzip(data: bytes, limits: Limits) -> dict[str, bytes]:
+    """The files of a zip, checked entry by entry (links, devices and '..' refused; sizes capped as read)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        entries = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise UploadRefused(f"not a readable zip file: {exc}") from None
+    if len(entries) > limits.files * 2:
+        raise UploadRefused(f"the zip holds {len(entries)} entries, more than {limits.files} files")
+    names = [entry.filename for entry in entries]
+    if len(set(names)) != len(names):
+        duplicate = next(name for name in names if names.count(name) > 1)
+        raise UploadRefused(f"the zip holds {duplicate!r} twice")
+    files: dict[str, bytes] = {}
+    for entry in entries:
+        mode = entry.external_attr >> 16
+        kind = stat.S_IFMT(mode)
+        if kind == stat.S_IFLNK:
+            raise UploadRefused(f"{entry.filename!r} is a symbolic link: links are refused (send the file itself)")
+        if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+            raise UploadRefused(f"{entry.filename!r} is a device or special file: refused")
+        normalise(entry.filename, limits)  # every name is checked, folders too ('../' refused even as a folder)
+        if entry.is_dir() or kind == stat.S_IFDIR:
+            continue
+        if entry.file_size > limits.file_bytes:
+            raise UploadRefused(f"{entry.filename}: {entry.file_size} bytes, more than {limits.file_bytes} for one file")
+        try:
+            with archive.open(entry) as handle:
+                content = handle.read(limits.file_bytes + 1)  # never more than the cap, whatever the header said
+        except (zipfile.BadZipFile, RuntimeError, OSError, ValueError, EOFError) as exc:
+            raise UploadRefused(f"{entry.filename}: cannot be unpacked: {exc}") from None
+        if len(content) > limits.file_bytes:
+            raise UploadRefused(f"{entry.filename}: more than {limits.file_bytes} bytes for one file")
+        _add(files, entry.filename, content, limits)
+    if not files:
+        raise UploadRefused("the zip holds no file")
+    return _without_common_folder(files)
+
+
+def _without_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
+    """A folder zipped as a whole (``agent/x.py``, ``agent/y.c``) becomes its contents (``x.py``, ``y.c``)."""
+    tops = {path.split("/", 1)[0] for path in files}
+    if len(tops) == 1 and all("/" in path for path in files):
+        return {path.split("/", 1)[1]: data for path, data in files.items()}
+    return files
+
+
+def parse_command(command: str, build: str) -> tuple[str, str, bool]:
+    """The command and build lines checked: ``(command, build, openings)``.
+
+    ``openings:COMMAND`` declares that the program reads openings.  The
+    command may name only the submission's own files: no absolute path, no
+    ``..`` (the sandbox shows a program only what its command names).
+    """
+    command, build = command.strip(), build.strip()
+    openings = command.lower().startswith(OPENINGS_PREFIX)
+    if openings:
+        command = command[len(OPENINGS_PREFIX):].strip()
+    if not command:
+        raise UploadRefused("no command line: say how to run the program, e.g. python3 agent.py {name}")
+    for line, what in ((command, "command"), (build, "build line")):
+        if len(line) > COMMAND_LIMIT or "\n" in line or "\x00" in line:
+            raise UploadRefused(f"the {what} must be one line of at most {COMMAND_LIMIT} characters")
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UploadRefused(f"the command cannot be split into words: {exc}") from None
+    if not argv:
+        raise UploadRefused("no command line: say how to run the program, e.g. python3 agent.py {name}")
+    for word in argv:
+        if word.startswith("/") or ".." in PurePosixPath(word).parts or word.startswith("~"):
+            raise UploadRefused(f"the command's {word!r} names something outside the submission: "
+                                "name the submission's own files (agent.py, ./agent) or a program such as python3")
+    return command, build, openings
+
+
+def store_version(folder: Path, student: str, files: dict[str, bytes], command: str, build: str) -> tuple[str, Path]:
+    """Write ``files`` as ``folder/submissions/STUDENT/FP`` (read-only); return ``(FP, path)``.
+
+    The files go into a fresh folder inside the class folder first, which is
+    renamed into place whole; the same version sent again is the same folder.
+    """
+    incoming = folder / "submissions" / ".incoming"
+    incoming.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{student}-", dir=incoming))
+    try:
+        for name, data in files.items():
+            path = staging.joinpath(*name.split("/"))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # O_EXCL and O_NOFOLLOW: the staging folder is ours and fresh; nothing may be there already
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+        print_ = fingerprint(staging, command, build)
+        target = folder / "submissions" / student / print_
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            shutil.rmtree(staging)
+        else:
+            make_read_only(staging)
+            try:
+                os.rename(staging, target)
+            except OSError:
+                if not target.is_dir():
+                    raise
+                remove_tree(staging)  # the same version, sent twice at once: the first one is it
+        return print_, target
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def make_read_only(root: Path) -> None:
+    """No write permission left under ``root`` (a version is immutable); a built program stays executable."""
+    for base, directories, names in os.walk(root):
+        for name in [*names, *directories]:
+            path = Path(base) / name
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) & ~0o222)
+    os.chmod(root, 0o555)
+
+
+def make_writable(root: Path) -> None:
+    """Undo :func:`make_read_only` (to delete a folder of ours)."""
+    os.chmod(root, 0o755)
+    for base, directories, names in os.walk(root):
+        for name in directories:
+            os.chmod(Path(base) / name, 0o755)
+        for name in names:
+            path = Path(base) / name
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) | 0o200)
+
+
+def remove_tree(root: Path) -> None:
+    if root.exists():
+        make_writable(root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def file_list(root: Path) -> list[tuple[str, int]]:
+    """``[(relative path, bytes)]`` of a stored version (for the database and the instructor's view)."""
+    found = []
+    for base, _, names in os.walk(root):
+        for name in names:
+            path = Path(base) / name
+            found.append((path.relative_to(root).as_posix(), path.lstat().st_size))
+    return sorted(found)
+
+
+def read_file(root: Path, relative: str) -> Optional[bytes]:
+    """One file of a stored version, or ``None`` (never through a link, never outside ``root``)."""
+    parts = relative.split("/")
+    if not relative or any(part in ("", ".", "..") for part in parts):
+        return None
+    path = root.joinpath(*parts)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read(8 << 20)
