@@ -267,7 +267,7 @@ def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
     import dataclasses
     import re
 
-    readme = (Path(config.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     example = readme[readme.index("A tournament is a TOML file"):readme.index("**Openings.**")]
     written = set(re.findall(r"\b([a-z_]+) = ", example))
     for declaration in (config.TournamentTable, config.AgentEntry, config.MatchTable):
