@@ -12,6 +12,7 @@ import io
 import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,11 +93,28 @@ class InitReport:
     lines: list[str] = field(default_factory=list)
 
 
+def keep_private(folder: Path) -> bool:
+    """Make the class folder the instructor's alone (mode 700); say whether it was open to others.
+
+    It holds every student's code, stderr and build logs (in the database and
+    the game folders) and the tokens: on a shared lab machine other users,
+    students among them, must not read it.  The sandboxed agents and builds run
+    as the instructor's user, so they are not hindered.
+    """
+    mode = folder.stat().st_mode
+    if stat.S_IMODE(mode) & 0o077:
+        os.chmod(folder, stat.S_IMODE(mode) & 0o700)
+        return True
+    return False
+
+
 def init_class(folder: Path, roster: Path, time_per_move: float | None = None) -> InitReport:
     """Make (or extend) the class folder ``folder`` from ``roster``; see the module's docstring."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
+    if keep_private(folder):
+        lines.append(f"{folder} was open to other users of this machine: now the instructor's only (mode 700)")
     if not (folder / SETTINGS_FILE).exists():
         write_template(folder, folder.name, time_per_move or 1.0)
         lines.append(f"wrote {folder / SETTINGS_FILE} (edit it: references, ladder, deadline, final)")

@@ -20,7 +20,7 @@ from .app import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
                     prepare_builtins, require_sandbox)
 from .ladder import Ladder, Scheduler, recover
-from .roster import read_instructor_token
+from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
 from .store import ClassStore
 from .uploads import remove_tree
@@ -63,6 +63,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         require_sandbox()  # every build, check and game runs in it: without it, nothing could be admitted
     except SandboxUnavailable as exc:
         raise ServerError(f"the sandbox cannot run here, so no student's program can: {exc}") from None
+    if keep_private(settings.folder):
+        echo(f"{settings.folder} was open to other users of this machine: now the instructor's only (mode 700)")
     held = lock(settings.folder)
     store = ClassStore(settings.database)
     (settings.folder / "games").mkdir(exist_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import sqlite3
 import stat
 from pathlib import Path
@@ -102,3 +103,18 @@ def test_init_wants_the_header(tmp_path: Path) -> None:
     roster = write(tmp_path / "roster.csv", "alice,Alice\n")
     result = CliRunner().invoke(cli, ["class", "init", str(tmp_path / "class"), "--roster", str(roster)])
     assert result.exit_code == 1 and "header with the columns id and name" in result.output
+
+
+def test_the_class_folder_is_the_instructors_alone(tmp_path: Path) -> None:
+    # it holds every student's code, stderr and the tokens: on a shared lab machine, students have accounts too
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nann,Ann\n", encoding="utf-8")
+    folder = tmp_path / "class"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)  # as a umask of 022 leaves it
+    result = CliRunner().invoke(cli, ["class", "init", str(folder), "--roster", str(roster)])
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert "now the instructor's only" in result.output
+    result = CliRunner().invoke(cli, ["class", "init", str(folder), "--roster", str(roster)])
+    assert "now the instructor's only" not in result.output  # said once, when it was open
