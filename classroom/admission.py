@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import shutil
 import sqlite3
 import threading
@@ -31,6 +32,7 @@ from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only,
                       remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
+SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
 
 
 class RateLimited(UploadRefused):
@@ -57,6 +59,9 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     with store.transaction() as db:  # the check and the insert in one: the same version sent twice at once is one
         select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
         existing = db.execute(select, (student, fingerprint)).fetchone()
+        if existing is not None and existing["status"] == "rejected" and existing["reason"].startswith(SERVER_FAULT):
+            db.execute("UPDATE versions SET status = 'checking', reason = '', card = NULL WHERE id = ?", (existing["id"],))
+            return db.execute(select, (student, fingerprint)).fetchone(), True
         if existing is not None:
             return existing, False
         db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, "
@@ -72,6 +77,18 @@ def agent_spec(student: str, command: str, openings: bool, home: Path) -> AgentS
     """The referee's view of a version: its command, run with ``home`` (its built copy) as ``{home}``."""
     spec = AgentSpec.from_command(student, command, base=home)
     return dataclasses.replace(spec, openings=True) if openings else spec
+
+
+def links_out_of(root: Path) -> list[str]:
+    """The symbolic links under ``root`` whose target lies outside it (``path -> target``)."""
+    found = []
+    inside = root.resolve()
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            target = path.resolve()
+            if target != inside and inside not in target.parents:
+                found.append(f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}")
+    return found
 
 
 def tail(text: str, lines: int = TAIL_LINES) -> str:
@@ -100,6 +117,11 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
             make_read_only(built)
             return _decided(card, "rejected", f"the build failed ({result.detail or result.status})")
     make_read_only(built)
+    escaping = links_out_of(built)
+    if escaping:
+        # The referee shows a program every file its command names, following links: a link out of the
+        # folder would show it someone else's files.
+        return _decided(card, "rejected", f"the build left a link out of the submission's folder: {escaping[0]}")
     spec = agent_spec(student, version["command"], bool(version["openings"]), built)
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
@@ -148,9 +170,10 @@ def record_card(settings: ClassSettings, store: ClassStore, version_id: int, car
 class AdmissionWorker(threading.Thread):
     """Checks the waiting versions one at a time, oldest first, until stopped."""
 
-    def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None,
+                 log: Callable[[str], None] = lambda line: None) -> None:
         super().__init__(name="admission", daemon=True)
-        self.settings, self.store, self.on_decided = settings, store, on_decided
+        self.settings, self.store, self.on_decided, self.log = settings, store, on_decided, log
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
@@ -171,9 +194,10 @@ class AdmissionWorker(threading.Thread):
             try:
                 card = admit(self.settings, waiting)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
+                self.log(f"admission of version {waiting['id']}: " + traceback.format_exc())
                 card = {"student": waiting["student"], "version": waiting["id"], "fingerprint": waiting["fingerprint"],
-                        "status": "rejected", "reason": f"the server could not check this version: {exc}",
-                        "error": traceback.format_exc(limit=5)}
+                        "status": "rejected", "reason": f"{SERVER_FAULT} ({type(exc).__name__}): send it again, "
+                        "or tell your instructor"}
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
             record_card(self.settings, self.store, waiting["id"], card)

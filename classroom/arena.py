@@ -16,6 +16,8 @@ from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
 from ..referee.fingerprint import fingerprint
 from ..referee.pair import nth_opening
+from ..referee.sandbox import SandboxUnavailable
+from ..referee.sandbox import require as require_sandbox
 from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.build import run_build
 from ..tournaments.config import AgentEntry
@@ -39,6 +41,6 @@ __all__ = [
     "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
-    "STARTERS_FILE", "EXAMPLES",
+    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "WEB_STATIC",
 ]

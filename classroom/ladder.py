@@ -269,13 +269,13 @@ class Ladder:
 class Scheduler(threading.Thread):
     """Keeps ``pool.slots`` ladder games in flight: queued ones first, else a newly planned pair."""
 
-    def __init__(self, ladder: Ladder, pool: Pool, paused: Callable[[], bool] = lambda: False) -> None:
+    def __init__(self, ladder: Ladder, pool: Pool, paused: Callable[[], bool] = lambda: False,
+                 log: Callable[[str], None] = lambda line: None) -> None:
         super().__init__(name="ladder", daemon=True)
-        self.ladder, self.pool, self.paused = ladder, pool, paused
+        self.ladder, self.pool, self.paused, self.log = ladder, pool, paused, log
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.running: dict[Any, int] = {}  # future -> game id
-        self.errors: list[str] = []
 
     def stop(self) -> None:
         self.stopping.set()
@@ -285,8 +285,8 @@ class Scheduler(threading.Thread):
         while not self.stopping.is_set():
             try:
                 self._fill()
-            except Exception:
-                self.errors.append(traceback.format_exc())
+            except Exception:  # the server's fault (the database, a lost Dask scheduler): said, then tried again
+                self.log("ladder: " + traceback.format_exc())
             if self.running:
                 done = self.pool.wait(list(self.running), timeout=1.0)
                 for future in done:
@@ -321,6 +321,7 @@ class Scheduler(threading.Thread):
             played = future.result()
         except Exception as exc:  # the game could not be kept (GameFileError, a lost worker): void, said why
             self.ladder.void(game_id, f"no result: {exc}")
+            self.log(f"ladder: game {game_id} void: {exc}")
             return
         self.ladder.record(game_id, played)
 

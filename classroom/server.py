@@ -17,7 +17,8 @@ from typing import Callable, Optional
 
 from .admission import AdmissionWorker
 from .app import create_app
-from .arena import DaskPool, LocalPool, Pool, default_concurrency, is_loopback, kill_orphans, prepare_builtins
+from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
+                    prepare_builtins, require_sandbox)
 from .ladder import Ladder, Scheduler, recover
 from .roster import read_instructor_token
 from .settings import ClassSettings, SettingsError, load
@@ -58,6 +59,10 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         token = read_instructor_token(settings.folder)
     except SettingsError as exc:
         raise ServerError(str(exc)) from None
+    try:
+        require_sandbox()  # every build, check and game runs in it: without it, nothing could be admitted
+    except SandboxUnavailable as exc:
+        raise ServerError(f"the sandbox cannot run here, so no student's program can: {exc}") from None
     held = lock(settings.folder)
     store = ClassStore(settings.database)
     (settings.folder / "games").mkdir(exist_ok=True)
@@ -68,8 +73,12 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     checking = store.rows("SELECT id FROM versions WHERE status = 'checking'")
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)
-    admission = AdmissionWorker(settings, store)
-    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set)
+
+    def say(line: str) -> None:  # the server's own faults, for the instructor's terminal
+        print(line, file=sys.stderr, flush=True)
+
+    admission = AdmissionWorker(settings, store, log=say)
+    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     app = create_app(settings, store, admission.wake.set, loopback)

@@ -202,6 +202,9 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         base = server.base
         assert any(f"?token={tokens['instructor']}" in line for line in server.lines)  # the instructor's address
         assert any("1 versions are checked again" in line for line in server.lines), server.lines
+        second = subprocess.run([sys.executable, "-m", "othello_arena", "class", "serve", str(folder), "--port", "0"],
+                                capture_output=True, text=True, timeout=120)
+        assert second.returncode == 1 and "another othello class serve runs" in second.stderr
         rechecked = wait_for(lambda: version_status(base, tokens["bob"], 1), 120, "bob's card after the restart")
         assert rechecked["status"] == "rejected" and "no program" in rechecked["reason"]
         # server-sent events: the student's own view, as it changes
