@@ -60,7 +60,11 @@ class ClassPages:
     # -- the home page: a student's page, the dashboard, or how to sign in ------------
 
     async def home(self, request: Request) -> Response:
-        if request.query_params.get("token"):
+        given = request.query_params.get("token", "")
+        if given and self.api.store.who(given) is None:
+            return self.render(request, "signin.html", None, status=401,
+                               error="That token is not one of this class's: open the link your instructor sent.")
+        if given:
             return await self.api.index(request)  # the cookie set there, the token out of the address bar
         person = self.api.person(request)
         if person is None:

@@ -88,6 +88,8 @@ def test_each_page_shows_a_person_what_the_api_lets_them_read(tmp_path: Path) ->
             status, text = page(base, path)
             assert status == 401 and "?token=" in text and "alice" not in text and "bob" not in text, path
         assert page(base, f"/final/results/report/index.html")[0] == 401
+        status, text = page(base, "/?token=not-a-token")
+        assert status == 401 and 'id="signin-error"' in text and "not one of this class" in text
 
         # alice: her page names her stderr in the game, never bob's; bob's card is not hers
         status, text = page(base, "/", tokens["alice"])
@@ -230,3 +232,12 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
         assert ALICE_STDERR in teacher.context.request.get(f"{base}/api/games/{game}/log/alice").text()
         sheet = teacher.context.request.get(base + teacher.get_attribute("#grade-sheet", "href"))
         assert sheet.status == 200 and sheet.text().startswith("id,name,fingerprint")
+
+        # the final from its button: alice's and carol's versions in the tournament runner, its report for her alone
+        teacher.click("#final-button")
+        teacher.wait_for_selector("#final-exit")
+        assert "exit status 0" in teacher.inner_text("#final-exit")
+        report = teacher.get_attribute("#final-report", "href")
+        answer = teacher.context.request.get(base + report)
+        assert answer.status == 200 and "alice" in answer.text() and "carol" in answer.text()
+        assert alice_tab.context.request.get(base + report).status == 403

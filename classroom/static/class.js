@@ -82,6 +82,13 @@ const ClassPages = (() => {
 
   function dashboard() {
     refreshing();
+    // The final runs in its own process: while the page says it runs, ask how it goes.
+    setInterval(async () => {
+      const button = document.getElementById("final-button");
+      if (!button || !button.disabled) return;
+      const state = await (await fetch("/api/final")).json().catch(() => ({}));
+      if (!state.running) refresh();
+    }, 3000);
     document.addEventListener("submit", async (event) => {
       if (event.target.id !== "final-form") return;
       event.preventDefault();
