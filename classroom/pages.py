@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Optional
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -49,6 +49,7 @@ class ClassPages:
         self.templates = Jinja2Templates(directory=str(PACKAGE.joinpath("templates")))
         self.templates.env.filters["short"] = lambda fingerprint: (fingerprint or "")[:12]
         self.templates.env.filters["when"] = _when
+        self.starters = starters()  # the starters' lines and files: read once, they come with the package
 
     def render(self, request: Request, template: str, person: Optional[str], status: int = 200,
                **context: Any) -> Response:
@@ -89,7 +90,7 @@ class ClassPages:
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me["versions"])),
                 "class_games": [game for game in others if game["id"] not in mine][:CLASS_GAMES_SHOWN],
-                "starters": starters(), "limits": {"bytes": settings.max_upload_bytes, "files": settings.max_files,
+                "starters": self.starters, "limits": {"bytes": settings.max_upload_bytes, "files": settings.max_files,
                                                    "per_hour": settings.submissions_per_hour}}
 
     async def dashboard(self, request: Request) -> Response:
@@ -110,7 +111,7 @@ class ClassPages:
         if answer.status_code in (200, 201):
             return RedirectResponse(f"/#version-{data['version']}", status_code=303)
         if person == INSTRUCTOR:
-            return HTMLResponse(data.get("error", ""), status_code=answer.status_code)
+            return PlainTextResponse(data.get("error", ""), status_code=answer.status_code)
         return await self.student_page(request, person, error=data.get("error", ""), status=answer.status_code)
 
     async def final_form(self, request: Request) -> Response:

@@ -11,7 +11,7 @@ const ClassPages = (() => {
     if (fetching) { again = true; return; }
     fetching = true;
     try {
-      const response = await fetch(location.pathname, { headers: { "X-Refresh": "1" }, cache: "no-store" });
+      const response = await fetch(location.pathname, { cache: "no-store" });
       if (!response.ok) return;
       const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
       for (const part of document.querySelectorAll("[data-refresh][id]")) {
