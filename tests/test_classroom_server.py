@@ -363,6 +363,8 @@ def test_four_students_and_an_instructor(tmp_path: Path) -> None:
         games = get_json(base, "/api/me", tokens["alice"])["games"]
         played = next(g for g in games if g["status"] == "finished")
         assert alice_print in (played["white_fingerprint"], played["black_fingerprint"])
+        beside = json.loads((folder / "games" / f"{played['id']:06d}" / "versions.json").read_text())
+        assert alice_print in (beside["white"]["fingerprint"], beside["black"]["fingerprint"])
         # alice's stderr: hers and the instructor's; 403 for bob, 401 without a token
         log = f"/api/games/{played['id']}/log/alice"
         assert call(base, log, tokens["alice"])[0] == 200
