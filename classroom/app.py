@@ -40,6 +40,7 @@ from .admission import RateLimited, public_version, submit
 from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record, game_summary
+from .pages import page_routes
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore
 from .uploads import UploadRefused, read_file
@@ -394,7 +395,7 @@ def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callabl
     """The class server's Starlette application."""
     api = ClassApi(settings, store, on_submitted)
     routes = [
-        Route("/", api.index),
+        *page_routes(api),  # the pages (pages.py): "/", /standings, /games/ID, the forms, the static files
         Route("/api/submissions", api.submissions, methods=["POST"]),
         Route("/api/me", api.me),
         Route("/api/events", api.events),

@@ -27,10 +27,14 @@ from ..tournaments.results.ratings import Rating, fit
 from ..tournaments.results.store import FinishedGame
 from ..web.app import events
 from ..web.cli import is_loopback
+from ..web.files import NotServed, read_under
+from ..web.gameview import entries_from_record, game_view
 
 # The starters' tournament file (each starter's command and build line) and their source files.
 STARTERS_FILE = resources.files("othello_arena.tournaments").joinpath("starters.toml")
 EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
+# The web app's stylesheet, script and board drawing, which the class pages reuse.
+WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
@@ -38,4 +42,5 @@ __all__ = [
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+    "NotServed", "read_under", "entries_from_record", "game_view", "WEB_STATIC",
 ]

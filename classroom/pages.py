@@ -1,0 +1,241 @@
+"""The class server's pages: a student's page, the instructor's dashboard, the standings, a game's replay.
+
+Each page is rendered whole on the server (Jinja2), so it is useful without
+JavaScript: the upload form posts to ``/submit``, the final's button to
+``/final``.  A small script (``static/class.js``) only refreshes: on each
+message of ``/api/events`` it fetches the page again and swaps in the parts
+marked ``data-refresh``; it sends the upload through ``/api/submissions``
+and fills the form from a starter.  A game's replay is the web app's own
+(``Arena.gamePage`` of ``web/static/app.js``), first drawn here.
+
+What a page shows is what the JSON API gives the same person, under the
+same rule (:meth:`.app.ClassApi.may_read_player`, and a version's code and
+card for its owner and the instructor only): another student's stderr,
+code or build log never reaches a student's HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import TYPE_CHECKING, Any, AsyncIterator, Optional
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, read_under
+from .ladder import game_summary
+from .starters import starters
+from .store import INSTRUCTOR
+
+if TYPE_CHECKING:  # app.py includes these pages: no import back at run time
+    from .app import ClassApi
+
+PACKAGE = resources.files("othello_arena.classroom")
+CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
+DASHBOARD_GAMES_SHOWN = 300
+COLUMNS = "ABCDEFGHIJKLMN"
+
+
+class ClassPages:
+    """The page handlers, over the API's handlers (who is asking, what they may read, the data)."""
+
+    def __init__(self, api: ClassApi) -> None:
+        self.api = api
+        self.templates = Jinja2Templates(directory=str(PACKAGE.joinpath("templates")))
+        self.templates.env.filters["short"] = lambda fingerprint: (fingerprint or "")[:12]
+        self.templates.env.filters["when"] = _when
+        self.starters = starters()  # the starters' lines and files: read once, they come with the package
+
+    def render(self, request: Request, template: str, person: Optional[str], status: int = 200,
+               **context: Any) -> Response:
+        context.update(class_name=self.api.settings.name, person=person, instructor=person == INSTRUCTOR)
+        response = self.templates.TemplateResponse(request, template, context, status_code=status)
+        response.headers["Cache-Control"] = "no-store"  # a page holds the person's own logs: never kept by a proxy
+        return response
+
+    # -- the home page: a student's page, the dashboard, or how to sign in ------------
+
+    async def home(self, request: Request) -> Response:
+        given = request.query_params.get("token", "")
+        if given and self.api.store.who(given) is None:
+            return self.render(request, "signin.html", None, status=401,
+                               error="That token is not one of this class's: open the link your instructor sent.")
+        if given:
+            return await self.api.index(request)  # the cookie set there, the token out of the address bar
+        person = self.api.person(request)
+        if person is None:
+            return self.render(request, "signin.html", None, status=401)
+        if person == INSTRUCTOR:
+            return await self.dashboard(request)
+        return await self.student_page(request, person)
+
+    async def student_page(self, request: Request, person: str, error: str = "", status: int = 200) -> Response:
+        data = await anyio.to_thread.run_sync(self.student_data, person)
+        return self.render(request, "student.html", person, status=status, error=error, **data)
+
+    def student_data(self, person: str) -> dict[str, Any]:
+        me = self.api.me_data(person)
+        for game in me["games"]:
+            game["colour"] = "White" if game["white"] == person else "Black"
+            game["opponent"] = game["black"] if game["white"] == person else game["white"]
+            game["outcome"] = _outcome(game, person)
+        mine = {game["id"] for game in me["games"]}
+        others = [game_summary(row) for row in self.api.store.rows(
+            "SELECT * FROM games WHERE status = 'finished' ORDER BY id DESC LIMIT ?", CLASS_GAMES_SHOWN + len(mine))]
+        settings = self.api.settings
+        return {"me": me, "versions": list(reversed(me["versions"])),
+                "class_games": [game for game in others if game["id"] not in mine][:CLASS_GAMES_SHOWN],
+                "starters": self.starters, "limits": {"bytes": settings.max_upload_bytes, "files": settings.max_files,
+                                                   "per_hour": settings.submissions_per_hour}}
+
+    async def dashboard(self, request: Request) -> Response:
+        data = await anyio.to_thread.run_sync(self.api.class_data)
+        data["games"] = data["games"][:DASHBOARD_GAMES_SHOWN]
+        for student in data["students"]:
+            student["versions"] = list(reversed(student["versions"]))  # the newest first
+        return self.render(request, "dashboard.html", INSTRUCTOR, data=data, final=self.api.final.state())
+
+    # -- the upload and the final, as plain forms (the script sends the same through the API) --
+
+    async def submit_form(self, request: Request) -> Response:
+        person = self.api.person(request)
+        if person is None:
+            return self.render(request, "signin.html", None, status=401)
+        answer = await self.api.submissions(request)
+        data = json.loads(bytes(answer.body))
+        if answer.status_code in (200, 201):
+            return RedirectResponse(f"/#version-{data['version']}", status_code=303)
+        if person == INSTRUCTOR:
+            return PlainTextResponse(data.get("error", ""), status_code=answer.status_code)
+        return await self.student_page(request, person, error=data.get("error", ""), status=answer.status_code)
+
+    async def final_form(self, request: Request) -> Response:
+        answer = await self.api.final_run(request)
+        if answer.status_code >= 400 and answer.status_code != 409:
+            return answer
+        return RedirectResponse("/#final", status_code=303)
+
+    async def final_file(self, request: Request) -> Response:
+        """The final's results (its report and game folders) for the instructor: never for a student."""
+        person = self.api.person(request)
+        if person != INSTRUCTOR:
+            return self.api.unknown() if person is None else self.api.refuse(403, "the final's files are the instructor's")
+        root = self.api.settings.folder / "final" / "results"
+        try:
+            data = await anyio.to_thread.run_sync(read_under, root, request.path_params["path"])
+        except NotServed as exc:
+            return self.api.refuse(exc.status, exc.reason)
+        name = request.path_params["path"].rsplit("/", 1)[-1]
+        kind = "text/html; charset=utf-8" if name.endswith(".html") else (
+            "application/json" if name.endswith(".json") else "text/plain; charset=utf-8")
+        # the report's own script may run, in an origin of its own (no cookie): an agent's file is never a page here
+        return Response(data, media_type=kind, headers={"X-Content-Type-Options": "nosniff",
+                                                        "Content-Security-Policy": "sandbox allow-scripts"})
+
+    # -- the standings and a game ----------------------------------------------------------
+
+    async def standings_page(self, request: Request) -> Response:
+        person = self.api.person(request)
+        if person is None:
+            return self.render(request, "signin.html", None, status=401)
+        data = await anyio.to_thread.run_sync(self.api.standings_data)
+        return self.render(request, "standings.html", person, data=data)
+
+    async def game_page(self, request: Request) -> Response:
+        person = self.api.person(request)
+        if person is None:
+            return self.render(request, "signin.html", None, status=401)
+        row = self.api.store.game(_int(request.path_params["game"]))
+        if row is None:
+            return self.render(request, "missing.html", person, status=404, what="no such game")
+        game = game_summary(row)
+        logs = [player for player in (row["white"], row["black"]) if self.api.may_read_player(person, row, player)]
+        view = self.view_of(row)
+        return self.render(request, "game.html", person, game=game, logs=logs, view=view,
+                           board=_board(view) if view else None, source=f"/games/{game['id']}/view")
+
+    def view_of(self, row: Any) -> Optional[dict[str, Any]]:
+        if not row["record"]:
+            return None
+        record = GameRecord.from_json(row["record"])
+        return game_view(entries_from_record(record), row["white"], row["black"])
+
+    async def game_view_events(self, request: Request) -> Response:
+        """The replay's one message (a finished game does not change): sent once, the browser told not to ask again."""
+        if self.api.person(request) is None:
+            return self.api.unknown()
+        row = self.api.store.game(_int(request.path_params["game"]))
+        view = self.view_of(row) if row is not None else None
+        if view is None:
+            return self.api.refuse(404, "no such game, or it is not finished")
+        text = f"retry: 86400000\ndata: {json.dumps(view)}\n\n"
+
+        async def once() -> AsyncIterator[str]:
+            yield text
+
+        return StreamingResponse(once(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    async def game_view_json(self, request: Request) -> Response:
+        if self.api.person(request) is None:
+            return self.api.unknown()
+        row = self.api.store.game(_int(request.path_params["game"]))
+        view = self.view_of(row) if row is not None else None
+        return self.api.refuse(404, "no such game, or it is not finished") if view is None else JSONResponse(view)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return -1
+
+
+def _when(text: Optional[str]) -> str:
+    """An ISO time as a page shows it: date and time to the second, its zone kept."""
+    return (text or "").replace("T", " ").replace("+00:00", " UTC")
+
+
+def _outcome(game: dict[str, Any], person: str) -> str:
+    if game["status"] != "finished":
+        return str(game["status"])
+    won = {"1-0": "W", "0-1": "B"}.get(game["result"] or "")
+    mine = "W" if game["white"] == person else "B"
+    return "draw" if won is None else "won" if won == mine else "lost"
+
+
+def _board(view: dict[str, Any]) -> dict[str, Any]:
+    """The last position as rows of squares, the top row first (the first paint; the script redraws it)."""
+    last = view["plies"][-1]
+    n = int(view["size"])
+    flips = set(last.get("flips") or [])
+    rows = []
+    for row in range(n, 0, -1):
+        squares = []
+        for col in range(n):
+            sq = (row - 1) * n + col
+            classes = "sq" + (" last" if last.get("square") == sq else "") + (" flip" if sq in flips else "")
+            squares.append({"name": f"{COLUMNS[col]}{row}", "disc": last["cells"][sq], "classes": classes})
+        rows.append({"rank": row, "squares": squares})
+    return {"n": n, "rows": rows, "files": COLUMNS[:n], "cells": last["cells"]}
+
+
+def page_routes(api: ClassApi) -> list[BaseRoute]:
+    """The pages' routes, placed before the API's by :func:`.app.create_app`."""
+    pages = ClassPages(api)
+    return [
+        Route("/", pages.home),
+        Route("/submit", pages.submit_form, methods=["POST"]),
+        Route("/final", pages.final_form, methods=["POST"]),
+        Route("/final/results/{path:path}", pages.final_file),
+        Route("/standings", pages.standings_page),
+        Route("/games/{game}", pages.game_page),
+        Route("/games/{game}/view", pages.game_view_json),
+        Route("/games/{game}/view/events", pages.game_view_events),
+        Mount("/static", app=StaticFiles(directory=str(WEB_STATIC)), name="static"),
+        Mount("/class-static", app=StaticFiles(directory=str(PACKAGE.joinpath("static"))), name="class-static"),
+    ]

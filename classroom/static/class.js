@@ -1,0 +1,105 @@
+// The class server's pages.  Each page comes whole from the server; this script only refreshes it
+// (on each message of /api/events it fetches the page again and swaps in its data-refresh parts),
+// sends the upload form through the JSON API and fills that form from a starter.
+"use strict";
+
+const ClassPages = (() => {
+  let fetching = false, again = false;
+
+  // Fetch this page again and put its data-refresh parts in place; open <details> stay open.
+  async function refresh() {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    try {
+      const response = await fetch(location.pathname, { cache: "no-store" });
+      if (!response.ok) return;
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+      for (const part of document.querySelectorAll("[data-refresh][id]")) {
+        const next = fresh.getElementById(part.id);
+        if (!next) continue;
+        const open = new Set([...part.querySelectorAll("details[open][id]")].map((d) => d.id));
+        const closed = new Set([...part.querySelectorAll("details[id]:not([open])")].map((d) => d.id));
+        part.innerHTML = next.innerHTML;
+        for (const details of part.querySelectorAll("details[id]")) {
+          if (open.has(details.id)) details.open = true;
+          if (closed.has(details.id)) details.open = false;
+        }
+      }
+    } finally {
+      fetching = false;
+      if (again) { again = false; refresh(); }
+    }
+  }
+
+  // The server says when something changed (capped streams: the browser reconnects when one ends).
+  function refreshing() {
+    const source = new EventSource("/api/events");
+    let first = true;
+    source.onmessage = () => { if (first) { first = false; return; } refresh(); };  // the first is the page itself
+    setInterval(refresh, 60000);  // the standings move with everybody's games, not only one's own
+  }
+
+  function studentPage() {
+    refreshing();
+    const form = document.getElementById("send");
+    const $ = (id) => document.getElementById(id);
+    let starters = null;
+    $("starter").addEventListener("change", async () => {
+      const index = $("starter").value;
+      if (index === "") return;
+      if (starters === null) starters = (await (await fetch("/api/starters")).json()).starters;
+      const chosen = starters[Number(index)];
+      $("command").value = chosen.command;
+      $("build").value = chosen.build;
+      const [name, text] = Object.entries(chosen.files)[0];
+      $("paste_name").value = name;
+      $("paste").value = text;
+    });
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      $("send-error").textContent = "";
+      $("send-result").textContent = "Sending…";
+      $("send-button").disabled = true;
+      try {
+        const response = await fetch("/api/submissions", { method: "POST", body: new FormData(form) });
+        const data = await response.json().catch(() => ({ error: response.statusText }));
+        if (!response.ok) throw new Error(data.error || response.statusText);
+        $("send-result").textContent = data.new
+          ? "Version " + data.version + " (" + data.fingerprint.slice(0, 12) + ") is being built and checked."
+          : "The same files and lines as version " + data.version + ": nothing new.";
+        $("files").value = "";
+        await refresh();
+        const sent = document.getElementById("version-" + data.version);
+        if (sent) sent.open = true;
+      } catch (error) {
+        $("send-result").textContent = "";
+        $("send-error").textContent = error.message;
+      } finally {
+        $("send-button").disabled = false;
+      }
+    });
+  }
+
+  function dashboard() {
+    refreshing();
+    // The final runs in its own process: while the page says it runs, ask how it goes.
+    setInterval(async () => {
+      const button = document.getElementById("final-button");
+      if (!button || !button.disabled) return;
+      const state = await (await fetch("/api/final")).json().catch(() => ({}));
+      if (!state.running) refresh();
+    }, 3000);
+    document.addEventListener("submit", async (event) => {
+      if (event.target.id !== "final-form") return;
+      event.preventDefault();
+      const response = await fetch("/api/final", { method: "POST" });
+      if (!response.ok && response.status !== 409) {
+        const data = await response.json().catch(() => ({}));
+        alert(data.error || response.statusText);
+      }
+      refresh();
+    });
+  }
+
+  return { refresh, refreshing, studentPage, dashboard };
+})();
