@@ -29,18 +29,13 @@ from email.parser import BytesParser
 from typing import Any, AsyncIterator, Callable, Optional
 
 import anyio
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Route
 
 from .admission import RateLimited, public_version, submit
 from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record, game_summary
-from .pages import page_routes
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore
 from .uploads import UploadRefused, read_file
@@ -388,29 +383,3 @@ def parse_submission(content_type: str, body: bytes) -> tuple[dict[str, str], li
             raise UploadRefused("a pasted file needs its name (paste_name, e.g. agent.py)")
         uploads.append((paste_name, paste))
     return fields, uploads
-
-
-def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None],
-               loopback: bool) -> Starlette:
-    """The class server's Starlette application."""
-    api = ClassApi(settings, store, on_submitted)
-    routes = [
-        *page_routes(api),  # the pages (pages.py): "/", /standings, /games/ID, the forms, the static files
-        Route("/api/submissions", api.submissions, methods=["POST"]),
-        Route("/api/me", api.me),
-        Route("/api/events", api.events),
-        Route("/api/versions/{version}", api.version),
-        Route("/api/versions/{version}/files/{path:path}", api.version_file),
-        Route("/api/games/{game}", api.game),
-        Route("/api/games/{game}/log/{player}", api.game_log),
-        Route("/api/standings", api.standings),
-        Route("/api/export.csv", api.export),
-        Route("/api/class", api.class_view),
-        Route("/api/starters", api.starters),
-        Route("/api/final", api.final_run, methods=["GET", "POST"]),
-    ]
-    # On loopback the Host header must name this machine: no DNS rebinding from a web page.
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS) if loopback else ["*"])]
-    app = Starlette(routes=routes, middleware=middleware)
-    app.state.api = api
-    return app

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import TYPE_CHECKING, Any, AsyncIterator, Optional
+from typing import Any, AsyncIterator, Optional
 
 import anyio
 from starlette.requests import Request
@@ -27,13 +27,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from .app import ClassApi
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, read_under
 from .ladder import game_summary
 from .starters import starters
 from .store import INSTRUCTOR
-
-if TYPE_CHECKING:  # app.py includes these pages: no import back at run time
-    from .app import ClassApi
 
 PACKAGE = resources.files("othello_arena.classroom")
 CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
@@ -225,7 +223,7 @@ def _board(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def page_routes(api: ClassApi) -> list[BaseRoute]:
-    """The pages' routes, placed before the API's by :func:`.app.create_app`."""
+    """The pages' routes, placed before the API's by :func:`.site.create_app`."""
     pages = ClassPages(api)
     return [
         Route("/", pages.home),

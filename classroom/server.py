@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .admission import AdmissionWorker
-from .app import create_app
+from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
                     prepare_builtins, require_sandbox)
 from .ladder import Ladder, Scheduler, recover
