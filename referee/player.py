@@ -23,6 +23,8 @@ from .config import GameConfig
 from .seat import AgentSeat
 from .spec import AgentSpec
 
+EAGAIN_TEXT = "Resource temporarily unavailable"  # strerror(EAGAIN): what fork() past RLIMIT_NPROC gives
+STDERR_TAIL_BYTES = 4096  # how much of the end of a crashed program's stderr is searched for it
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
 Listing = dict[str, tuple[int, int, int, int]]  # name -> inode, size, mtime, mode
 
@@ -81,11 +83,27 @@ class Player(AgentSeat):
         """What the agent's cgroup saw of its limits: why it likely failed, or ``""``."""
         cgroup = self.process.cgroup if self.process else None
         if cgroup is None:
-            return ""
+            return self._rlimit_note()
         if cgroup.oom_kills():
             return f": out of memory (the limit is {cgroup.memory_mb} MB for all its processes)"
         if refusals := cgroup.fork_refusals():
             return f": refused {refusals} new processes at the limit of {cgroup.max_processes - 2}"
+        return ""
+
+    def _rlimit_note(self) -> str:
+        """Under rlimits the kernel refuses a fork past RLIMIT_NPROC (EAGAIN) and counts nothing for us:
+        the program's own report of the refusal, at the end of its stderr, is the evidence."""
+        if self.limits != "rlimits":
+            return ""
+        try:
+            with open(self.stderr_path, "rb") as handle:
+                handle.seek(max(0, handle.seek(0, 2) - STDERR_TAIL_BYTES))
+                tail = handle.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        if EAGAIN_TEXT in tail:
+            return (f": a new process was refused at the sandbox's limit on processes "
+                    f"(its stderr says \"{EAGAIN_TEXT}\")")
         return ""
 
     def enforce_limits(self, max_processes: int, disk_bytes: int) -> bool:
