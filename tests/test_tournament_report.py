@@ -175,15 +175,23 @@ def test_the_class_report_in_chromium(class_report: tuple[Path, Path], tmp_path:
     assert result["withdrawn"] == ["cheat: copied greedy.c (8 game(s), not counted)"]
     assert "cheat" not in result["students"] and len(result["students"]) == 4
     [build] = result["builds"]
-    assert "broken: build failed (exit 2)" in build["text"]
-    log = (page.parent / build["log"]).resolve()
-    assert log == (root / "results" / "build" / "broken.log").resolve() and "expected ;" in log.read_text()
+    assert "broken: build failed (exit 2)" in build["text"] and build["log"] is None  # published: no build log
     assert sorted(result["agentLinks"]) == sorted(f"agents/{n}.html" for n in ("first", "last", "crasher", "broken"))
-    # Per-agent pages: its games, its build, its forfeits with the end of its stderr.
+    # Per-agent pages: its games, its build, its forfeits (published: without its stderr).
     crasher = (page.parent / "agents" / "crasher.html").read_text()
-    assert "Forfeits (" in crasher and "crashing on purpose" in crasher and "loses: its program crashed" in crasher
+    assert "Forfeits (" in crasher and "crashing on purpose" not in crasher and "loses: its program crashed" in crasher
     broken = (page.parent / "agents" / "broken.html").read_text()
-    assert "The build failed (exit 2)" in broken and 'href="../../build/broken.log"' in broken
+    assert "The build failed (exit 2)" in broken and "broken.log\"" not in broken and "Build log" not in broken
+    # The instructor's copy: the end of the stderr under each forfeit, the build log linked.
+    mine = root / "mine" / "index.html"
+    assert CliRunner().invoke(cli, ["tournament", "report", str(root / "t.toml"), "--with-logs",
+                                    "-o", str(mine.parent)]).exit_code == 0
+    result = open_in_chromium(mine, "selftest=:3", tmp_path / "profile-mine")
+    assert result["errors"] == []
+    log = (mine.parent / result["builds"][0]["log"]).resolve()
+    assert log == (root / "results" / "build" / "broken.log").resolve() and "expected ;" in log.read_text()
+    assert "crashing on purpose" in (mine.parent / "agents" / "crasher.html").read_text()
+    assert 'href="../../results/build/broken.log"' in (mine.parent / "agents" / "broken.html").read_text()
     assert "Withdrawn: copied greedy.c" in (page.parent / "agents" / "cheat.html").read_text()
     status = json.loads((page.parent / "status.json").read_text())
     assert (status["finished"], status["scheduled"], status["withdrawn_games"]) == (12, 12, 8)

@@ -322,8 +322,10 @@ const Arena = (() => {
       $("forfeits").replaceChildren(...data.forfeits.map((f) => el("div", { class: "panel forfeit" },
         el("h3", {}, el("a", { href: "/tournament/games/" + encodeURIComponent(f.key), text: f.key }), " " + f.result),
         el("p", { text: f.detail }),
-        el("p", { class: "muted", text: "The end of its stderr (" + f.stderr_length + " characters kept):" }),
-        el("pre", { class: "stderr", text: f.stderr_tail || "(nothing)" }))));
+        ...(data.with_logs ? [
+          el("p", { class: "muted", text: "The end of its stderr (" + f.stderr_length + " characters kept):" }),
+          el("pre", { class: "stderr", text: f.stderr_tail || "(nothing)" })] : []))));
+      $("logs-note").hidden = data.with_logs || !data.forfeits.length;
     });
   }
 
