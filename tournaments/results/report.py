@@ -102,7 +102,7 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         },
         "agents": [{"name": a.name, "how": a.description, "page": f"agents/{a.name}.html", "files": a.files}
                    for a in state.agents],
-        "gauntlet": list(tournament.gauntlet),
+        "references": list(state.references),
         "withdrawn": [{"agent": item.agent, "reason": item.reason, "games": item.games} for item in state.withdrawn],
         "builds": [{"agent": name, "status": b.status, "detail": b.detail,
                     "log": os.path.relpath(b.log, report_dir) if b.log and with_logs else ""}
@@ -117,7 +117,8 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "voided_attempts": state.voided_attempts,
         "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "standings": state.standings.to_list(),
+        "standings": [{**line, "student_rank": state.student_ranks[line["agent"]]}
+                      for line in state.standings.to_list()],
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
         "rating_model": RATING_MODEL,
@@ -212,7 +213,8 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
                          "Its games are kept below but do not count.</p>")
         line = lines.get(name)
         if line:
-            parts.append(f"<p id=\"summary\">Rank {line['rank']} &middot; {line['points']:g} points from "
+            rank = "A reference agent" if line["student_rank"] is None else f"Rank {line['student_rank']}"
+            parts.append(f"<p id=\"summary\">{rank} &middot; {line['points']:g} points from "
                          f"{line['games']} games &middot; {line['wins']} won, {line['draws']} drawn, "
                          f"{line['losses']} lost</p>")
         if name in builds:
