@@ -149,7 +149,8 @@ class _Handlers:
     async def tournament_page(self, request: Request) -> Response:
         if self.view is None:
             return HTMLResponse("this server shows no tournament (othello serve FILE.toml)", status_code=404)
-        return self.page(request, "tournament.html")
+        overview = await anyio.to_thread.run_sync(self.view.overview)  # the first paint, without JavaScript
+        return self.page(request, "tournament.html", overview=overview)
 
     async def tournament_game_page(self, request: Request) -> Response:
         key = request.path_params["key"]

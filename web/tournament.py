@@ -74,11 +74,12 @@ class TournamentView:
         if not state.started:
             data = self._empty(f"no results yet in {t.database}: start the tournament (othello tournament run {t.path})")
             data["standings"] = [{"rank": 0, "agent": name, "games": 0, "points": 0, "wins": 0, "draws": 0,
-                                  "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {}}
+                                  "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {},
+                                  "reference": name in t.references, "shown_rank": "", "forfeits_text": ""}
                                  for name in t.agent_names]
             return data
         data = self._empty("")
-        data["standings"] = state.standings.to_list()
+        data["standings"] = [_shown_line(line, state) for line in state.standings.to_list()]
         data["crosstable"] = state.standings.crosstable_dict()
         data["withdrawn"] = state.withdrawn_names
         data["counts"] = {"scheduled": state.progress.scheduled, "finished": state.progress.finished,
@@ -165,3 +166,10 @@ class TournamentView:
                     forfeit.update(stderr_tail=stderr[-STDERR_TAIL:], stderr_length=len(stderr))
                 data["forfeits"].append(forfeit)
         return data
+
+
+def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
+    """A line of the standings as the page shows it: the rank among the students (``ref`` for a reference)."""
+    rank = state.student_ranks.get(line["agent"])
+    forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
+    return {**line, "reference": rank is None, "shown_rank": "ref" if rank is None else rank, "forfeits_text": forfeits}
