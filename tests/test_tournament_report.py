@@ -214,3 +214,15 @@ def test_swiss_pairings_and_gauntlet_tables_in_chromium(tmp_path: Path) -> None:
     result = open_in_chromium(gauntlet / "results" / "report" / "index.html", "selftest=:0", tmp_path / "p2")
     assert result["errors"] == [] and result["rounds"] == 0
     assert sorted(result["students"]) == ["s1", "s2"] and result["references"] == ["ref"]
+
+
+def test_a_name_holding_a_placeholder_stays_a_name() -> None:
+    from othello_arena.tournaments.results.report import render
+
+    name = "Class __REPORT_DATA__ of __TITLE__ <b>2026</b>"
+    page = render({"name": name, "games": [{"key": "r01-p001-g1"}]})
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title == "Class __REPORT_DATA__ of __TITLE__ &lt;b&gt;2026&lt;/b&gt;: Othello Arena tournament"
+    assert page.count("r01-p001-g1") == 1  # the data once, in its block
+    data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    assert data["name"] == name

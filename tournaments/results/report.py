@@ -24,6 +24,7 @@ import datetime as _dt
 import html
 import json
 import os
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -144,12 +145,18 @@ def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
+PLACEHOLDER = re.compile(r"__TITLE__|__REPORT_DATA__")
+
+
 def render(data: dict[str, Any]) -> str:
     """The page for ``data``: the template with the data inlined."""
     template = resources.files("othello_arena.tournaments").joinpath("templates/report.html").read_text(encoding="utf-8")
     # JSON inside <script>: escape what could end the script element.
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return template.replace("__TITLE__", html.escape(str(data["name"]))).replace("__REPORT_DATA__", payload)
+    values = {"__TITLE__": html.escape(str(data["name"])), "__REPORT_DATA__": payload}
+    # One pass over the template: a name holding "__REPORT_DATA__" stays a name (replacing one placeholder
+    # after the other would pour the whole data into the <title>).
+    return PLACEHOLDER.sub(lambda found: values[found.group(0)], template)
 
 
 def public_report_dir(tournament: Tournament) -> Path:
