@@ -9,6 +9,7 @@ counts, status, the export and the report agree.
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import sys
 from pathlib import Path
@@ -288,3 +289,50 @@ def test_a_roster_written_once_and_hard_coded_file_names(tmp_path: Path) -> None
     (tmp_path / "bad.toml").write_text('agents = [{ include = "roster.toml", name = "x" }]\n')
     result = CliRunner().invoke(cli, ["tournament", "check", str(tmp_path / "bad.toml")])
     assert result.exit_code == 1 and "an include takes no other key (found name)" in result.output
+
+
+def test_the_grade_sheet_ranks_students_apart_from_references(tmp_path: Path) -> None:
+    # greedy, the reference, beats both students: it tops the table, yet the students are ranked 1 and 2.
+    reference = '[[agents]]\nname = "greedy"\nreference = true\n'
+    students = [agent("alice", "first").replace("[[agents]]\n", '[[agents]]\nid = "s1001"\n', 1),
+                agent("bob", "flips").replace("[[agents]]\n", '[[agents]]\nid = "s1002"\n', 1)]
+    path = write_tournament(tmp_path, [reference, *students], concurrency=2, seed=2)
+    assert invoke("run", str(path), "-q").exit_code == 0
+    result = invoke("export", str(path), "--format", "csv", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    with open(tmp_path / "out" / "standings.csv", newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle))
+        handle.seek(0)
+        standings = {row["agent"]: row for row in csv.DictReader(handle)}
+    assert header[:4] == ["id", "rank", "agent", "reference"]
+    assert (standings["greedy"]["id"], standings["greedy"]["rank"], standings["greedy"]["reference"]) == ("", "", "True")
+    assert {standings[name]["id"] for name in ("alice", "bob")} == {"s1001", "s1002"}
+    assert sorted(standings[name]["rank"] for name in ("alice", "bob")) in (["1", "2"], ["1", "1"])
+    assert all(standings[name]["reference"] == "False" for name in ("alice", "bob"))
+    state = status_json(path)
+    order = [line["agent"] for line in state["standings"]]
+    students_order = [name for name in order if name != "greedy"]
+    if standings["alice"]["rank"] != standings["bob"]["rank"]:
+        assert [standings[name]["rank"] for name in students_order] == ["1", "2"]
+    with open(tmp_path / "out" / "crosstable.csv", newline="", encoding="utf-8") as handle:
+        cross = list(csv.DictReader(handle))
+    assert {(row["id"], row["agent"]) for row in cross} == {("", "greedy"), ("s1001", "alice"), ("s1002", "bob")}
+    # finished: ISO 8601 in UTC, the moment the database keeps as a Unix time.
+    with open(tmp_path / "out" / "games.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    stored = games(tmp_path / "results" / "tournament.sqlite")
+    for row in rows:
+        moment = datetime.datetime.fromisoformat(row["finished"].replace("Z", "+00:00"))
+        assert row["finished"].endswith("Z") and moment.utcoffset() == datetime.timedelta(0)
+        assert abs(moment.timestamp() - stored[row["key"]]["finished"]) < 1
+    assert invoke("export", str(path), "--format", "json", "-o", str(tmp_path / "out")).exit_code == 0
+    data = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert {line["agent"]: (line["id"], line["rank"], line["reference"]) for line in data["standings"]}["greedy"] \
+        == ("", None, True)
+    # The report lists the reference apart, unranked; the students ranked as in the grade sheet.
+    page = (tmp_path / "results" / "report" / "index.html").read_text()
+    report = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    assert report["references"] == ["greedy"]
+    assert {line["agent"]: line["student_rank"] for line in report["standings"]} == \
+        {name: (int(standings[name]["rank"]) if standings[name]["rank"] else None) for name in standings}
+    assert "A reference agent" in (tmp_path / "results" / "report" / "agents" / "greedy.html").read_text()

@@ -175,15 +175,23 @@ def test_the_class_report_in_chromium(class_report: tuple[Path, Path], tmp_path:
     assert result["withdrawn"] == ["cheat: copied greedy.c (8 game(s), not counted)"]
     assert "cheat" not in result["students"] and len(result["students"]) == 4
     [build] = result["builds"]
-    assert "broken: build failed (exit 2)" in build["text"]
-    log = (page.parent / build["log"]).resolve()
-    assert log == (root / "results" / "build" / "broken.log").resolve() and "expected ;" in log.read_text()
+    assert "broken: build failed (exit 2)" in build["text"] and build["log"] is None  # published: no build log
     assert sorted(result["agentLinks"]) == sorted(f"agents/{n}.html" for n in ("first", "last", "crasher", "broken"))
-    # Per-agent pages: its games, its build, its forfeits with the end of its stderr.
+    # Per-agent pages: its games, its build, its forfeits (published: without its stderr).
     crasher = (page.parent / "agents" / "crasher.html").read_text()
-    assert "Forfeits (" in crasher and "crashing on purpose" in crasher and "loses: its program crashed" in crasher
+    assert "Forfeits (" in crasher and "crashing on purpose" not in crasher and "loses: its program crashed" in crasher
     broken = (page.parent / "agents" / "broken.html").read_text()
-    assert "The build failed (exit 2)" in broken and 'href="../../build/broken.log"' in broken
+    assert "The build failed (exit 2)" in broken and "broken.log\"" not in broken and "Build log" not in broken
+    # The instructor's copy: the end of the stderr under each forfeit, the build log linked.
+    mine = root / "mine" / "index.html"
+    assert CliRunner().invoke(cli, ["tournament", "report", str(root / "t.toml"), "--with-logs",
+                                    "-o", str(mine.parent)]).exit_code == 0
+    result = open_in_chromium(mine, "selftest=:3", tmp_path / "profile-mine")
+    assert result["errors"] == []
+    log = (mine.parent / result["builds"][0]["log"]).resolve()
+    assert log == (root / "results" / "build" / "broken.log").resolve() and "expected ;" in log.read_text()
+    assert "crashing on purpose" in (mine.parent / "agents" / "crasher.html").read_text()
+    assert 'href="../../results/build/broken.log"' in (mine.parent / "agents" / "broken.html").read_text()
     assert "Withdrawn: copied greedy.c" in (page.parent / "agents" / "cheat.html").read_text()
     status = json.loads((page.parent / "status.json").read_text())
     assert (status["finished"], status["scheduled"], status["withdrawn_games"]) == (12, 12, 8)
@@ -206,3 +214,15 @@ def test_swiss_pairings_and_gauntlet_tables_in_chromium(tmp_path: Path) -> None:
     result = open_in_chromium(gauntlet / "results" / "report" / "index.html", "selftest=:0", tmp_path / "p2")
     assert result["errors"] == [] and result["rounds"] == 0
     assert sorted(result["students"]) == ["s1", "s2"] and result["references"] == ["ref"]
+
+
+def test_a_name_holding_a_placeholder_stays_a_name() -> None:
+    from othello_arena.tournaments.results.report import render
+
+    name = "Class __REPORT_DATA__ of __TITLE__ <b>2026</b>"
+    page = render({"name": name, "games": [{"key": "r01-p001-g1"}]})
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title == "Class __REPORT_DATA__ of __TITLE__ &lt;b&gt;2026&lt;/b&gt;: Othello Arena tournament"
+    assert page.count("r01-p001-g1") == 1  # the data once, in its block
+    data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    assert data["name"] == name

@@ -30,7 +30,7 @@ def test_the_live_view_follows_a_running_tournament(tmp_path: Path, browser) -> 
     agents = [agent("first", "first", "--delay 0.05"), agent("last", "last", "--delay 0.05"),
               agent("crasher", "flips", "--crash-at 3")]
     path = write_tournament(tmp_path, agents, concurrency=1, seed=3, games_per_pairing=1, colours="random")
-    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, _):
+    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, lines):
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(base + "/tournament")
@@ -72,8 +72,11 @@ def test_the_live_view_follows_a_running_tournament(tmp_path: Path, browser) -> 
         assert page.inner_text("#ply") == f"0 / {plies}"
         assert page.locator("#downloads a", has_text="game.json").count() == 1
 
-        # The crasher's page: its forfeits with the end of its stderr.
+        # The crasher's page: its forfeits; the end of its stderr for the token's holder only.
         page.goto(base + "/tournament/agents/crasher")
+        page.wait_for_selector("#logs-note:not([hidden])")
+        assert page.locator(".forfeit").count() == 2 and page.locator(".forfeit pre.stderr").count() == 0
+        page.goto(base + "/tournament/agents/crasher?token=" + token_of(lines))
         page.wait_for_selector(".forfeit pre.stderr")
         assert page.locator(".forfeit").count() == 2
         assert "crashing on purpose" in page.locator(".forfeit pre.stderr").first.inner_text()
@@ -94,7 +97,9 @@ def test_the_app_serves_no_path_outside_the_results(tmp_path: Path) -> None:
     agent_dir = next(p for p in game_dir.iterdir() if p.is_dir())
     (agent_dir / "link.txt").symlink_to(tmp_path / "secret.txt")
     (agent_dir / "up").symlink_to(tmp_path)
-    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, _):
+    with serving(tmp_path, str(path), "--games", str(tmp_path / "web-games")) as (base, lines):
+        # With the token (which opens the raw results): still nothing outside them.
+        token = {"X-Othello-Token": token_of(lines)}
         relative = f"/results/games/{game_dir.name}"
         status, body = raw_get(base, f"{relative}/game.json")
         assert status == 200 and b'"result"' in body
@@ -104,7 +109,7 @@ def test_the_app_serves_no_path_outside_the_results(tmp_path: Path) -> None:
             f"{relative}/{agent_dir.name}/link.txt", f"{relative}/{agent_dir.name}/up/secret.txt",
             "/static/../secret.txt", "/static/%2e%2e/app.py", "/results/games",
         ):
-            status, body = raw_get(base, attempt)
+            status, body = raw_get(base, attempt, token)
             assert status == 404, f"{attempt} answered {status}: {body[:200]!r}"
             assert b"not for the web" not in body and b"root:" not in body
 

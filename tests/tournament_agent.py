@@ -73,12 +73,17 @@ def main() -> int:
     parser.add_argument("--sleep-at", type=int, default=0)
     parser.add_argument("--first-delay", type=float, default=0.0)
     parser.add_argument("--evil", default="")
+    # A line written to stderr at the start (a student's traceback), reversed: the command line, which the
+    # report shows, does not hold it.
+    parser.add_argument("--secret", default="")
     args = parser.parse_args()
     inbox, outbox = f"{args.name}.in", f"{args.name}.out"
     colour = parse_colour(wait_for(inbox))
     board = Board()
     played = 0
     print(f"{args.name}: playing {colour} in the {args.style} style", file=sys.stderr)
+    if args.secret:
+        print(args.secret[::-1], file=sys.stderr, flush=True)
     while True:
         if board.is_game_over():
             return 0

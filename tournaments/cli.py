@@ -203,10 +203,10 @@ def _finish(runner: Any, console: Console) -> None:
 
 def _refresh_report(tournament_: Tournament, console: Console) -> None:
     """Write the report at the end of every run, so the instructor always reads the latest (never fatal)."""
-    from .results.report import write_report
+    from .results.report import public_report_dir, write_report
 
     try:
-        write_report(tournament_, tournament_.results_dir / "report")
+        write_report(tournament_, public_report_dir(tournament_))
     except Exception as exc:  # noqa: BLE001 - the results are safe in the database; say so and go on
         console.print(f"The report could not be written ({type(exc).__name__}: {exc}); "
                       f"`othello tournament report {tournament_.path}` tries again.")
@@ -393,17 +393,28 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
 @tournament.command()
 @file_argument
 @demo_option
-@click.option("-o", "--output", type=click.Path(file_okay=False), help="Directory for the report (default: RESULTS/report).")
-def report(file: Optional[str], demo: bool, output: Optional[str]) -> None:
-    """Write a static HTML report: standings, crosstable, ratings, every game replayable."""
-    from .results.report import write_report
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Directory for the report (default: RESULTS/report; with --with-logs: RESULTS/report-with-logs).")
+@click.option("--with-logs", is_flag=True,
+              help="The instructor's own copy: the end of each forfeit's stderr and links to the agents' stderr "
+                   "and build logs. Never published: not into RESULTS/report, which othello serve shows to everybody.")
+def report(file: Optional[str], demo: bool, output: Optional[str], with_logs: bool) -> None:
+    """Write a static HTML report: standings, crosstable, ratings, every game replayable.
+
+    The report holds no agent's stderr, build log or source (it is made to be
+    published to the class) unless --with-logs asks for the instructor's copy.
+    """
+    from .results.report import public_report_dir, write_report
 
     tournament_ = _load(file, demo)
-    target = Path(output) if output else tournament_.results_dir / "report"
+    default = tournament_.results_dir / "report-with-logs" if with_logs else public_report_dir(tournament_)
+    target = Path(output) if output else default
     try:
-        index = write_report(tournament_, target)
+        index = write_report(tournament_, target, with_logs=with_logs)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--output") from None
     click.echo(f"Report: {index}")
 
 

@@ -10,7 +10,11 @@ Who may do what:
 - a request that changes anything must be JSON from this app's own pages (a
   form posted by another web site cannot start a program here), and on
   loopback the ``Host`` header must name this machine (no DNS rebinding);
-- files are served from the tournament's results only (:mod:`.files`).
+- files are served from the tournament's results only (:mod:`.files`), and
+  of those only the published report and the game records to everybody:
+  the database, the build logs, the agents' stderr logs and their folders
+  need the token (401 without one, 403 with a wrong one), on loopback too;
+  so do the stderr tails of the agent pages' API.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from ..protocol import GameRecord
-from .files import NotServed, read_under
+from .files import NotServed, is_public, read_under
 from .games import GameHall, GameRequest, GameRequestError
 from .tournament import TournamentView
 
@@ -70,10 +74,27 @@ class _Handlers:
         self.view = TournamentView(settings.tournament) if settings.tournament is not None else None
 
     def may_play(self, request: Request) -> bool:
+        """Whether the request carries the token (its cookie or header), or none is needed: to play, to read logs."""
         if self.settings.token is None:
             return True
         given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-othello-token") or ""
         return hmac.compare_digest(given.encode(), self.settings.token.encode())
+
+    def may_read_logs(self, request: Request) -> bool:
+        """Whether the request may read the raw results and logs: the token (cookie, header or ``?token=``)."""
+        if self.may_play(request):
+            return True
+        given = request.query_params.get("token", "")
+        return bool(given) and hmac.compare_digest(given.encode(), (self.settings.token or "").encode())
+
+    def refuse_logs(self, request: Request, what: str) -> JSONResponse:
+        """401 without a token, 403 with a wrong one: the reason says which, and what the token opens."""
+        given = request.cookies.get(TOKEN_COOKIE) or request.headers.get("x-othello-token") or \
+            request.query_params.get("token", "")
+        reason = (f"{what} is only for the instructor: the database, build logs, agents' stderr logs and "
+                  "folders need the token printed when the server started (open the address it printed, "
+                  "with ?token=...)")
+        return self.refuse(403 if given else 401, ("wrong token: " if given else "") + reason)
 
     def page(self, request: Request, template: str, **context: Any) -> Response:
         given = request.query_params.get("token", "")
@@ -128,7 +149,8 @@ class _Handlers:
     async def tournament_page(self, request: Request) -> Response:
         if self.view is None:
             return HTMLResponse("this server shows no tournament (othello serve FILE.toml)", status_code=404)
-        return self.page(request, "tournament.html")
+        overview = await anyio.to_thread.run_sync(self.view.overview)  # the first paint, without JavaScript
+        return self.page(request, "tournament.html", overview=overview)
 
     async def tournament_game_page(self, request: Request) -> Response:
         key = request.path_params["key"]
@@ -146,8 +168,11 @@ class _Handlers:
     async def results_file(self, request: Request) -> Response:
         if self.view is None:
             return self.refuse(404, "this server shows no tournament")
+        path = request.path_params["path"]
+        if not is_public(path) and not self.may_read_logs(request):
+            return self.refuse_logs(request, f"/results/{path}")
         try:
-            data = await anyio.to_thread.run_sync(read_under, self.view.results_dir, request.path_params["path"])
+            data = await anyio.to_thread.run_sync(read_under, self.view.results_dir, path)
         except NotServed as exc:
             return self.refuse(exc.status, exc.reason)
         name = request.path_params["path"].rsplit("/", 1)[-1]
@@ -220,12 +245,13 @@ class _Handlers:
         view = self.view
         if view is None:
             return None
+        with_logs = self.may_read_logs(request)  # the stderr of agents, and links to it: the instructor only
         if "key" in request.path_params:
             key = request.path_params["key"]
-            return lambda: view.game(key)
+            return lambda: view.game(key, with_logs=with_logs)
         if "name" in request.path_params:
             name = request.path_params["name"]
-            return lambda: view.agent(name)
+            return lambda: view.agent(name, with_logs=with_logs)
         return view.overview
 
     async def tournament_json(self, request: Request) -> Response:

@@ -5,6 +5,11 @@ agent may leave a symbolic link there pointing anywhere.  So a path is taken
 one component at a time from the root, each opened with ``O_NOFOLLOW``
 relative to the one before (no ``..``, no link, no absolute path, ever), and
 only a regular file of bounded size is served.
+
+Of the results, only what is made to be published is served to everybody
+(:func:`is_public`): the report (which holds no agent's stderr, build log or
+source) and each game's record.  The database, the build logs, the agents'
+stderr logs and whatever an agent left in its folder need the token.
 """
 
 from __future__ import annotations
@@ -15,6 +20,18 @@ import stat
 from pathlib import Path
 
 SERVE_LIMIT = 32 << 20  # bytes: a game record, a log, the report; never an agent's scratch file of gigabytes
+
+
+PUBLIC_FOLDER = "report"  # the published report (tournaments.results.report.public_report_dir)
+PUBLIC_GAME_FILE = "game.json"  # a game's record: moves, times and comment lines, never stderr
+
+
+def is_public(relative: str) -> bool:
+    """Whether the results' file ``relative`` may be served without the token: the report, or a game's record."""
+    parts = relative.split("/")
+    if parts[0] == PUBLIC_FOLDER and len(parts) > 1:
+        return True
+    return len(parts) == 3 and parts[0] == "games" and parts[2] == PUBLIC_GAME_FILE
 
 
 class NotServed(Exception):

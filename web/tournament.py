@@ -74,11 +74,12 @@ class TournamentView:
         if not state.started:
             data = self._empty(f"no results yet in {t.database}: start the tournament (othello tournament run {t.path})")
             data["standings"] = [{"rank": 0, "agent": name, "games": 0, "points": 0, "wins": 0, "draws": 0,
-                                  "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {}}
+                                  "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {},
+                                  "reference": name in t.references, "shown_rank": "", "forfeits_text": ""}
                                  for name in t.agent_names]
             return data
         data = self._empty("")
-        data["standings"] = state.standings.to_list()
+        data["standings"] = [_shown_line(line, state) for line in state.standings.to_list()]
         data["crosstable"] = state.standings.crosstable_dict()
         data["withdrawn"] = state.withdrawn_names
         data["counts"] = {"scheduled": state.progress.scheduled, "finished": state.progress.finished,
@@ -98,8 +99,11 @@ class TournamentView:
         data["now"] = time.time()
         return data
 
-    def game(self, key: str) -> Optional[dict[str, Any]]:
-        """One game: finished (from its record in the database), in progress (its live log) or still to play."""
+    def game(self, key: str, with_logs: bool = False) -> Optional[dict[str, Any]]:
+        """One game: finished (from its record in the database), in progress (its live log) or still to play.
+
+        ``with_logs``: with links to the agents' stderr logs (for the token's holder).
+        """
         state = self._state()
         row = state.game(key) if state is not None else None
         if row is None:
@@ -118,10 +122,10 @@ class TournamentView:
         else:
             view = game_view([], row.white, row.black)
         view.update(key=key, status=row.status.value, round=row.round, detail=row.detail or "",
-                    links=self._links(row))
+                    links=self._links(row, with_logs))
         return view
 
-    def _links(self, row: GameRow) -> dict[str, str]:
+    def _links(self, row: GameRow, with_logs: bool) -> dict[str, str]:
         """The game's files that may be downloaded, as paths under the results directory."""
         directory = row.game_dir or ""
         links: dict[str, str] = {}
@@ -132,18 +136,18 @@ class TournamentView:
         except ValueError:
             return links
         links["game.json"] = f"{relative.as_posix()}/game.json"
-        for name in (row.white, row.black):
+        for name in (row.white, row.black) if with_logs else ():
             links[f"{name}.stderr.log"] = f"{relative.as_posix()}/{name}.stderr.log"
         return links
 
-    def agent(self, name: str) -> Optional[dict[str, Any]]:
-        """One agent: its line of the standings, its games, its forfeits with the end of its stderr."""
+    def agent(self, name: str, with_logs: bool = False) -> Optional[dict[str, Any]]:
+        """One agent: its line of the standings, its games, its forfeits (``with_logs``: with the end of its stderr)."""
         if name not in self.tournament.agent_names:
             return None
         state, overview = self._snapshot()
         entry = self.tournament.agent(name)
         data: dict[str, Any] = {"name": name, "how": entry.describe(), "line": None, "games": [], "forfeits": [],
-                                "tournament": self.tournament.name}
+                                "tournament": self.tournament.name, "with_logs": with_logs}
         for line in overview["standings"]:
             if line["agent"] == name:
                 data["line"] = line
@@ -155,8 +159,17 @@ class TournamentView:
             data["games"].append({"key": row.key, "white": row.white, "black": row.black, "result": words})
             colour = "W" if row.white == name else "B"
             if row.is_finished and row.reason not in ("normal", None) and row.winner not in (colour, None):
-                stderr = row.stderr_of(name)
-                data["forfeits"].append({"key": row.key, "result": words, "reason": row.reason,
-                                         "detail": row.detail or "", "stderr_tail": stderr[-STDERR_TAIL:],
-                                         "stderr_length": len(stderr)})
+                forfeit: dict[str, Any] = {"key": row.key, "result": words, "reason": row.reason,
+                                           "detail": row.detail or ""}
+                if with_logs:
+                    stderr = row.stderr_of(name)
+                    forfeit.update(stderr_tail=stderr[-STDERR_TAIL:], stderr_length=len(stderr))
+                data["forfeits"].append(forfeit)
         return data
+
+
+def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
+    """A line of the standings as the page shows it: the rank among the students (``ref`` for a reference)."""
+    rank = state.student_ranks.get(line["agent"])
+    forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
+    return {**line, "reference": rank is None, "shown_rank": "ref" if rank is None else rank, "forfeits_text": forfeits}

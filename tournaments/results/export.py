@@ -7,13 +7,17 @@ plays):
   discs, the seconds each side thought, and whether it counts (a withdrawn
   agent's games are listed, marked, and left out of the standings);
 - standings: the table ``status`` prints (points, W-D-L, by colour, discs,
-  Sonneborn-Berger, Elo with its 95 % interval, forfeits by kind);
+  Sonneborn-Berger, Elo with its 95 % interval, forfeits by kind), a grade
+  sheet: each agent's student ``id`` from the roster first, and ``reference``
+  true for a reference agent, whose ``rank`` is empty (the students are
+  ranked among themselves only);
 - crosstable: one row per ordered pair of agents that met: points, games,
   wins, draws and losses of the first against the second.
 
 CSV files are UTF-8 with a header row and ``\\r\\n`` line ends (what Python's
 ``csv`` module and spreadsheets expect); JSON is one object holding the same
-three lists plus the tournament's settings.
+three lists plus the tournament's settings.  Times (a game's ``finished``)
+are ISO 8601 in UTC (``2026-11-25T19:46:27Z``).
 """
 
 from __future__ import annotations
@@ -26,16 +30,16 @@ from typing import Any, Optional
 from ...protocol import BLACK, WHITE
 from ..schedule.config import Tournament
 from .standings import FAULTS
-from .state import TournamentState, read_state
+from .state import TournamentState, iso_time, read_state
 from .store import result_from_row
 
 GAME_COLUMNS = ["key", "round", "pairing", "game_index", "white", "black", "seed", "status", "counts", "result",
                 "winner", "loser", "reason", "detail", "white_discs", "black_discs", "plies", "white_seconds",
                 "black_seconds", "load_flag", "attempts", "finished"]
-STANDING_COLUMNS = ["rank", "agent", "games", "points", "score_percent", "wins", "draws", "losses", "white_wins",
+STANDING_COLUMNS = ["id", "rank", "agent", "reference", "games", "points", "score_percent", "wins", "draws", "losses", "white_wins",
                     "white_draws", "white_losses", "black_wins", "black_draws", "black_losses", "disc_difference",
                     "byes", "sonneborn_berger", "elo", "elo_error", *(f"forfeits_{f}" for f in FAULTS)]
-CROSS_COLUMNS = ["agent", "opponent", "points", "games", "wins", "draws", "losses"]
+CROSS_COLUMNS = ["id", "agent", "opponent", "points", "games", "wins", "draws", "losses"]
 
 
 def tables(tournament: Tournament, state: Optional[TournamentState] = None) -> dict[str, Any]:
@@ -56,17 +60,20 @@ def tables(tournament: Tournament, state: Optional[TournamentState] = None) -> d
             "reason": row.reason or "", "detail": row.detail or "",
             "white_discs": row.white_discs, "black_discs": row.black_discs, "plies": row.plies,
             "white_seconds": _round(row.white_seconds), "black_seconds": _round(row.black_seconds),
-            "load_flag": row.load_flag or "", "attempts": row.attempts, "finished": row.finished,
+            "load_flag": row.load_flag or "", "attempts": row.attempts, "finished": iso_time(row.finished),
         })
+    ids = {agent.name: agent.id for agent in state.agents}
+    ranks = state.student_ranks
     lines = []
     for line in state.standings.lines:
         data = line.to_dict()
+        data.update(id=ids.get(line.agent, ""), rank=ranks[line.agent], reference=line.agent in state.references)
         data["score_percent"] = round(line.score_percent, 1)
         for fault in FAULTS:
             data[f"forfeits_{fault}"] = line.forfeits.get(fault, 0)
         lines.append({column: data[column] for column in STANDING_COLUMNS})
     order = [line.agent for line in state.standings.lines]
-    cross = [{"agent": agent, "opponent": opponent, "points": cell.points, "games": cell.games,
+    cross = [{"id": ids.get(agent, ""), "agent": agent, "opponent": opponent, "points": cell.points, "games": cell.games,
               "wins": cell.wins, "draws": cell.draws, "losses": cell.losses}
              for agent in order for opponent in order
              for cell in [state.crosstable.get(agent, {}).get(opponent)] if cell is not None]

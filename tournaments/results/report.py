@@ -8,8 +8,14 @@ rules of Othello stay in one place.
 
 Next to ``index.html`` the report writes ``games.ggf`` (every game in GGF, for
 NBoard or Edax), ``status.json`` (as ``status --json``) and a page per agent
-(``agents/NAME.html``: its games, its build, its forfeits with the end of its
-stderr).  ``run``, ``resume``, ``rerun`` and ``withdraw`` refresh it.
+(``agents/NAME.html``: its games, its build, its forfeits).  ``run``,
+``resume``, ``rerun`` and ``withdraw`` refresh it.
+
+The report is published to the class, so by default it carries nothing an
+agent wrote that is not a move: no stderr, no build log, no source, and no
+link to them (a traceback shows a student's source lines to everyone).  The
+instructor's own copy (``with_logs=True``, ``othello tournament report
+--with-logs``) adds the end of each forfeit's stderr and links to the logs.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import datetime as _dt
 import html
 import json
 import os
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -34,8 +41,8 @@ def position_code(white: int, black: int) -> str:
     return f"{white:016x}{black:016x}"
 
 
-def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
-    """One finished game for the page: players, result, moves and every position."""
+def game_data(row: GameRow, report_dir: Path, with_logs: bool = False) -> dict[str, Any]:
+    """One finished game for the page: players, result, moves and every position (``with_logs``: stderr links)."""
     result = result_from_row(row)
     data: dict[str, Any] = {
         "key": row.key,
@@ -70,14 +77,15 @@ def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
     if directory and Path(directory).is_dir():
         relative = os.path.relpath(directory, report_dir)
         data["links"]["game.json"] = f"{relative}/game.json"
-        for name in (row.white, row.black):
+        for name in (row.white, row.black) if with_logs else ():
             if (Path(directory) / f"{name}.stderr.log").is_file():
                 data["links"][f"{name} stderr"] = f"{relative}/{name}.stderr.log"
     return data
 
 
-def report_data(tournament: Tournament, report_dir: Path, state: Optional[TournamentState] = None) -> dict[str, Any]:
-    """Everything the page shows, as plain data (from ``state``, read here if not given)."""
+def report_data(tournament: Tournament, report_dir: Path, state: Optional[TournamentState] = None,
+                with_logs: bool = False) -> dict[str, Any]:
+    """Everything the page shows, as plain data (from ``state``, read here if not given; ``with_logs``: log links)."""
     if state is None:
         state = read_state(tournament)
     return {
@@ -95,10 +103,10 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         },
         "agents": [{"name": a.name, "how": a.description, "page": f"agents/{a.name}.html", "files": a.files}
                    for a in state.agents],
-        "gauntlet": list(tournament.gauntlet),
+        "references": list(state.references),
         "withdrawn": [{"agent": item.agent, "reason": item.reason, "games": item.games} for item in state.withdrawn],
         "builds": [{"agent": name, "status": b.status, "detail": b.detail,
-                    "log": os.path.relpath(b.log, report_dir) if b.log else ""}
+                    "log": os.path.relpath(b.log, report_dir) if b.log and with_logs else ""}
                    for name, b in sorted(state.builds.items()) if not b.ok],
         "rounds": _swiss_rounds(state) if tournament.format == "swiss" else [],
         "replaced": len(state.replaced),
@@ -110,11 +118,14 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "voided_attempts": state.voided_attempts,
         "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "standings": state.standings.to_list(),
+        "standings": [{**line, "student_rank": state.student_ranks[line["agent"]]}
+                      for line in state.standings.to_list()],
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
         "rating_model": RATING_MODEL,
-        "games": [{**game_data(row, report_dir), "counts": state.counts(row)} for row in state.games if row.is_finished],
+        "with_logs": with_logs,
+        "games": [{**game_data(row, report_dir, with_logs), "counts": state.counts(row)}
+                  for row in state.games if row.is_finished],
         "voided": [
             {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
              "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}
@@ -134,20 +145,38 @@ def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
+PLACEHOLDER = re.compile(r"__TITLE__|__REPORT_DATA__")
+
+
 def render(data: dict[str, Any]) -> str:
     """The page for ``data``: the template with the data inlined."""
     template = resources.files("othello_arena.tournaments").joinpath("templates/report.html").read_text(encoding="utf-8")
     # JSON inside <script>: escape what could end the script element.
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return template.replace("__TITLE__", html.escape(str(data["name"]))).replace("__REPORT_DATA__", payload)
+    values = {"__TITLE__": html.escape(str(data["name"])), "__REPORT_DATA__": payload}
+    # One pass over the template: a name holding "__REPORT_DATA__" stays a name (replacing one placeholder
+    # after the other would pour the whole data into the <title>).
+    return PLACEHOLDER.sub(lambda found: values[found.group(0)], template)
 
 
-def write_report(tournament: Tournament, directory: Path) -> Path:
-    """Write ``index.html``, ``games.ggf`` and ``status.json`` into ``directory``; return the page's path."""
+def public_report_dir(tournament: Tournament) -> Path:
+    """Where ``run`` keeps the published report (and ``othello serve`` serves it to everybody)."""
+    return tournament.results_dir / "report"
+
+
+def write_report(tournament: Tournament, directory: Path, with_logs: bool = False) -> Path:
+    """Write ``index.html``, ``games.ggf``, ``status.json`` and the agents' pages into ``directory``; return the page.
+
+    ``with_logs``: the instructor's copy, with the agents' stderr and build
+    logs; never into the published report's folder (:func:`public_report_dir`).
+    """
     directory = Path(directory).resolve()
+    if with_logs and directory == public_report_dir(tournament).resolve():
+        raise ValueError(f"{directory} is the published report (othello serve shows it to everybody): "
+                         "write the copy with logs elsewhere (-o DIR)")
     directory.mkdir(parents=True, exist_ok=True)
     state = read_state(tournament)
-    data = report_data(tournament, directory, state)
+    data = report_data(tournament, directory, state, with_logs)
     index = directory / "index.html"
     index.write_text(render(data), encoding="utf-8")
     ggf = []
@@ -160,15 +189,17 @@ def write_report(tournament: Tournament, directory: Path) -> Path:
                 continue
     (directory / "games.ggf").write_text("\n".join(ggf) + ("\n" if ggf else ""), encoding="utf-8")
     (directory / "status.json").write_text(json.dumps(status_json(state), indent=2) + "\n", encoding="utf-8")
-    write_agent_pages(state, directory, data)
+    write_agent_pages(state, directory, data, with_logs)
     return index
 
 
-STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits
+STDERR_TAIL = 3000  # characters of an agent's stderr shown under each of its forfeits (the copy with logs)
+NO_LOGS = ("The agents' stderr and build logs are not published; the instructor has them "
+           "(othello tournament report --with-logs).")
 
 
-def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, Any]) -> None:
-    """``agents/NAME.html`` for each agent: its games, its build, its forfeits with the end of its stderr."""
+def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, Any], with_logs: bool = False) -> None:
+    """``agents/NAME.html`` for each agent: its games, its build, its forfeits (``with_logs``: its stderr, its build log)."""
     pages = directory / "agents"
     pages.mkdir(parents=True, exist_ok=True)
     lines = {line["agent"]: line for line in data["standings"]}
@@ -189,13 +220,15 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
                          "Its games are kept below but do not count.</p>")
         line = lines.get(name)
         if line:
-            parts.append(f"<p id=\"summary\">Rank {line['rank']} &middot; {line['points']:g} points from "
+            rank = "A reference agent" if line["student_rank"] is None else f"Rank {line['student_rank']}"
+            parts.append(f"<p id=\"summary\">{rank} &middot; {line['points']:g} points from "
                          f"{line['games']} games &middot; {line['wins']} won, {line['draws']} drawn, "
                          f"{line['losses']} lost</p>")
         if name in builds:
             build = builds[name]
+            log = f" <a href=\"../{e(build['log'])}\">Build log</a>" if build["log"] else ""
             parts.append(f"<p class=\"flag\" id=\"build\">The build {e(build['status'])} ({e(build['detail'])}): every "
-                         f"game is lost by forfeit. <a href=\"../{e(build['log'])}\">Build log</a></p>")
+                         f"game is lost by forfeit.{log}</p>")
         parts.append("<h2>Games</h2><table id=\"games\"><tr><th>game</th><th>White</th><th>Black</th><th>result</th></tr>")
         forfeits = []
         for row in rows:
@@ -211,7 +244,12 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
         parts.append("</table>")
         if forfeits:
             parts.append(f"<h2 id=\"forfeits\">Forfeits ({len(forfeits)})</h2>")
+            if not with_logs:
+                parts.append(f"<p class=\"muted\">{NO_LOGS}</p>")
             for row, colour, words in forfeits:
+                if not with_logs:
+                    parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>")
+                    continue
                 stderr = (row.white_stderr if colour is WHITE else row.black_stderr) or ""  # White's if it played both
                 tail = stderr[-STDERR_TAIL:]
                 parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>"

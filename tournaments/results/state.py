@@ -14,6 +14,7 @@ tournament's lock; otherwise it was in flight when its runner stopped
 
 from __future__ import annotations
 
+import datetime
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -222,6 +223,8 @@ class AgentSummary:
     name: str
     description: str
     files: str  # the names of its move files, when they are not the default ones
+    reference: bool  # a reference agent, not a student: never ranked among them
+    id: str  # the student's id in the class roster ("" when the file gives none)
     line: Optional[Line]  # None when withdrawn
     withdrawn: Optional[str]  # why, when withdrawn
     build: Optional[BuildResult]
@@ -248,6 +251,7 @@ class TournamentState:
     voided: tuple[VoidedGame, ...]
     builds: Mapping[str, BuildResult]
     agents: tuple[AgentSummary, ...]
+    references: tuple[str, ...] = ()  # the reference agents (Tournament.references), never ranked among students
 
     @property
     def running(self) -> int:
@@ -278,6 +282,26 @@ class TournamentState:
 
     def agent(self, name: str) -> Optional[AgentSummary]:
         return next((agent for agent in self.agents if agent.name == name), None)
+
+    @cached_property
+    def student_ranks(self) -> dict[str, Optional[int]]:
+        """Each agent of the standings' rank among the students only; ``None`` for a reference agent.
+
+        In the standings' order, with their ties: two students tie here when
+        they tie there (same rank), whatever references stood between.
+        """
+        ranks: dict[str, Optional[int]] = {}
+        previous: Optional[Line] = None
+        position = 0
+        for line in self.standings.lines:
+            if line.agent in self.references:
+                ranks[line.agent] = None
+                continue
+            position += 1
+            tied = previous is not None and previous.rank == line.rank
+            ranks[line.agent] = ranks[previous.agent] if tied and previous is not None else position
+            previous = line
+        return ranks
 
     def counts(self, row: GameRow) -> bool:
         """Whether a game counts in the standings (no withdrawn agent played it)."""
@@ -331,7 +355,7 @@ def read_state(tournament: Tournament, *, must_exist: bool = True) -> Tournament
                         for name, reason in withdrawn.items()),
         standings=table, crosstable=_crosstable(table, finished), games=games, rounds=rounds,
         replaced=replaced, flagged=flagged, voided=voided, builds=builds,
-        agents=_agents(tournament, table, games, withdrawn, builds),
+        agents=_agents(tournament, table, games, withdrawn, builds), references=tournament.references,
     )
 
 
@@ -343,7 +367,7 @@ def _not_started(tournament: Tournament) -> TournamentState:
         runner=None, progress=progress(tournament, None),
         withdrawn=tuple(Withdrawal(name, reason, 0) for name, reason in withdrawn.items()),
         standings=table, crosstable={}, games=(), rounds=(), replaced=(), flagged=(), voided=(), builds={},
-        agents=_agents(tournament, table, (), withdrawn, {}),
+        agents=_agents(tournament, table, (), withdrawn, {}), references=tournament.references,
     )
 
 
@@ -366,8 +390,9 @@ def _agents(tournament: Tournament, table: Standings, games: tuple[GameRow, ...]
             builds: Mapping[str, BuildResult]) -> tuple[AgentSummary, ...]:
     lines = {line.agent: line for line in table.lines}
     return tuple(
-        AgentSummary(agent.name, agent.describe(), agent.files or "", lines.get(agent.name), withdrawn.get(agent.name),
-                     builds.get(agent.name), tuple(row.key for row in games if row.plays(agent.name)))
+        AgentSummary(agent.name, agent.describe(), agent.files or "", agent.name in tournament.references, agent.id,
+                     lines.get(agent.name), withdrawn.get(agent.name), builds.get(agent.name),
+                     tuple(row.key for row in games if row.plays(agent.name)))
         for agent in tournament.agents)
 
 
@@ -385,6 +410,14 @@ def _unsandboxed(record_text: Optional[str]) -> bool:
 # ---------------------------------------------------------------------------
 # As plain data
 # ---------------------------------------------------------------------------
+
+
+def iso_time(seconds: Optional[float]) -> str:
+    """A stored Unix time as ISO 8601 in UTC (``2026-11-25T19:46:27Z``), for people and spreadsheets; ``""`` for none."""
+    if seconds is None:
+        return ""
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def status_json(state: TournamentState) -> dict[str, Any]:

@@ -25,6 +25,7 @@ demo runs from any current directory)::
 
     [[agents]]
     name = "greedy"              # a built-in agent: no command
+    reference = true             # not a student: never ranked among them
 
     [[agents]]
     name = "alice"
@@ -32,6 +33,7 @@ demo runs from any current directory)::
     cwd = "students/alice"       # relative to this file (default: this file's directory)
     build = "make"               # optional, run once in cwd before the first game
     # time_per_move = 10         # optional: its own seconds per move (time odds)
+    # id = "s1234"               # optional: the student's id in the roster, the export's first column
 
 An agent's ``cwd`` is its home: the relative paths of its command
 (``alice.py``, ``./bob``) are found there and ``build`` runs there.  The
@@ -43,7 +45,12 @@ game directory (PROTOCOL.md section 2).
 (``agents = "roster.toml"``), or hold ``{ include = "roster.toml" }`` tables
 beside other agents.  An agent whose program hard-codes its file names gets
 ``files = "player"``; ``withdraw = true`` (with ``withdraw_reason``) takes an
-agent out of the standings, its games kept.
+agent out of the standings, its games kept.  ``reference = true`` marks an
+agent that is not a student (``greedy``, the instructor's own): it plays, and
+is listed apart, never ranked among the students (a gauntlet's challengers
+are references too); ``id = "s1234"`` is the student's id in the class roster
+(the ``id,name`` columns of the class server's roster), which the export
+carries as its first column.
 
 With ``openings = "book.txt"`` (relative to the file) every pairing plays
 game pairs: its games 1 and 2 play the first opening drawn, with the colours
@@ -106,6 +113,7 @@ MAX_TIME_PER_MOVE = 3600.0
 MAX_BUILD_TIMEOUT = 24 * 3600.0
 DEFAULT_BUILD_TIMEOUT = 600.0
 MAX_TOURNAMENT_NAME = 200
+MAX_STUDENT_ID = 100
 MAX_SEED = 2**63 - 1  # SQLite's INTEGER
 
 # Names an agent may not take: each agent's name becomes a directory beside
@@ -295,6 +303,10 @@ class AgentEntry:
                       False)
     time_per_move: Optional[float] = key("its own seconds per move (time odds); default: the tournament's", None,
                                          positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
+    reference: bool = key("a reference agent, not a student: in the standings apart, never ranked among them",
+                          False)
+    id: str = key("the student's id in the class roster (its id,name columns): the export's first column", "",
+                  max_length=MAX_STUDENT_ID)
 
     @property
     def is_builtin(self) -> bool:
@@ -385,6 +397,11 @@ class Tournament:
     @property
     def agent_names(self) -> list[str]:
         return [agent.name for agent in self.agents]
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        """The reference agents, never ranked among the students: ``reference = true``, and a gauntlet's challengers."""
+        return tuple(agent.name for agent in self.agents if agent.reference or agent.name in self.gauntlet)
 
     @property
     def withdrawn(self) -> dict[str, str]:
@@ -738,6 +755,12 @@ def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[Ag
         if agent.name in seen:
             raise TournamentFileError(f"{where}: two agents are named {agent.name!r}; names must be unique")
         seen.add(agent.name)
+    ids: dict[str, str] = {}
+    for agent in agents:
+        if agent.id and agent.id in ids:
+            raise TournamentFileError(f"{where}: agents {ids[agent.id]!r} and {agent.name!r} have the same id "
+                                      f"{agent.id!r}; a student's id is theirs alone")
+        ids.setdefault(agent.id, agent.name)
     if len(agents) < 2:
         raise TournamentFileError(f"{where}: a tournament needs at least two agents, found {len(agents)}")
     return agents

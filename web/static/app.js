@@ -229,29 +229,32 @@ const Arena = (() => {
     const $ = (id) => document.getElementById(id);
     let data = null, offset = 0;
 
+    // The same markup as the first paint (templates/tournament.html), kept up to date from the events.
     function standings() {
       const head = el("tr", {}, ...["#", "agent", "games", "points", "W-D-L", "discs", "Elo (95%)", "forfeits"]
         .map((h, i) => el("th", { class: i === 1 || i === 7 ? "" : "num", text: h })));
-      const rows = data.standings.map((line) => el("tr", { "data-agent": line.agent },
-        el("td", { class: "num", text: String(line.rank || "") }),
+      const rows = data.standings.map((line) => el("tr", { "data-agent": line.agent, class: line.reference ? "reference" : "" },
+        el("td", { class: "num", text: String(line.shown_rank) }),
         el("td", {}, el("a", { href: "/tournament/agents/" + encodeURIComponent(line.agent), text: line.agent })),
         el("td", { class: "num", text: String(line.games) }),
         el("td", { class: "num points", text: String(line.points) }),
         el("td", { class: "num", text: line.wins + "-" + line.draws + "-" + line.losses }),
         el("td", { class: "num", text: (line.disc_difference > 0 ? "+" : "") + line.disc_difference }),
         el("td", { class: "num", text: Math.round(line.elo) + " ± " + Math.round(line.elo_error) }),
-        el("td", { text: Object.entries(line.forfeits || {}).filter(([, n]) => n).map(([k, n]) => n + " " + k).join(", ") })));
+        el("td", { text: line.forfeits_text })));
       $("standings").replaceChildren(head, ...rows);
     }
 
     function crosstable() {
       const names = data.standings.map((line) => line.agent);
-      const head = el("tr", {}, el("th", {}), ...names.map((n) => el("th", { text: n })));
-      const rows = names.map((a) => el("tr", {}, el("th", { text: a }), ...names.map((b) => {
-        if (a === b) return el("td", { class: "muted", text: "—" });
-        const cell = ((data.crosstable || {})[a] || {})[b];
-        return el("td", { text: cell && cell.games ? cell.points + "/" + cell.games : "" });
-      })));
+      const head = el("tr", {}, el("th", { class: "corner" }),
+        ...names.map((n, i) => el("th", { class: "col", "data-agent": n, title: n, text: String(i + 1) })));
+      const rows = names.map((a, i) => el("tr", { "data-agent": a }, el("th", { class: "row-head", text: (i + 1) + ". " + a }),
+        ...names.map((b) => {
+          if (a === b) return el("td", { class: "muted", text: "—" });
+          const cell = ((data.crosstable || {})[a] || {})[b];
+          return el("td", { text: cell && cell.games ? cell.points + "/" + cell.games : "" });
+        })));
       $("crosstable").replaceChildren(head, ...rows);
     }
 
@@ -322,8 +325,10 @@ const Arena = (() => {
       $("forfeits").replaceChildren(...data.forfeits.map((f) => el("div", { class: "panel forfeit" },
         el("h3", {}, el("a", { href: "/tournament/games/" + encodeURIComponent(f.key), text: f.key }), " " + f.result),
         el("p", { text: f.detail }),
-        el("p", { class: "muted", text: "The end of its stderr (" + f.stderr_length + " characters kept):" }),
-        el("pre", { class: "stderr", text: f.stderr_tail || "(nothing)" }))));
+        ...(data.with_logs ? [
+          el("p", { class: "muted", text: "The end of its stderr (" + f.stderr_length + " characters kept):" }),
+          el("pre", { class: "stderr", text: f.stderr_tail || "(nothing)" })] : []))));
+      $("logs-note").hidden = data.with_logs || !data.forfeits.length;
     });
   }
 
