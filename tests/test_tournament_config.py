@@ -277,3 +277,23 @@ def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
             if declaration is not config.MatchTable:  # (written by othello match, not by hand)
                 assert item.name in written, f"README's example tournament file lacks {item.name}"
     assert config.TOURNAMENT_KEYS == {item.name for item in dataclasses.fields(config.TournamentTable)}
+
+
+def test_reference_agents_and_student_ids(tmp_path: Path) -> None:
+    loaded = config.load(write(tmp_path, '[[agents]]\nname = "greedy"\nreference = true\n'
+                                         '[[agents]]\nname = "alice"\nid = "s1234"\n[[agents]]\nname = "bob"\n'))
+    assert loaded.references == ("greedy",)
+    assert [(a.name, a.id, a.reference) for a in loaded.agents] == [("greedy", "", True), ("alice", "s1234", False),
+                                                                     ("bob", "", False)]
+    gauntlet = config.load(write(tmp_path, 'agents = ["ref", "a", "b"]\n[tournament]\nformat = "gauntlet"\n'
+                                           'gauntlet = ["ref"]\n'))
+    assert gauntlet.references == ("ref",)  # a gauntlet's challengers are references too
+    for text, message in (
+        ('[[agents]]\nname = "a"\nreference = "yes"\n[[agents]]\nname = "b"\n',
+         'agent #1 (a): reference = "yes": expected true or false'),
+        ('[[agents]]\nname = "a"\nid = 1234\n[[agents]]\nname = "b"\n', "agent #1 (a): id = 1234: expected a string"),
+        ('[[agents]]\nname = "a"\nid = "s1"\n[[agents]]\nname = "b"\nid = "s1"\n',
+         "agents 'a' and 'b' have the same id 's1'"),
+    ):
+        with pytest.raises(TournamentFileError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            config.load(write(tmp_path, text))
