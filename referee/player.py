@@ -137,6 +137,13 @@ class Player(AgentSeat):
         }
         if self.spec.command is not None:
             info["command"] = list(self.spec.command)
+        # How to start it again (``othello replay --rerun``): its file name, its home, what it declared.
+        if self.spec.file_name != self.spec.label:
+            info["file_name"] = self.spec.file_name
+        if self.spec.home is not None:
+            info["home"] = str(self.spec.home)
+        if self.spec.openings and not self.spec.is_manual:
+            info["openings"] = True
         if self.process is not None:
             if self.process.cgroup is not None:  # what the kernel refused it
                 info["oom_kills"] = self.process.cgroup.oom_kills()
