@@ -47,6 +47,7 @@ from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
+from ..referee.hints import hints
 from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
 from ..referee.watch import Waker, make_waker
@@ -263,9 +264,9 @@ class ScriptedGame:
             lines += ["  | " + line for line in output[-OUTPUT_LINES:]]
         else:
             lines.append(f"its output ({self.log_path.name}) is empty")
-        if any("Could not find or load main class" in line for line in output):
-            lines.append("the JVM looked for the class in the game folder, where the agent runs: "
-                         "use `java -cp {home} CLASS` ({home} is the folder you ran `othello check` in)")
+        process = self.seat.process
+        code = process.returncode if process is not None and process.exited else None
+        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name)]
         return lines
 
     def untaken_hint(self) -> str:

@@ -9,7 +9,9 @@ It plays the first legal move, through its files, with one fault:
 - ``strict``: cannot read a lower-case move line or CRLF (exits);
 - ``linger``: never exits, even after the end line;
 - ``trusting``: plays on after an illegal opponent move;
-- ``index-error``: crashes with a Python ``IndexError`` on its third move.
+- ``index-error``: crashes with a Python ``IndexError`` on its third move;
+- ``orphan-check``: quits when its parent is process 1, the C idiom ``if (getppid() == 1) exit(0);``;
+- ``stdout``: prints its moves on standard output instead of writing NAME.out.
 """
 
 import os
@@ -43,11 +45,16 @@ def take() -> str:
 
 
 def put(move: Move) -> None:
+    if fault == "stdout":
+        print(move.line(), flush=True)
+        return
     with open(outbox + ".tmp", "w") as handle:
         handle.write(move.line() + "\n")
     os.replace(outbox + ".tmp", outbox)
 
 
+if fault == "orphan-check" and os.getppid() == 1:
+    sys.exit(0)  # "the referee is gone": but in the sandbox the parent is process 1 from the start
 board = Board()
 me = Colour.parse(take())
 moves_made = 0

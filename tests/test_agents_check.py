@@ -177,3 +177,11 @@ def test_a_situation_never_reached_is_untested_not_passed():
     assert not card.passed
     assert "  UNTESTED passes when it must: no game of 10" in "\n".join(card.lines())
     assert card.lines()[-1].startswith("no check failed, but some could not be exercised")
+
+
+def test_an_agent_that_quits_when_its_parent_is_process_1_is_told_about_the_pid_namespace():
+    card = card_for(broken("orphan-check"), attempts=0, startup=1.0)
+    assert not card.passed
+    text = "\n".join(card.lines())
+    assert "exited (code 0) before its first move" in text, text
+    assert "getppid() == 1" in text and "PID namespace" in text
