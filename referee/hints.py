@@ -19,6 +19,11 @@ TAIL_LINES = 12  # the last lines of an agent's output shown under its fault
 _PRINTED_MOVE = re.compile(r"^\s*(\(\s*[WBwb]\s+(?:[A-Na-n]\s*\d{1,2}|[Pp])\s*\))\s*$")
 
 
+ORIENTATION = ("its first move as White was illegal and it refused White's first move as Black: is its board "
+               "upside down or turned? Rows count from the bottom (row 1 is the bottom row, A1 the bottom left); "
+               "White starts on D5 and E4, Black on D4 and E5, and White moves first (PROTOCOL.md section 1)")
+
+
 def printed_move(output: str) -> Optional[str]:
     """The first move line in an agent's standard output and error, such as ``(W D 3)``; ``None`` if none.
 
@@ -68,4 +73,4 @@ def output_tail(path: Path, lines: int = TAIL_LINES) -> list[str]:
     return text.rstrip("\n").splitlines()[-lines:]
 
 
-__all__ = ["TAIL_LINES", "hints", "output_tail", "printed_move"]
+__all__ = ["ORIENTATION", "TAIL_LINES", "hints", "output_tail", "printed_move"]
