@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 import click
 
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
-from .display import Display, summary
+from .display import Display, fault_lines, summary
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
@@ -181,6 +181,8 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
         click.echo(json.dumps(record.to_dict(), indent=2))
     else:
         click.echo(summary(record))
+        for line in [] if quiet else fault_lines(record, out_dir):  # -q: the result line only
+            click.echo(f"  {line}")
     not_started = [label for label, info in record.extra.get("agents", {}).items() if info.get("start_error")]
     if not_started:
         for label in not_started:
@@ -257,8 +259,10 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
         click.echo(json.dumps([record.to_dict() for record in records], indent=2))
     else:
         points = {first.label: 0.0, second.label: 0.0}
-        for record in records:
+        for number, record in enumerate(records, 1):
             click.echo(summary(record))
+            for line in fault_lines(record, out_dir / str(number)):
+                click.echo(f"  {line}")
             if record.result is not None:
                 for colour in (WHITE, BLACK):
                     points[record.name(colour)] += record.result.points(colour)
