@@ -143,6 +143,8 @@ def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
     for colour in faulty:
         name = record.name(colour)
         info = record.extra.get("agents", {}).get(name, {})
+        if info.get("start_error"):
+            continue  # it never ran: its start error says it all (and is printed as the error)
         if fault is not None and fault.colour is colour:
             wrote = f"wrote {fault.line!r}" if fault.line is not None else "no move"
             took = f" after {fault.seconds:.2f} s" if fault.seconds is not None else ""
