@@ -549,8 +549,9 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
 
 def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
-                startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox) -> ReportCard:
-    """Run every scenario on the agent ``spec``; return the report card.
+                startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
+                fail_fast: bool = False) -> ReportCard:
+    """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
     gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``).  Raises
@@ -574,7 +575,8 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
         return card  # nothing else can be said: no PASS for speed either
     root = Path(tempfile.mkdtemp(prefix="othello-check-", dir=workdir))
     try:
-        scenarios = _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config)
+        scenarios = _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config,
+                                   fail_fast)
         if scenarios.refused_first == {WHITE, BLACK}:
             card.notes.append(f"hint: {ORIENTATION}")
         _untested_without_a_move(card)
@@ -602,17 +604,18 @@ def missing_program(spec: AgentSpec) -> Optional[str]:
 
 
 def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move: float, attempts: int,
-                   rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig) -> "_Scenarios":
+                   rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig,
+                   fail_fast: bool = False) -> "_Scenarios":
     """Play every scenario in ``root``, grading ``card``; return them (what they noticed)."""
-    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config)
-    scenarios.whole_games()
-    scenarios.passes()
-    scenarios.lower_case()
-    if spec.openings:
-        scenarios.openings()
-    if _checked_sizes(spec):
-        scenarios.sizes()
-    scenarios.illegal_move()
+    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config, fail_fast=fail_fast)
+    steps = [scenarios.whole_games, scenarios.passes, scenarios.lower_case]
+    steps += [scenarios.openings] if spec.openings else []
+    steps += [scenarios.sizes] if _checked_sizes(spec) else []
+    for step in [*steps, scenarios.illegal_move]:
+        if scenarios.stopped():
+            card.notes.append("stopped at the first failure (--fail-fast): what was not reached is UNTESTED")
+            break
+        step()
     return scenarios
 
 
@@ -650,6 +653,7 @@ class _Scenarios:
     startup: float
     config: GameConfig
     played: int = 0
+    fail_fast: bool = False  # stop at the first failure (a broken agent takes a minute otherwise)
     refused_first: set[Colour] = field(default_factory=set)  # the colours whose first move (or White's) it refused
 
     def game(self, size: int = DEFAULT_SIZE) -> ScriptedGame:
@@ -661,6 +665,8 @@ class _Scenarios:
     def whole_games(self) -> None:
         """1-2. A whole game as White and as Black, steering towards passes."""
         for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+            if self.stopped():
+                return
             self.log(f"a whole game as {colour.full_name}")
             g = self.game()
             try:
@@ -683,6 +689,10 @@ class _Scenarios:
             slowest = self.card.slowest
             allowed = TimeControl(self.time_per_move, self.config.grace).allowance(first_move=False) or 0.0
             self.card["in-time"].grade(slowest <= allowed, f"slowest move {slowest:.2f} s")
+
+    def stopped(self) -> bool:
+        """With ``fail_fast``, whether a check has failed already (then nothing more is played)."""
+        return self.fail_fast and any(item.status == FAIL for item in self.card.items.values())
 
     def passes(self) -> None:
         """3. Passes not met yet: more games steered towards them, stopped once seen."""

@@ -214,3 +214,12 @@ def test_a_board_upside_down_gets_the_orientation_hint():
 def test_an_agent_that_exits_before_taking_its_colour_is_told_it_did_not_read_and_delete_it():
     card = card_for(broken("orphan-check"), attempts=0, startup=1.0)
     assert "without reading and deleting bad.in" in card["black"].detail
+
+
+def test_fail_fast_stops_at_the_first_failure():
+    result = CliRunner().invoke(check_command, [broken("orphan-check"), "--time", "1", "--startup-time", "1",
+                                                "--fail-fast", "-q"])
+    assert result.exit_code == 1, result.output
+    assert "othello check" in result.output and "(1 s per move, 1 games)" in result.output
+    assert "FAIL     starts as White" in result.output and "UNTESTED starts as Black" in result.output
+    assert "stopped at the first failure (--fail-fast)" in result.output
