@@ -14,7 +14,7 @@ import click
 SUBCOMMANDS = {
     "perft": "protocol.cli:perft",
     "show": "protocol.cli:show",
-    "replay": "protocol.cli:replay",
+    "replay": "referee.cli:replay",
     "play": "referee.cli:play",
     "doctor": "referee.cli:doctor",
     "agent": "agents.cli:agent",

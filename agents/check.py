@@ -40,17 +40,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from ..protocol import BLACK, DEFAULT_SIZE, WHITE, Board, Colour, Move, format_colour, format_end, format_move, format_size
+from ..protocol import (
+    BLACK,
+    DEFAULT_SIZE,
+    WHITE,
+    Board,
+    Colour,
+    FaultyMove,
+    GameRecord,
+    Move,
+    MoveRecord,
+    format_colour,
+    format_end,
+    format_move,
+    format_size,
+)
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
+from ..referee.hints import ORIENTATION, hints, printed_move
 from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
 from ..referee.watch import Waker, make_waker
 
+CHECKER = "checker"  # the checker's side in a scripted game's record
 POLL = 0.005
 QUIET = 0.3  # how long Black is watched for a move written out of turn
 
@@ -142,7 +158,8 @@ class ReportCard:
             verdict = "no check failed, but some could not be exercised"
         out.append(f"{verdict} (slowest move {self.slowest:.2f} s)")
         if self.kept is not None:
-            out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log)")
+            out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log, each game in "
+                       f"gameN.json: `othello replay {self.kept}/game1.json --rerun NAME --at N` runs it again there)")
         return out
 
 
@@ -184,6 +201,8 @@ class ScriptedGame:
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
         # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4).
         self.clock = Clock(TimeControl(time_per_move, self.config.grace, startup))
+        # The game as a record, kept as LABEL.json beside the agent's folder: `othello replay --rerun` reads it.
+        self.record = GameRecord(spec.label, CHECKER, time_per_move=time_per_move, start=Board.start(size))
         card.games += 1
 
     def __enter__(self) -> "ScriptedGame":
@@ -216,6 +235,28 @@ class ScriptedGame:
             self.seat.process.kill_all()
         self.waker.close()
         self.seat.close()
+        self.save_record()
+
+    def save_record(self) -> None:
+        """Write the game so far as ``LABEL.json`` in the checker's folder, named as the agent's colour says."""
+        if self.colour is None:
+            return
+        record = self.record
+        if self.colour is BLACK:
+            record.white, record.black = CHECKER, self.spec.label
+        entry: dict[str, object] = {"colour": self.colour.value, "stderr_log": self.log_path.name,
+                                    **self.spec.start_entry()}
+        record.extra["agents"] = {self.spec.label: entry}
+        record.extra["check"] = "a scripted game of othello check (the checker played the other side)"
+        try:
+            (self.root / f"{self.directory.name}.json").write_text(record.to_json())
+        except OSError:
+            pass  # the evidence is a help, never a reason to fail the check
+
+    def play(self, move: Move, seconds: float = 0.0, comments: tuple[str, ...] = ()) -> None:
+        """A move of either side: the board after it, and the move in the record."""
+        self.board = self.board.play(move)
+        self.record.moves.append(MoveRecord(move, seconds, list(comments)))
 
     @property
     def board(self) -> Board:
@@ -263,9 +304,11 @@ class ScriptedGame:
             lines += ["  | " + line for line in output[-OUTPUT_LINES:]]
         else:
             lines.append(f"its output ({self.log_path.name}) is empty")
-        if any("Could not find or load main class" in line for line in output):
-            lines.append("the JVM looked for the class in the game folder, where the agent runs: "
-                         "use `java -cp {home} CLASS` ({home} is the folder you ran `othello check` in)")
+        process = self.seat.process
+        code = process.returncode if process is not None and process.exited else None
+        # (a move printed on standard output is named by the failure itself: not again as a hint)
+        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name)
+                  if not hint.startswith("your program printed")]
         return lines
 
     def untaken_hint(self) -> str:
@@ -302,8 +345,14 @@ class ScriptedGame:
                 self.card.moves_timed += 1
                 return message, seconds
             if self.process.exited:
+                self.record.fault = FaultyMove(self.board.to_move, None, now - started)
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
             if now > deadline:
+                self.record.fault = FaultyMove(self.board.to_move, None, now - started)
+                printed = printed_move(self.output_log())
+                if printed is not None:  # the classic mistake: name it, not its consequence
+                    raise AgentSilent(f"your program printed {printed} on standard output: write it to "
+                                      f"{self.out_name} (no {self.out_name} within {now - started:.1f} s)")
                 hint = f"; {self.untaken_hint()}" if self.in_present() and not self.moves_read else ""
                 raise AgentSilent(f"no move within {now - started:.1f} s{hint}")
             self.waker.wait(POLL)
@@ -314,11 +363,13 @@ class ScriptedGame:
         try:
             message, seconds = self.read_move(started)
             if message.move is None:
+                self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
                 raise AgentGone(f"malformed NAME.out: {message.error}")
             why = self.board.why_illegal(message.move)
             if message.move.colour is not colour:
                 why = f"wrong colour {message.move.colour.value}"
             if why is not None:
+                self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
                 raise AgentGone(f"illegal move {message.move.line()}: {why}")
         except (AgentGone, AgentSilent) as exc:
             if must_pass:
@@ -331,13 +382,14 @@ class ScriptedGame:
             self.after_pass = False
         if must_pass:
             self.card["must-pass"].grade(True, "passed when it had no move")
-        self.board = self.board.play(message.move)
+        self.play(message.move, seconds, message.comments)
         return message.move
 
     def end(self, last_move: str = "") -> bool:
         """Send the last move (if unsent) and the end line; return whether the agent exits in time."""
         outcome = self.board.outcome()
         assert outcome is not None, "the game is not over"
+        self.record.result = outcome
         if not self.process.exited:
             if self.in_present() and not last_move:
                 self.wait_deleted(self.time)
@@ -438,13 +490,17 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
     game.colour = colour
     if opening:
         game._board, game.plies = opening_board(list(opening)), len(opening)
+        game.record.opening = list(opening)
     if game.board.to_move is not colour:
         # The colour file goes within the first move's time (grace included), as the referee counts it.
         if not game.wait_deleted(game.clock.allowance() or 0.0):
             if game.process.exited:
-                raise AgentGone(f"the agent exited (code {game.process.returncode}) without taking {game.in_name}")
-            raise AgentGone(f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s; "
-                            + game.untaken_hint())
+                raise AgentGone(f"the agent exited (code {game.process.returncode}) without reading and deleting "
+                                f"{game.in_name}")
+            problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s; "
+                       + game.untaken_hint())
+            card["deletes"].grade(False, problem, evidence=game.evidence())  # not UNTESTED under this line
+            raise AgentGone(problem)
         time.sleep(QUIET)
         if files.exists(game.dir_fd, game.out_name):
             raise AgentGone(f"it wrote a move as {colour.full_name} before {colour.opponent.full_name} had moved")
@@ -473,7 +529,7 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
                     return ""
         else:
             move = steering_move(game.board, victim, rng)
-            game.board = game.board.play(move)
+            game.play(move)
             text = format_move(move)
             if lower_case:
                 text = move.line().lower().replace(" ", "  ") + "\r\n"
@@ -493,8 +549,9 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
 
 def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
-                startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox) -> ReportCard:
-    """Run every scenario on the agent ``spec``; return the report card.
+                startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
+                fail_fast: bool = False) -> ReportCard:
+    """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
     gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``).  Raises
@@ -518,7 +575,11 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
         return card  # nothing else can be said: no PASS for speed either
     root = Path(tempfile.mkdtemp(prefix="othello-check-", dir=workdir))
     try:
-        _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config)
+        scenarios = _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config,
+                                   fail_fast)
+        if scenarios.refused_first == {WHITE, BLACK}:
+            card.notes.append(f"hint: {ORIENTATION}")
+        _untested_without_a_move(card)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -543,17 +604,34 @@ def missing_program(spec: AgentSpec) -> Optional[str]:
 
 
 def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move: float, attempts: int,
-                   rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig) -> None:
-    """Play every scenario in ``root``, grading ``card``."""
-    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config)
-    scenarios.whole_games()
-    scenarios.passes()
-    scenarios.lower_case()
-    if spec.openings:
-        scenarios.openings()
-    if _checked_sizes(spec):
-        scenarios.sizes()
-    scenarios.illegal_move()
+                   rng: random.Random, log: Callable[[str], None], startup: float, config: GameConfig,
+                   fail_fast: bool = False) -> "_Scenarios":
+    """Play every scenario in ``root``, grading ``card``; return them (what they noticed)."""
+    scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config, fail_fast=fail_fast)
+    steps = [scenarios.whole_games, scenarios.passes, scenarios.lower_case]
+    steps += [scenarios.openings] if spec.openings else []
+    steps += [scenarios.sizes] if _checked_sizes(spec) else []
+    for step in [*steps, scenarios.illegal_move]:
+        if scenarios.stopped():
+            card.notes.append("stopped at the first failure (--fail-fast): what was not reached is UNTESTED")
+            break
+        step()
+    return scenarios
+
+
+# The items that need a move from the agent: with none ever read, their verdicts say nothing.
+NEEDS_A_MOVE = ("in-time", "receives-pass", "must-pass", "full-game", "liberal", "illegal", OPENINGS_ITEM[0], SIZES_ITEM[0])
+
+
+def _untested_without_a_move(card: ReportCard) -> None:
+    """No move was ever read from the agent: what depends on one is UNTESTED, not a second failure or a false PASS."""
+    if card.moves_timed:
+        return
+    for key in NEEDS_A_MOVE:
+        if key in card.items:
+            item = card.items[key]
+            item.status, item.evidence = None, []
+            item.detail = "not reached: no move was ever read from it (see starts as White)"
 
 
 def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:
@@ -575,6 +653,8 @@ class _Scenarios:
     startup: float
     config: GameConfig
     played: int = 0
+    fail_fast: bool = False  # stop at the first failure (a broken agent takes a minute otherwise)
+    refused_first: set[Colour] = field(default_factory=set)  # the colours whose first move (or White's) it refused
 
     def game(self, size: int = DEFAULT_SIZE) -> ScriptedGame:
         """A fresh scripted game, in its own folder."""
@@ -585,6 +665,8 @@ class _Scenarios:
     def whole_games(self) -> None:
         """1-2. A whole game as White and as Black, steering towards passes."""
         for colour, key, victim in ((WHITE, "white", WHITE), (BLACK, "black", WHITE)):
+            if self.stopped():
+                return
             self.log(f"a whole game as {colour.full_name}")
             g = self.game()
             try:
@@ -598,12 +680,19 @@ class _Scenarios:
             except (AgentGone, AgentSilent) as exc:
                 self.card[key].grade(False, str(exc), evidence=g.evidence())
                 self.card["full-game"].grade(False, f"as {colour.full_name}: {exc}", evidence=g.evidence())
+                first_own = g.plies == (0 if colour is WHITE else 1) and g.moves_read <= 1
+                if isinstance(exc, AgentGone) and first_own and (colour is BLACK or str(exc).startswith("illegal move")):
+                    self.refused_first.add(colour)
                 if isinstance(exc, AgentSilent):
                     self.card["in-time"].grade(False, str(exc), evidence=g.evidence())
         if self.card.moves_timed:  # a program that never moved is not fast
             slowest = self.card.slowest
             allowed = TimeControl(self.time_per_move, self.config.grace).allowance(first_move=False) or 0.0
             self.card["in-time"].grade(slowest <= allowed, f"slowest move {slowest:.2f} s")
+
+    def stopped(self) -> bool:
+        """With ``fail_fast``, whether a check has failed already (then nothing more is played)."""
+        return self.fail_fast and any(item.status == FAIL for item in self.card.items.values())
 
     def passes(self) -> None:
         """3. Passes not met yet: more games steered towards them, stopped once seen."""
@@ -633,7 +722,7 @@ class _Scenarios:
                 started = _start(g, WHITE, self.card)
                 g.agent_move(started, WHITE)
                 reply = g.board.legal_moves()[0]
-                g.board = g.board.play(reply)
+                g.play(reply)
                 started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
                 move = g.agent_move(started, WHITE)
                 self.card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")

@@ -80,8 +80,9 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
 @click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
               help="Run the agent in the referee's sandbox (as in a game), or (none) as yourself.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the report card.")
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failed check (the rest is UNTESTED).")
 def check(agent_text: str, time_per_move: float, attempts: int, startup: Optional[float], seed: int,
-          sandbox: str, quiet: bool) -> None:
+          sandbox: str, quiet: bool, fail_fast: bool) -> None:
     """Check that the agent AGENT follows the file protocol; print a report card.
 
     AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
@@ -110,7 +111,8 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     try:
         with sigterm_as_interrupt():
             card = check_agent(spec, time_per_move, attempts, seed, log=progress,
-                               startup=STARTUP_SECONDS if startup is None else startup, sandbox=sandbox)
+                               startup=STARTUP_SECONDS if startup is None else startup, sandbox=sandbox,
+                               fail_fast=fail_fast)
     except SandboxUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(4)

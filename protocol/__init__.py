@@ -26,7 +26,7 @@ from .notation import (
     parse_size,
     parse_transcript,
 )
-from .record import GameRecord, MoveRecord
+from .record import FaultyMove, GameRecord, MoveRecord
 from .rules import (
     BLACK,
     BOARD_SIZES,
@@ -52,7 +52,7 @@ from .rules import (
 __all__ = [
     "BLACK", "BOARD_SIZES", "DEFAULT_SIZE", "WHITE", "check_size", "format_size", "geometry", "is_size_line",
     "parse_size", "Board", "Colour", "Comment", "GameRecord", "IllegalMoveError", "Move",
-    "MoveRecord", "OthelloError", "ParseError", "Result", "Termination", "bits", "draw_board", "flips",
+    "FaultyMove", "MoveRecord", "OthelloError", "ParseError", "Result", "Termination", "bits", "draw_board", "flips",
     "format_colour", "format_comment", "format_end", "format_move", "format_obf", "format_transcript",
     "legal_squares", "parse_board", "parse_colour", "parse_end", "parse_line", "parse_message",
     "parse_move", "parse_obf", "parse_square", "parse_transcript", "perft", "popcount", "square",

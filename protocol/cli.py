@@ -1,4 +1,4 @@
-"""Subcommands on the rules and records: ``perft``, ``show``, ``replay``."""
+"""Subcommands on the rules and records: ``perft``, ``show``, and the display of ``othello replay`` (whose command is the referee's: it can rerun an agent)."""
 
 from __future__ import annotations
 
@@ -94,20 +94,19 @@ def show(moves: tuple[str, ...], obf: Optional[str], board_file: Optional[str], 
         click.echo(f"  legal: {legal_names(board) or 'pass'}")
 
 
-@click.command()
-@click.argument("game", type=click.Path(exists=True, dir_okay=True))
-@click.option("--step", is_flag=True, help="Wait for Enter between moves.")
-@click.option("--format", "fmt", type=click.Choice(["board", "transcript", "ggf", "json"]), default="board",
-              show_default=True, help="Print boards move by move, or export the game.")
-def replay(game: str, step: bool, fmt: str) -> None:
-    """Step through a game record (game.json, or a game directory), or print it whole."""
+def load_record(game: str) -> tuple[GameRecord, str]:
+    """The record of ``game`` (a ``game.json`` or a game directory) and its path; ClickException naming what is wrong."""
     import os
 
     path = os.path.join(game, "game.json") if os.path.isdir(game) else game
     try:
-        record = GameRecord.load(path)
+        return GameRecord.load(path), path
     except (OthelloError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def print_record(record: GameRecord, path: str, step: bool, fmt: str) -> None:
+    """``othello replay``'s display: the boards move by move (``--step``: Enter between them), or the game exported as ``fmt``."""
     if fmt == "transcript":
         click.echo(record.transcript())
         return
@@ -132,7 +131,15 @@ def replay(game: str, step: bool, fmt: str) -> None:
                 click.pause("")
     except OthelloError as exc:
         raise click.ClickException(f"{path}: {exc}") from None
+    if record.fault is not None:
+        fault = record.fault
+        number = record.result.move_number if record.result and record.result.move_number else len(record.moves) + 1
+        seconds = "" if fault.seconds is None else f"  {fault.seconds:.2f} s"
+        notes = "".join(f"  (C {c})" for c in fault.comments)
+        click.echo(f"\n{number}. {record.name(fault.colour)} wrote {fault.line!r}{seconds}{notes}  (the fault)"
+                   if fault.line is not None else f"\n{number}. no move from {record.name(fault.colour)}{seconds}")
     if record.result is not None:
         click.echo(f"\nResult: {record.result.summary()}")
         if record.result.detail:
-            click.echo(f"  {record.result.detail}")
+            where = f" (move {record.result.move_number})" if record.result.move_number else ""
+            click.echo(f"  {record.result.detail}{where}")

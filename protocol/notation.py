@@ -138,7 +138,7 @@ def parse_end(text: str) -> Result:
     """Parse an end line written by :func:`format_end`.
 
     >>> parse_end("(END B 24 40 timeout)")
-    Result(winner=Colour.BLACK, termination=Termination.TIMEOUT, white_discs=24, black_discs=40, detail='')
+    Result(winner=Colour.BLACK, termination=Termination.TIMEOUT, white_discs=24, black_discs=40, detail='', move_number=None)
     >>> format_end(parse_end("(end d 32 32 normal)"))
     '(END D 32 32 normal)\\n'
     """

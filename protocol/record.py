@@ -79,6 +79,8 @@ def result_to_dict(result: Result) -> dict[str, Any]:
     }
     if result.detail:
         data["detail"] = result.detail
+    if result.move_number is not None:
+        data["move_number"] = result.move_number
     return data
 
 
@@ -92,7 +94,44 @@ def result_from_dict(data: dict[str, Any]) -> Result:
         int(discs.get("W", 0)),
         int(discs.get("B", 0)),
         str(data.get("detail", "")),
+        int(data["move_number"]) if data.get("move_number") is not None else None,
     )
+
+
+@dataclass
+class FaultyMove:
+    """The answer that ended the game by a fault, kept as the agent wrote it (``game.json``'s ``fault``).
+
+    It is not one of the record's ``moves`` (every reader of ``moves``
+    replays legal moves only): it is the move after them, number
+    ``len(moves) + 1``, which the result names (``Result.move_number``).
+    ``line`` is the agent's answer as written, its move line or the lines
+    that were not one (``None`` when nothing was read: a timeout, a crash),
+    ``seconds`` how long the side had thought when the referee judged it
+    (``None`` when it was not its turn), ``comments`` its ``(C ...)`` lines.
+    """
+
+    colour: Colour
+    line: Optional[str] = None
+    seconds: Optional[float] = None
+    comments: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"colour": self.colour.value, "line": self.line,
+                                "seconds": None if self.seconds is None else round(self.seconds, 4),
+                                "comments": list(self.comments)}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FaultyMove":
+        try:
+            colour = Colour(str(data["colour"]))
+        except ValueError:
+            raise ParseError(f"record fault has the colour {data['colour']!r} (expected W or B)") from None
+        line = data.get("line")
+        seconds = data.get("seconds")
+        return cls(colour, None if line is None else str(line), None if seconds is None else float(seconds),
+                   [str(c) for c in data.get("comments", [])])
 
 
 @dataclass
@@ -100,7 +139,8 @@ class GameRecord:
     """A whole game, as kept in ``game.json``.
 
     The board's size is the size of ``start`` (:attr:`size`); a game on a
-    bigger board keeps it in ``game.json`` as ``"size": 10``.
+    bigger board keeps it in ``game.json`` as ``"size": 10``.  A game ended
+    by a fault keeps the faulty answer apart from ``moves`` (:attr:`fault`).
     """
 
     white: str
@@ -112,6 +152,7 @@ class GameRecord:
     start: Board = field(default_factory=Board)
     extra: dict[str, Any] = field(default_factory=dict)
     opening: list[Move] = field(default_factory=list)
+    fault: Optional[FaultyMove] = None
 
     @property
     def size(self) -> int:
@@ -172,6 +213,8 @@ class GameRecord:
             data["start"] = format_obf(self.start)
         if self.opening:
             data["opening"] = [move.line() for move in self.opening]
+        if self.fault is not None:
+            data["fault"] = self.fault.to_dict()
         data.update(self.extra)
         return data
 
@@ -180,7 +223,7 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
-        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening", "size"}
+        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening", "size", "fault"}
         try:
             try:
                 size = check_size(data.get("size", DEFAULT_SIZE))
@@ -199,6 +242,7 @@ class GameRecord:
                 start=start,
                 extra={k: v for k, v in data.items() if k not in known},
                 opening=[_opening_move(str(line), size) for line in data.get("opening", [])],
+                fault=FaultyMove.from_dict(data["fault"]) if data.get("fault") else None,
             )
         except KeyError as exc:
             raise ParseError(f"game record is missing the field {exc.args[0]!r}") from None

@@ -487,7 +487,9 @@ class Result:
 
     The winner (``None`` for a draw), how the game ended, both sides' discs
     as the board stood, and a sentence for people (``detail``: what the
-    faulty agent did).  The referee makes it, ``game.json`` and the end line
+    faulty agent did); a fault also says at which move it happened
+    (``move_number``, 1-based, counted as in the record's moves: the move the
+    referee was waiting for).  The referee makes it, ``game.json`` and the end line
     carry it, the tournament store keeps it, the standings count it.
 
     >>> result = Result(BLACK, Termination.TIMEOUT, 13, 36)
@@ -502,6 +504,7 @@ class Result:
     white_discs: int
     black_discs: int
     detail: str = ""
+    move_number: Optional[int] = None
 
     def __post_init__(self) -> None:
         # Termination is a str: a word ("timeout") given in its place becomes its member, an unknown word is refused.

@@ -13,8 +13,8 @@ from typing import Optional, Sequence
 import click
 
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
-from .display import Display, summary
-from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, IllegalMoveError, Move, ParseError
+from .display import Display, fault_lines, summary
+from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
 from .game_pair import draw_openings, play_pair
@@ -181,6 +181,8 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
         click.echo(json.dumps(record.to_dict(), indent=2))
     else:
         click.echo(summary(record))
+        for line in [] if quiet else fault_lines(record, out_dir):  # -q: the result line only
+            click.echo(f"  {line}")
     not_started = [label for label, info in record.extra.get("agents", {}).items() if info.get("start_error")]
     if not_started:
         for label in not_started:
@@ -257,8 +259,10 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
         click.echo(json.dumps([record.to_dict() for record in records], indent=2))
     else:
         points = {first.label: 0.0, second.label: 0.0}
-        for record in records:
+        for number, record in enumerate(records, 1):
             click.echo(summary(record))
+            for line in fault_lines(record, out_dir / str(number)):
+                click.echo(f"  {line}")
             if record.result is not None:
                 for colour in (WHITE, BLACK):
                     points[record.name(colour)] += record.result.points(colour)
@@ -345,3 +349,82 @@ def doctor() -> None:
         click.echo(f"  {line}")
     failed = timed_out or code != 0 or not lines or any(line.startswith("FAIL") for line in lines)
     sys.exit(1 if failed else 0)
+
+
+@click.command()
+@click.argument("game", type=click.Path(exists=True, dir_okay=True))
+@click.option("--step", is_flag=True, help="Wait for Enter between moves.")
+@click.option("--format", "fmt", type=click.Choice(["board", "transcript", "ggf", "json"]), default="board",
+              show_default=True, help="Print boards move by move, or export the game.")
+@click.option("--rerun", "rerun_name", default=None, metavar="NAME",
+              help="Run agent NAME of the game again at move --at: its move now beside the move recorded then.")
+@click.option("--at", "at", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --rerun: the move, numbered as in the record's moves from 1 (one of NAME's moves).")
+@click.option("--command", "command", default=None, metavar="CMD",
+              help="With --rerun: run this command instead of the recorded one (a new version of the agent).")
+@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="With --rerun: seconds per move (default: the agent's time in the game).")
+@click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
+              help="With --rerun: run the agent in its bubblewrap sandbox, or (none) as yourself.")
+@click.option("--json", "as_json", is_flag=True, help="With --rerun: print one JSON object.")
+def replay(game: str, step: bool, fmt: str, rerun_name: Optional[str], at: Optional[int], command: Optional[str],
+           time_per_move: Optional[float], sandbox: str, as_json: bool) -> None:
+    """Step through a game record (game.json, or a game directory), or print it whole.
+
+    With --rerun NAME --at N, agent NAME is started again (in its sandbox,
+    with the game's time per move) and given exactly what it was given
+    before move N: its colour and the moves before, in one file if it
+    declared openings, else the game's files one at a time.  It prints the
+    move it plays now, its comments, its standard error, its time, and the
+    move recorded then.  --command CMD runs a new version in its place.
+    """
+    from ..protocol.cli import load_record, print_record
+
+    record, path = load_record(game)
+    if rerun_name is None:
+        if at is not None or command is not None or time_per_move is not None or as_json:
+            raise click.UsageError("--at, --command, --time and --json go with --rerun NAME")
+        print_record(record, path, step, fmt)
+        return
+    if at is None:
+        raise click.UsageError("--rerun NAME needs --at N, the move to play again (numbered as in the record's moves)")
+    _rerun(record, Path(path).resolve().parent, rerun_name, at, command, time_per_move, sandbox, as_json)
+
+
+def _rerun(record: GameRecord, game_dir: Path, name: str, at: int, command: Optional[str],
+           time_per_move: Optional[float], sandbox: str, as_json: bool) -> None:
+    from .rerun import STDERR_LINES, recorded_line, recorded_spec, recorded_time, rerun_agent
+
+    try:
+        spec = recorded_spec(record, name, _builtins(click.get_current_context()), command)
+        recorded_line(record, name, at)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    seconds = time_per_move or recorded_time(record, name)
+    config = GameConfig(time_per_move=seconds, sandbox=sandbox, size=record.size)
+    _builtins(click.get_current_context()).prepare_for([spec], lambda line: click.echo(line, err=True))
+    try:
+        answer = rerun_agent(record, spec, at, config, hidden=[game_dir])
+    except SandboxUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_NO_SANDBOX)
+    if as_json:
+        click.echo(json.dumps(answer.to_dict(), indent=2))
+        return
+    click.echo(f"{name} ({answer.colour.full_name}) at move {at}, {seconds:g} s per move; given {answer.inputs}")
+    for line in answer.diverged:
+        click.echo(f"  differs from the record at {line}")
+    for comment in answer.comments:
+        click.echo(f"  (C {comment})")
+    took = "" if answer.seconds is None else f" in {answer.seconds:.3f} s"
+    now = answer.move if answer.move is not None else "no move"
+    click.echo(f"now:      {now}{took}" + (f"  ({answer.problem})" if answer.problem else ""))
+    click.echo(f"recorded: {answer.recorded if answer.recorded is not None else 'no move'}"
+               + ("  (the same)" if answer.same else ""))
+    lines = answer.stderr.rstrip("\n").splitlines()
+    if lines:
+        click.echo(f"its standard output and error ({len(lines)} lines{', the last ' + str(STDERR_LINES) if len(lines) > STDERR_LINES else ''}):")
+        for line in lines[-STDERR_LINES:]:
+            click.echo(f"  | {line}")
+    else:
+        click.echo("its standard output and error: empty")

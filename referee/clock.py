@@ -70,6 +70,18 @@ class TimeControl:
         """The limit as the timeout messages name it: ``"5 s"`` (``"no limit"``)."""
         return "no limit" if self.per_move is None else f"{self.per_move:g} s"
 
+    def limit_applied(self, first_move: bool) -> str:
+        """The limit and the deadline it gave, as a fault names them: ``"1 s (1.25 s with grace)"``.
+
+        >>> TimeControl(1.0).limit_applied(first_move=True)
+        '1 s (6.25 s with grace and start-up)'
+        """
+        allowance = self.allowance(first_move)
+        if allowance is None:
+            return "no limit"
+        extra = "grace and start-up" if first_move and self.startup else "grace"
+        return f"{self.limit_text()} ({allowance:g} s with {extra})"
+
     def explain(self, first_move: bool) -> str:
         """The whole allowance, part by part: ``"5 + 0.25 s"``, with ``" + 5 s to start up"`` on a first move."""
         if self.per_move is None:
@@ -133,6 +145,10 @@ class Clock:
     def limit_text(self) -> str:
         """The limit as a timeout message names it (see :meth:`TimeControl.limit_text`)."""
         return self.control.limit_text()
+
+    def limit_applied(self) -> str:
+        """The limit of the side's current (or next) move and its deadline (see :meth:`TimeControl.limit_applied`)."""
+        return self.control.limit_applied(self.first_move)
 
     def explain(self) -> str:
         """The next move's allowance, part by part (see :meth:`TimeControl.explain`)."""

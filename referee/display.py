@@ -8,14 +8,16 @@ the plain drawing of :func:`othello_arena.protocol.draw_board`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import IO, Optional
 
 from rich.console import Console
 from rich.text import Text
 
-from ..protocol import BLACK, WHITE, Board, GameRecord, Move, square
+from ..protocol import BLACK, WHITE, Board, GameRecord, Move, Termination, square
 from ..protocol.notation import legal_names
 from .game import GameEvent
+from .hints import hints, output_tail
 
 
 def board_text(board: Board, last_move: Optional[Move] = None) -> Text:
@@ -123,3 +125,42 @@ def summary(record: GameRecord) -> str:
     if result.detail:
         text += f": {result.detail}"
     return text
+
+
+def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
+    """Under a game lost on a fault: where, what the faulty side wrote, the end of its output, the known hints.
+
+    ``game_dir`` is the game's directory (where ``game.json`` and the
+    agents' ``NAME.stderr.log`` are).  Nothing for a game that ended on the
+    board or a build that failed (it has its own log).
+    """
+    result = record.result
+    if result is None or not result.termination.is_forfeit or result.termination is Termination.BUILD:
+        return []
+    fault = record.fault
+    faulty = [fault.colour] if fault is not None else [result.loser] if result.loser is not None else [WHITE, BLACK]
+    lines: list[str] = []
+    for colour in faulty:
+        name = record.name(colour)
+        info = record.extra.get("agents", {}).get(name, {})
+        if info.get("start_error"):
+            continue  # it never ran: its start error says it all (and is printed as the error)
+        if fault is not None and fault.colour is colour:
+            wrote = f"wrote {fault.line!r}" if fault.line is not None else "no move"
+            took = f" after {fault.seconds:.2f} s" if fault.seconds is not None else ""
+            lines.append(f"{name} at move {result.move_number}: {wrote}{took}"
+                         + "".join(f"  (C {comment})" for comment in fault.comments))
+        output = ""
+        if info.get("stderr_log"):
+            log = game_dir / str(info["stderr_log"])
+            try:
+                output = log.read_text(errors="replace")
+            except OSError:
+                output = ""
+            tail = output_tail(log)
+            lines.append(f"{name}'s output ({log}), last lines:" if tail else f"{name}'s output ({log}) is empty")
+            lines += [f"  | {line}" for line in tail]
+        moves_made = sum(1 for entry in record.moves if entry.move.colour is colour)
+        out_name = f"{info.get('file_name', name)}.out"
+        lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name)]
+    return lines

@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 from ..protocol import DEFAULT_SIZE, Comment, Move, ParseError, parse_line
@@ -129,11 +129,16 @@ def _unlink(dir_fd: int, name: str) -> None:
 
 @dataclass(frozen=True)
 class Message:
-    """A complete ``NAME.out``: the move, the comments, or why it is malformed."""
+    """A complete ``NAME.out``: the move, the comments, or why it is malformed.
+
+    ``line`` is the answer as written: its lines that are neither blank nor
+    comments, joined by newlines (what a faulty move's record keeps).
+    """
 
     move: Optional[Move]
     comments: tuple[str, ...] = ()
     error: str = ""
+    line: str = field(default="", compare=False)  # as written: two messages that say the same are equal
 
 
 def read_message(text: str, closed: bool, person: bool = False, size: int = DEFAULT_SIZE) -> Optional[Message]:
@@ -157,12 +162,16 @@ def read_message(text: str, closed: bool, person: bool = False, size: int = DEFA
         if not (closed and lines[-1].rstrip().endswith(")")):
             lines = lines[:-1]  # still being written
     parsed = [_parse(line.rstrip("\r\n"), size) for line in lines]
+    answer = "\n".join(raw.strip() for raw, line in zip(lines, parsed)
+                       if line is not None and not isinstance(line, Comment))
     has_answer = any(line is not None and not isinstance(line, Comment) for line in parsed)
     empty_and_closed = closed and bool(lines) and not text.strip()
     if not (saved_by_person or has_answer or empty_and_closed):
         return None
-    return _message(parsed)
+    return replace(_message(parsed), line=answer[:_LINE_KEPT])
 
+
+_LINE_KEPT = 500  # characters of a faulty answer kept in the record: enough to see it, not a flood
 
 _Line = Union[Move, Comment, ParseError, None]  # a parsed line: None for a blank one
 

@@ -34,6 +34,7 @@ from ..protocol import (
     WHITE,
     Board,
     Colour,
+    FaultyMove,
     GameRecord,
     Move,
     MoveRecord,
@@ -92,11 +93,18 @@ EventCallback = Callable[[GameEvent], None]
 
 @dataclass
 class _Fault:
-    """An agent broke a rule: ``loser`` loses (``None``: both did, a draw), ``termination`` says how."""
+    """An agent broke a rule: ``loser`` loses (``None``: both did, a draw), ``termination`` says how.
+
+    ``line``, ``seconds`` and ``comments`` are the faulty answer as the
+    record keeps it (:class:`~othello_arena.protocol.FaultyMove`).
+    """
 
     loser: Optional[Colour]
     termination: Termination
     detail: str
+    line: Optional[str] = None
+    seconds: Optional[float] = None
+    comments: tuple[str, ...] = ()
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+#-]")
@@ -378,7 +386,7 @@ class _Game:
             if fault:
                 return fault
             if deadline is not None and time.monotonic() > deadline:
-                return _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not delete {player.in_name} in time")
+                return _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not delete {player.in_name} in time ({player.clock.limit_applied()})")
             self.sleep(deadline)
         return None
 
@@ -393,25 +401,31 @@ class _Game:
             try:
                 message = player.take_message(self.waker, self.config.out_limit, self.config.size)
             except files.OutFileError as exc:
-                return None, _Fault(player.colour, Termination.MALFORMED, f"{player.label}: {exc}")
+                return None, _Fault(player.colour, Termination.MALFORMED, f"{player.label}: {exc}",
+                                    seconds=player.clock.elapsed(time.monotonic()))
             if message is not None:
                 return message, None
             if exited and player.process is not None:
                 code = player.process.returncode
-                return None, _Fault(player.colour, Termination.CRASH, f"{player.label} exited (code {code}) without a move{player.limit_note()}")
+                return None, _Fault(player.colour, Termination.CRASH,
+                                    f"{player.label} exited (code {code}) without a move{player.limit_note()}",
+                                    seconds=player.clock.elapsed(time.monotonic()))
             fault = self.faults([other], player)
             if fault:
                 return None, fault
             now = time.monotonic()
             if deadline is not None and now > deadline:
-                return None, _Fault(player.colour, Termination.TIMEOUT, f"{player.label} did not move within {player.clock.limit_text()}")
+                waited = player.clock.elapsed(now)
+                return None, _Fault(player.colour, Termination.TIMEOUT,
+                                    f"{player.label} did not move within {player.clock.limit_applied()}; waited {waited:.2f} s",
+                                    seconds=waited)
             # The second side's first file: it must be deleted within the time limit.
             if (
                 other.colour is not self.first_colour and not self.record.moves
                 and self.second_colour_deadline is not None
                 and now > self.second_colour_deadline and other.in_present()
             ):
-                return None, _Fault(other.colour, Termination.TIMEOUT, f"{other.label} did not delete {other.in_name} in time")
+                return None, _Fault(other.colour, Termination.TIMEOUT, f"{other.label} did not delete {other.in_name} in time ({other.clock.limit_applied()})")
             self.sleep(deadline if player.colour is not self.first_colour or self.record.moves
                        else _earliest(deadline, self.second_colour_deadline))
 
@@ -459,14 +473,17 @@ class _Game:
         person is asked again.
         """
         if mover.clock.expired(read_at):
+            limit = mover.clock.limit_applied()
             seconds = mover.clock.stop(read_at)
             return self.fault_result(_Fault(mover.colour, Termination.TIMEOUT,
-                                            f"{mover.label} moved after {seconds:.3f} s, over {mover.clock.limit_text()}"))
+                                            f"{mover.label} moved after {seconds:.3f} s, over {limit}",
+                                            message.line, seconds, message.comments))
         if message.move is None:
             if self.second_chance(mover, f"malformed: {message.error}"):
                 return None
-            mover.clock.stop(read_at)
-            return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}"))
+            seconds = mover.clock.stop(read_at)
+            return self.fault_result(_Fault(mover.colour, Termination.MALFORMED, f"{mover.label}: {message.error}",
+                                            message.line, seconds, message.comments))
         move = message.move
         why = self.board.why_illegal(move)
         if why is not None and self.second_chance(mover, f"illegal: {move.line()}: {why}"):
@@ -475,7 +492,8 @@ class _Game:
         comments = [*message.comments, *(mover.person.take_notes() if mover.person else [])]
         if why is not None:
             if self.config.illegal == "lose" or mover.lost_turns >= self.config.max_lost_turns:
-                return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}"))
+                return self.fault_result(_Fault(mover.colour, Termination.ILLEGAL, f"{mover.label} played {move.line()}: {why}",
+                                                message.line or move.line(), seconds, tuple(comments)))
             mover.lost_turns += 1
             note = f"lost turn: illegal move {move.line()} ({why})"
             move = Move.pass_(mover.colour, self.board.size)
@@ -536,11 +554,14 @@ class _Game:
         return True
 
     def fault_result(self, fault: _Fault) -> Result:
+        """The result of a fault, at the move the referee was waiting for; the faulty side's answer goes into the record."""
         white, black = self.board.count(WHITE), self.board.count(BLACK)
         if fault.termination is Termination.TIMEOUT:
             self.timeout_seen = True
         winner = None if fault.loser is None else fault.loser.opponent
-        return Result(winner, fault.termination, white, black, fault.detail)
+        if fault.loser is not None:
+            self.record.fault = FaultyMove(fault.loser, fault.line, fault.seconds, list(fault.comments))
+        return Result(winner, fault.termination, white, black, fault.detail, len(self.record.moves) + 1)
 
     # -- the record ----------------------------------------------------------------------
 

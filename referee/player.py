@@ -148,13 +148,11 @@ class Player(AgentSeat):
         """The side's entry under ``agents`` in ``game.json``: where it played, its time, what its processes did."""
         info: dict[str, Any] = {
             "colour": self.colour.value,
-            "kind": self.spec.kind,
             "directory": str(self.directory.relative_to(out_dir)),
             "stderr_log": str(self.stderr_path.relative_to(out_dir)),
             "seconds": round(self.clock.used, 4),
+            **self.spec.start_entry(),  # how to start it again (``othello replay --rerun``)
         }
-        if self.spec.command is not None:
-            info["command"] = list(self.spec.command)
         if self.process is not None:
             if self.process.cgroup is not None:  # what the kernel refused it
                 info["oom_kills"] = self.process.cgroup.oom_kills()

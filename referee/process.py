@@ -168,12 +168,23 @@ def _program_missing(argv: list[str], cwd: Path, search_path: str) -> Optional[s
     if "/" in program:
         path = cwd / program
         if not path.exists():
-            return f"no such program ({path})"
-        if path.is_dir() or not os.access(path, os.X_OK):
-            return "permission denied (is it executable?)"
-        return None
+            if os.path.isabs(program):
+                return f"no such program ({path})"
+            # A relative path that exists where othello runs was made absolute (AgentSpec.parse): this one did not.
+            return (f"no such program: {program} was not found in the agent's home, the folder you ran othello in "
+                    "(or its tournament cwd): is it built, and are you in its folder?")
+        return _not_runnable(path)
     if shutil.which(program, path=search_path) is None:
         return f"no such program in PATH ({search_path})"
+    return None
+
+
+def _not_runnable(path: Path) -> Optional[str]:
+    """Why the file at ``path`` cannot be run, or ``None``: a directory is not a program."""
+    if path.is_dir():
+        return f"{path} is a directory, not a program (give the program inside it, e.g. {path}/NAME)"
+    if not os.access(path, os.X_OK):
+        return f"permission denied: {path} is not executable (chmod +x, or run it with its interpreter)"
     return None
 
 
@@ -242,7 +253,9 @@ class AgentProcess:
             if isinstance(exc, FileNotFoundError):
                 raise StartError(f"cannot start {self.argv[0]!r}: no such program (in {self.cwd})") from None
             if isinstance(exc, PermissionError):
-                raise StartError(f"cannot start {self.argv[0]!r}: permission denied (is it executable?)") from None
+                located = shutil.which(self.argv[0], path=self.env.get("PATH")) if "/" not in self.argv[0] else None
+                why = _not_runnable(Path(located) if located else self.cwd / self.argv[0])
+                raise StartError(f"cannot start {self.argv[0]!r}: {why or 'permission denied (is it executable?)'}") from None
             raise StartError(f"cannot start {self.argv[0]!r}: {exc}") from None
         finally:
             if seccomp is not None:

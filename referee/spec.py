@@ -245,6 +245,23 @@ class AgentSpec:
         values = {"name": self.file_name, "dir": str(directory), "time": f"{time_per_move:g}", "home": str(home)}
         return [_substitute(part, values) for part in self.command]
 
+    def start_entry(self) -> dict[str, object]:
+        """How to start the agent again, as its entry in ``game.json`` keeps it (read back by ``othello replay --rerun``).
+
+        ``kind`` and ``command`` always; ``file_name``, ``home`` and
+        ``openings`` when they say more than the default.
+        """
+        entry: dict[str, object] = {"kind": self.kind}
+        if self.command is not None:
+            entry["command"] = list(self.command)
+        if self.file_name != self.label:
+            entry["file_name"] = self.file_name
+        if self.home is not None:
+            entry["home"] = str(self.home)
+        if self.openings and not self.is_manual:
+            entry["openings"] = True
+        return entry
+
     def __str__(self) -> str:
         if self.kind == MANUAL:
             return f"manual:{self.file_name}"

@@ -9,14 +9,17 @@ It plays the first legal move, through its files, with one fault:
 - ``strict``: cannot read a lower-case move line or CRLF (exits);
 - ``linger``: never exits, even after the end line;
 - ``trusting``: plays on after an illegal opponent move;
-- ``index-error``: crashes with a Python ``IndexError`` on its third move.
+- ``index-error``: crashes with a Python ``IndexError`` on its third move;
+- ``orphan-check``: quits when its parent is process 1, the C idiom ``if (getppid() == 1) exit(0);``;
+- ``stdout``: prints its moves on standard output instead of writing NAME.out;
+- ``flipped``: counts rows from the top (its board upside down): every square it reads or writes is mirrored.
 """
 
 import os
 import sys
 import time
 
-from othello_arena.protocol import Board, Colour, Move, parse_line
+from othello_arena.protocol import Board, Colour, Move, parse_line, square_name
 from othello_arena.protocol.notation import is_end_line
 
 fault, name = sys.argv[1], sys.argv[2]
@@ -42,12 +45,26 @@ def take() -> str:
         time.sleep(0.01)
 
 
+def mirrored(move: Move) -> Move:
+    """The move with its row counted from the other edge (``flipped`` only)."""
+    if fault != "flipped" or move.square is None:
+        return move
+    name = square_name(move.square)
+    return parse_line(f"({move.colour.value} {name[0]} {9 - int(name[1:])})")
+
+
 def put(move: Move) -> None:
+    move = mirrored(move)
+    if fault == "stdout":
+        print(move.line(), flush=True)
+        return
     with open(outbox + ".tmp", "w") as handle:
         handle.write(move.line() + "\n")
     os.replace(outbox + ".tmp", outbox)
 
 
+if fault == "orphan-check" and os.getppid() == 1:
+    sys.exit(0)  # "the referee is gone": but in the sandbox the parent is process 1 from the start
 board = Board()
 me = Colour.parse(take())
 moves_made = 0
@@ -74,7 +91,7 @@ while True:
             sys.exit(0)
         if fault == "strict" and (line != line.upper() or line.endswith("\r")):
             sys.exit(4)
-        move = parse_line(line)
+        move = mirrored(parse_line(line))
         if not board.is_legal(move):
             if fault == "trusting":
                 board = board.play_unchecked(move) if move.square is None else board.play_unchecked(Move(move.colour, None))

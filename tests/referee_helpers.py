@@ -75,6 +75,8 @@ def misbehave(board, colour, move):
         write(f"({other} {square_name(move.square)[0]} {square_name(move.square)[1]})\n"); return
     if fault == "occupied":
         write(f"({me} D 4)\n" if board.at(27) is not None else f"({me} E 5)\n"); return
+    if fault == "occupied-comment":  # a student's debug comment with the faulty move
+        write(f"(C depth 3 picks D4)\n({me} D 4)\n" if board.at(27) is not None else f"(C depth 3 picks E5)\n({me} E 5)\n"); return
     if fault == "bad-pass":
         write(f"({me} P)\n"); return
     if fault in ("illegal-square", "lose-turn"):

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from othello_arena.agents.check import FAIL, PASS, check_agent
 from othello_arena.agents.cli import check as check_command
 from othello_arena.agents.registry import builtin_agents
+from othello_arena.protocol import WHITE, GameRecord
 from othello_arena.referee.spec import AgentSpec
 
 TESTS = Path(__file__).resolve().parent
@@ -177,3 +178,48 @@ def test_a_situation_never_reached_is_untested_not_passed():
     assert not card.passed
     assert "  UNTESTED passes when it must: no game of 10" in "\n".join(card.lines())
     assert card.lines()[-1].startswith("no check failed, but some could not be exercised")
+
+
+def test_an_agent_that_quits_when_its_parent_is_process_1_is_told_about_the_pid_namespace():
+    card = card_for(broken("orphan-check"), attempts=0, startup=1.0)
+    assert not card.passed
+    text = "\n".join(card.lines())
+    assert "exited (code 0) before its first move" in text, text
+    assert "getppid() == 1" in text and "PID namespace" in text
+
+
+def test_a_move_printed_on_standard_output_is_named_and_what_depends_on_a_move_is_untested():
+    card = card_for(broken("stdout"), attempts=1, startup=1.0)
+    assert "your program printed (W D 3) on standard output: write it to bad.out" in card["white"].detail
+    assert card["black"].status == FAIL and "on standard output" in card["black"].detail
+    for key in ("illegal", "full-game", "in-time", "liberal"):  # no false PASS, no second failure
+        assert card[key].status is None and "no move was ever read" in card[key].detail, card.lines()
+    # each scripted game is kept as a record that replays and reruns
+    assert card.kept is not None
+    record = GameRecord.load(str(card.kept / "game1.json"))
+    assert record.white == "bad" and record.fault is not None and record.fault.colour is WHITE
+    assert record.extra["agents"]["bad"]["command"][-2:] == ["stdout", "{name}"]
+    assert "othello replay" in "\n".join(card.lines())
+    shutil.rmtree(card.kept)
+
+
+def test_a_board_upside_down_gets_the_orientation_hint():
+    card = card_for(broken("flipped"), attempts=0, startup=1.0)
+    assert card["white"].status == FAIL and card["white"].detail.startswith("illegal move"), card.lines()
+    text = "\n".join(card.lines())
+    assert "is its board upside down" in text and "White starts on D5 and E4" in text
+    assert "without reading and deleting" not in text  # it read its colour file: it refused the move
+
+
+def test_an_agent_that_exits_before_taking_its_colour_is_told_it_did_not_read_and_delete_it():
+    card = card_for(broken("orphan-check"), attempts=0, startup=1.0)
+    assert "without reading and deleting bad.in" in card["black"].detail
+
+
+def test_fail_fast_stops_at_the_first_failure():
+    result = CliRunner().invoke(check_command, [broken("orphan-check"), "--time", "1", "--startup-time", "1",
+                                                "--fail-fast", "-q"])
+    assert result.exit_code == 1, result.output
+    assert "othello check" in result.output and "(1 s per move, 1 games)" in result.output
+    assert "FAIL     starts as White" in result.output and "UNTESTED starts as Black" in result.output
+    assert "stopped at the first failure (--fail-fast)" in result.output

@@ -12,6 +12,7 @@ from othello_arena.protocol import (
     WHITE,
     Board,
     Comment,
+    FaultyMove,
     GameRecord,
     Move,
     MoveRecord,
@@ -350,3 +351,26 @@ def test_a_game_json_written_before_the_termination_enum_loads_and_writes_back_u
     assert record.result.termination is Termination.TIMEOUT  # the word read from the file became its member
     assert record.to_json() == OLD_GAME_JSON
     assert record.to_ggf() == OLD_GGF
+
+
+def test_a_faulty_move_is_kept_apart_from_the_moves_and_round_trips() -> None:
+    record = GameRecord("alice", "bob", time_per_move=1.0)
+    record.moves.append(MoveRecord(parse_move("(W D 3)"), 0.1))
+    record.result = Result(WHITE, Termination.ILLEGAL, 4, 1, "bob played (B D 3): occupied", move_number=2)
+    record.fault = FaultyMove(BLACK, "(B D 3)", 0.25, ["depth 3 picks D3"])
+    data = json.loads(record.to_json())
+    assert data["result"]["move_number"] == 2
+    assert data["fault"] == {"colour": "B", "line": "(B D 3)", "seconds": 0.25, "comments": ["depth 3 picks D3"]}
+    assert [m["move"] for m in data["moves"]] == ["(W D 3)"]  # every reader of moves replays legal moves only
+    back = GameRecord.from_json(record.to_json())
+    assert back.fault == record.fault and back.result == record.result
+    assert back.to_json() == record.to_json()
+    assert back.to_ggf() == record.to_ggf() and back.transcript() == "d3"
+    timeout = GameRecord.from_json(record.to_json().replace('"line": "(B D 3)"', '"line": null'))
+    assert timeout.fault is not None and timeout.fault.line is None
+
+
+def test_a_fault_with_a_bad_colour_is_refused_naming_it() -> None:
+    text = GameRecord("alice", "bob").to_json().replace('"moves"', '"fault": {"colour": "X"}, "moves"')
+    with pytest.raises(ParseError, match="'X'"):
+        GameRecord.from_json(text)

@@ -77,7 +77,22 @@ def check_normal_end(record: GameRecord) -> None:
 def test_a_fault_loses_the_game(tmp_path: Path, script: Path, fault: str, at: int, reason: str) -> None:
     record = run(tmp_path, script, fault, at)
     check(record, BLACK, reason)
+    assert record.result is not None and record.result.move_number == len(record.moves) + 1
+    assert record.fault is not None and record.fault.colour is WHITE
     assert len([m for m in record.moves if m.move.colour is WHITE]) == at
+
+
+def test_the_faulty_move_is_kept_with_its_comment_and_number(tmp_path: Path, script: Path) -> None:
+    # White's 3rd move is the game's 5th: an occupied square, with the agent's own comment above it.
+    record = run(tmp_path, script, "occupied-comment", 2)
+    check(record, BLACK, "illegal")
+    assert record.result is not None and record.result.move_number == 5 == len(record.moves) + 1
+    saved = GameRecord.load(str(tmp_path / "game" / "game.json"))
+    assert saved.fault is not None and saved.fault.colour is WHITE
+    assert saved.fault.line == "(W D 4)"
+    assert saved.fault.comments == ["depth 3 picks D4"]
+    assert saved.fault.seconds is not None and saved.fault.seconds >= 0
+    assert saved.result is not None and saved.result.move_number == 5
 
 
 def test_a_pass_while_a_move_exists_is_illegal(tmp_path: Path, script: Path) -> None:
@@ -89,6 +104,9 @@ def test_a_pass_while_a_move_exists_is_illegal(tmp_path: Path, script: Path) -> 
 def test_an_agent_that_never_answers_loses_on_time(tmp_path: Path, script: Path) -> None:
     record = run(tmp_path, script, "silent", 1, config=GameConfig(time_per_move=1, end_grace=0.3))
     check(record, BLACK, "timeout")
+    assert record.result is not None and record.result.move_number == 3
+    assert "did not move within 1 s (1.25 s with grace); waited 1." in record.result.detail
+    assert record.fault is not None and record.fault.line is None and (record.fault.seconds or 0) > 1.25
     assert "load_suspect" in record.extra
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from othello_arena.protocol import BLACK, WHITE, Board, GameRecord, parse_move
-from web_helpers import WAIT_MS, browser, serving, token_of  # noqa: F401 - browser is a fixture
+from web_helpers import WAIT_MS, browser, raw_get, serving, token_of  # noqa: F401 - browser is a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -204,3 +205,44 @@ def test_a_person_plays_a_whole_10x10_game_by_clicking(tmp_path: Path, browser) 
         ggf = Path(download.value.path()).read_text(encoding="utf-8")
         assert "BO[10 " in ggf and "W[j10//" in ggf
         page.close()
+
+
+# -- a fault shown where it happened (issue 26) --------------------------------------------------------
+
+# A program that plays D4 (occupied from the start) at its first move, with a comment, and says so on stderr.
+OCCUPIED = ("import os, sys, time\n"
+            "name = sys.argv[1]\n"
+            "while not os.path.exists(name + '.in'): time.sleep(0.005)\n"
+            "os.remove(name + '.in')\n"
+            "print('about to play D4', file=sys.stderr, flush=True)\n"
+            "open(name + '.tmp', 'w').write('(C depth 3 picks D4)\\n(W D 4)\\n')\n"
+            "os.rename(name + '.tmp', name + '.out')\n"
+            "time.sleep(30)\n")
+
+
+def test_the_game_page_shows_the_faults_detail_move_number_and_output(tmp_path: Path, browser) -> None:  # noqa: F811
+    (tmp_path / "occ.py").write_text(OCCUPIED)
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(base + "/play?token=" + token_of(lines))
+        page.check("input[value=agents]")
+        page.fill("#opponent", f"occ={sys.executable} {tmp_path / 'occ.py'} {{name}}")
+        page.fill("#second_opponent", "random")
+        page.fill("#time_per_move", "5")
+        page.click("#start")
+        page.wait_for_url("**/games/*")
+        page.wait_for_selector("#status[data-state=over]")
+        assert "White loses by an illegal move" in page.inner_text("#status")
+        page.wait_for_selector("#fault-detail")
+        assert page.inner_text("#fault-detail").startswith("At move 1: occ played (W D 4)")
+        assert "occupied" in page.inner_text("#fault-detail")
+        assert "occ wrote (W D 4)" in page.inner_text("#fault-line")
+        assert "(C depth 3 picks D4)" in page.inner_text("#fault-line")
+        href = page.locator("#stderr-links a", has_text="occ.stderr.log").get_attribute("href") or ""
+        text = page.evaluate("async (href) => (await fetch(href)).text()", href)
+        assert "about to play D4" in text
+        page.close()
+        # The output is its owner's: without the token the server refuses it.
+        status, _ = raw_get(base, href)
+        assert status == 403

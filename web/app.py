@@ -236,6 +236,19 @@ class _Handlers:
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}.json"'})
 
+    async def game_stderr(self, request: Request) -> Response:
+        """A program's standard output and error in a game of this server: for whoever may play here (its owner)."""
+        if not self.may_play(request):
+            return self.refuse(403, "an agent's output is shown to whoever started the game (the server's token)")
+        game = self.hall.get(request.path_params["game_id"])
+        if game is None:
+            return self.refuse(404, "no such game")
+        try:
+            data = await anyio.to_thread.run_sync(game.stderr_log, request.path_params["colour"])
+        except OSError:
+            return self.refuse(404, "no output kept for that side (a person, or the game is not over)")
+        return Response(data, media_type="text/plain; charset=utf-8")
+
     async def agents_list(self, request: Request) -> Response:
         from ..agents import registry
 
@@ -282,6 +295,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games/{game_id}/events", handlers.game_events),
         Route("/api/games/{game_id}/move", handlers.move, methods=["POST"]),
         Route("/api/games/{game_id}/game.{format:str}", handlers.game_download),
+        Route("/api/games/{game_id}/stderr/{colour}", handlers.game_stderr),
         Route("/api/tournament", handlers.tournament_json),
         Route("/api/tournament/events", handlers.tournament_events),
         Route("/api/tournament/games/{key}", handlers.tournament_json),

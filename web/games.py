@@ -237,6 +237,9 @@ class WebGame:
                 inbox={colour: text for colour, text in self.inbox.items()},
                 written=dict(self.written),
                 files={colour: spec.file_name for colour, spec in self.specs.items()},
+                # each program's standard output and error, once the game is over (the page links them for its owner)
+                stderr={colour: f"/api/games/{self.id}/stderr/{colour}" for colour, spec in self.specs.items()
+                        if not spec.is_manual and self.record is not None},
                 finished=self.record is not None or bool(self.error),
                 time_per_move=self.config.time_per_move, person_time=self.config.manual_time,
             )
@@ -245,6 +248,16 @@ class WebGame:
     def record_json(self) -> bytes:
         """The exact ``game.json`` the referee wrote; ``FileNotFoundError`` before the end."""
         return read_whole(self.directory, "game.json", GAME_RECORD_LIMIT)
+
+    def stderr_log(self, colour: str) -> bytes:
+        """The ``NAME.stderr.log`` of the program playing ``colour``, as the record names it; ``FileNotFoundError`` if none."""
+        if self.record is None or colour not in self.specs:
+            raise FileNotFoundError(colour)
+        info = self.record.extra.get("agents", {}).get(self.specs[colour].label, {})
+        name = info.get("stderr_log")
+        if not name or "/" in str(name):
+            raise FileNotFoundError(colour)
+        return read_whole(self.directory, str(name), GAME_RECORD_LIMIT)  # (the referee caps it at 1 MiB)
 
     @property
     def live(self) -> bool:

@@ -47,7 +47,10 @@ def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
         entries.append({"event": "move", "colour": colour, "move": entry.move.line(), "seconds": entry.seconds,
                         "comments": entry.comments[:5], "clocks": dict(clocks), "forfeit": entry.forfeit})
     if record.result is not None:
-        entries.append({"event": "end", "result": result_to_dict(record.result)})
+        end: dict[str, Any] = {"event": "end", "result": result_to_dict(record.result)}
+        if record.fault is not None:
+            end["fault"] = record.fault.to_dict()
+        entries.append(end)
     return entries
 
 
@@ -66,7 +69,8 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
     board = Board()
     view: dict[str, Any] = {"white": white, "black": black, "plies": [], "to_move": None, "since": None,
                             "time_limit": None, "manual": False, "legal": [], "result": None, "result_text": "",
-                            "retry": "", "problem": "", "clocks": {"W": 0.0, "B": 0.0}}
+                            "retry": "", "problem": "", "clocks": {"W": 0.0, "B": 0.0},
+                            "fault": None}
     started = False
     for entry in entries:
         kind = entry.get("event")
@@ -105,6 +109,7 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
                 result = entry.get("result") or {}
                 view["result_text"] = result_from_dict(result).summary()
                 view["result"] = result
+                view["fault"] = entry.get("fault")  # the faulty answer (a fault's detail and move number are in result)
                 view["to_move"], view["since"] = None, None
         except (ParseError, IllegalMoveError, ValueError, KeyError, TypeError) as exc:
             view["problem"] = f"entry {entry!r} could not be replayed: {exc}"

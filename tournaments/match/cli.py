@@ -11,11 +11,12 @@ from typing import Optional
 import click
 
 from ...agents.registry import builtin_agents
-from ...protocol import BOARD_SIZES, IllegalMoveError, ParseError
+from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError
 from ...protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ...referee import AgentSpec, GameConfig, check_opening, distinct_labels
 from ...referee.cli import parse_agent_times
 from ...referee.config import SANDBOXES
+from ...referee.display import fault_lines, summary
 from ...referee.process import sigterm_as_interrupt
 from ...referee.sandbox import SandboxUnavailable
 from ..results.lock import LockHeldError
@@ -190,6 +191,16 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
         opening = format_opening(pair.opening) or "start position"
         first, second = pair.points
         click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | " + " | ".join(state.lines()))
+        for game in pair.games:  # a crash or a fault: where, its output, the known hints
+            game_dir = Path(directory) / game
+            try:
+                record = GameRecord.load(str(game_dir / "game.json"))
+            except (OSError, ParseError):
+                continue
+            lines = fault_lines(record, game_dir)
+            if lines:
+                click.echo(f"  {game}: {summary(record)}")
+                click.echo("\n".join(f"    {line}" for line in lines))
 
     try:
         _require_sandbox(directory)

@@ -60,6 +60,8 @@ def event_entry(event: Any) -> dict[str, Any] | None:
         entry.update(colour=colour, message=event.message)
     elif event.kind == "end" and event.record is not None and event.record.result is not None:
         entry.update(result=result_to_dict(event.record.result))
+        if event.record.fault is not None:  # the faulty answer as written (the page shows it under the result)
+            entry.update(fault=event.record.fault.to_dict())
     else:
         return None
     return entry

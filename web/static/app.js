@@ -165,6 +165,32 @@ const Arena = (() => {
           el("a", { href: "/results/" + path, text: label, style: "margin-right:1rem" })));
         if (view.detail) $("detail").textContent = view.detail;
       }
+      if (webGame) renderFault();
+    }
+
+    // Why the game ended on a fault: the detail, the move number, what was written, each program's output.
+    let faultShown = false;
+    function renderFault() {
+      const result = view.result;
+      if (!result || faultShown || result.reason === "normal") return;
+      faultShown = true;
+      const parts = [];
+      const where = result.move_number ? "At move " + result.move_number + ": " : "";
+      if (result.detail) parts.push(el("p", { id: "fault-detail", text: where + result.detail }));
+      const fault = view.fault;
+      if (fault && fault.line !== null && fault.line !== undefined) {
+        const name = fault.colour === "W" ? view.white : view.black;
+        const took = fault.seconds === null || fault.seconds === undefined ? "" : " after " + fault.seconds.toFixed(2) + " s";
+        const comments = (fault.comments || []).map((c) => "(C " + c + ")").join(" ");
+        parts.push(el("p", { id: "fault-line", text: name + " wrote " + fault.line + took + (comments ? "  " + comments : "") }));
+      }
+      const links = Object.entries(view.stderr || {});
+      if (mayPlay && links.length) {
+        parts.push(el("p", { id: "stderr-links" }, "Output: ", ...links.map(([colour, href]) =>
+          el("a", { href, target: "_blank", text: (colour === "W" ? view.white : view.black) + ".stderr.log",
+                    style: "margin-right:1rem" }))));
+      }
+      $("detail").replaceChildren(...parts);
     }
 
     function statusText(atEnd) {
