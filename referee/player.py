@@ -137,6 +137,8 @@ class Player(AgentSeat):
         }
         if self.spec.command is not None:
             info["command"] = list(self.spec.command)
+        if self.spec.version:
+            info["version"] = self.spec.version
         if self.process is not None:
             if self.process.cgroup is not None:  # what the kernel refused it
                 info["oom_kills"] = self.process.cgroup.oom_kills()

@@ -62,7 +62,7 @@ def tournament() -> None:
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
-         rerun: Optional[tuple[str, str]] = None) -> None:
+         rerun: Optional[tuple[str, str]] = None, accept_changed: tuple[str, ...] = ()) -> None:
     """``run``, ``resume`` and ``rerun``: take the tournament, say what changed, play, print the standings."""
     console = Console(stderr=False, highlight=False)
     runner = _take(tournament_, resume=resume or bool(rerun), rerun=bool(rerun), concurrency=concurrency,
@@ -72,9 +72,14 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
         try:
             runner.prepare()
             replayed = runner.rerun(*rerun) if rerun else []
+            # After the rerun: its agent's old games are out of the way, so only the others can mix versions.
+            accepted = runner.check_versions(accept_changed)
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
         _say_what_changed(runner, console, rerun, replayed)
+        for agent in accepted:
+            console.print(f"{agent.describe()}: accepted (--accept-changed); its next games are played by the new "
+                          "version, its earlier games stay.")
         counts = runner.progress()
         total = counts.scheduled
         if not resume and not rerun and counts.finished:
@@ -221,6 +226,9 @@ def _run_options(function: Any) -> Any:
                      help="Seconds to wait for the Dask scheduler to answer."),
         click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest)."),
         click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table."),
+        click.option("--accept-changed", "accept_changed", multiple=True, metavar="NAME|all",
+                     help="Play on although NAME's submission changed since its earlier games (mixing its "
+                          "versions in the standings); repeatable; all: every agent."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -234,11 +242,17 @@ def _run_options(function: Any) -> Any:
 @click.option("--no-build", is_flag=True, help="Skip the agents' build commands.")
 @click.option("--fresh", is_flag=True, help="Delete earlier results of this tournament and start over.")
 def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-        scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool, fresh: bool) -> None:
-    """Run the tournament in FILE (continuing it if it was started before)."""
+        scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...],
+        no_build: bool, fresh: bool) -> None:
+    """Run the tournament in FILE (continuing it if it was started before).
+
+    An agent whose submission changed since its earlier games is named and
+    the run refused (see rerun and --accept-changed): versions are not mixed.
+    """
     tournament_ = _load(file, demo)
     _run(tournament_, resume=False, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet, fresh=fresh)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet, fresh=fresh,
+         accept_changed=accept_changed)
 
 
 @tournament.command()
@@ -246,10 +260,16 @@ def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: 
 @demo_option
 @_run_options
 def resume(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-           scheduler_timeout: float, max_games: Optional[int], quiet: bool) -> None:
-    """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed."""
+           scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...]) -> None:
+    """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed.
+
+    An agent whose submission changed since its earlier games is named and
+    the resume refused: `rerun FILE NAME` replays its games with the new
+    version, --accept-changed NAME plays on with both.
+    """
     _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
+         accept_changed=accept_changed)
 
 
 @tournament.command()
@@ -258,7 +278,7 @@ def resume(file: Optional[str], demo: bool, concurrency: Optional[int], schedule
 @_run_options
 @click.option("--reason", default="resubmitted", show_default=True, help="Why, kept with the replaced results.")
 def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional[str], scheduler_timeout: float,
-          max_games: Optional[int], quiet: bool, reason: str) -> None:
+          max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...], reason: str) -> None:
     """After AGENT is resubmitted: rebuild it and replay its games (same seeds and colours).
 
     Its old results stay in the database (table replaced, files under
@@ -266,7 +286,7 @@ def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional
     """
     _run(_load(file, False), resume=False, concurrency=concurrency, scheduler=scheduler,
          scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
-         rerun=(agent, reason))
+         rerun=(agent, reason), accept_changed=accept_changed)
 
 
 @tournament.command()

@@ -49,6 +49,8 @@ def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
         "result": result.summary(),
         "counts": True,
         "flag": row.load_flag or "",
+        # each program's version (the fingerprint's first 12 hex digits; game.json keeps all 64)
+        "versions": [(row.white_version or "")[:12], (row.black_version or "")[:12]],
         "moves": [],
         "positions": [],
         "links": {},

@@ -36,6 +36,7 @@ from ..schedule.pairing import ScheduledGame, game_opening
 from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from
 from .livelog import LiveLogWriter
 from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
+from .versions import ChangedAgent, agent_version, build_outputs, changed_agents, folder_state, refusal
 
 # ---------------------------------------------------------------------------
 # The runner
@@ -125,6 +126,7 @@ class Runner:
         # The games being played now, for the live display: who plays whom, the move, the clocks.
         self.in_progress: dict[str, dict[str, Any]] = {}
         self.withdrawn: dict[str, str] = {}
+        self.versions: dict[str, str] = {}  # agent -> the fingerprint of the program that plays now
 
     # -- setup ------------------------------------------------------------------
 
@@ -169,6 +171,36 @@ class Runner:
             if self.added:
                 self.store.add_round(self.added[0].round, self.added)
         self._renumber()
+        self._take_versions()
+
+    def _take_versions(self) -> None:
+        """Each playing agent's fingerprint now, before any build (its earlier build's outputs left out)."""
+        outputs = {name: written for name, (_, written) in self.store.agent_versions().items()}
+        for agent in self.tournament.agents:
+            if agent.name in self.withdrawn:
+                continue
+            try:
+                self.versions[agent.name] = agent_version(self.tournament, agent, outputs)
+            except OSError as exc:
+                raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: cannot read its folder "
+                                          f"{agent.cwd} to take its version: {exc}") from None
+
+    def check_versions(self, accept: tuple[str, ...] = ()) -> list[ChangedAgent]:
+        """Refuse to mix versions: raise if an agent changed since its stored games, unless ``accept`` names it.
+
+        ``accept`` holds agent names or ``all``; returns the changed agents
+        accepted.  Once passed, the versions are recorded (a changed agent is
+        rebuilt before its next game).
+        """
+        unknown = sorted(set(accept) - set(self.tournament.agent_names) - {"all"})
+        if unknown:
+            raise TournamentFileError(f"--accept-changed {unknown[0]}: no such agent "
+                                      f"(agents: {', '.join(self.tournament.agent_names)}, or all)")
+        changed = changed_agents(self.store, self.versions)
+        refused = [agent for agent in changed if agent.name not in accept and "all" not in accept]
+        if refused:
+            raise TournamentFileError(refusal(self.tournament, refused))
+        return changed
 
     def prepare_builtins(self, log: Callable[[str], None]) -> bool:
         """Make the built-in agents ready before any game, like a build (the champion compiles once)."""
@@ -224,7 +256,10 @@ class Runner:
         The outcome of every build is stored, so a resumed run keeps the
         forfeits of an agent that did not build; ``only_missing`` (resume)
         builds only agents with no stored outcome (the runner died while building),
-        and those named in ``also`` (a rerun rebuilds its agent); withdrawn agents are never built.
+        those named in ``also`` (a rerun rebuilds its agent) and those whose
+        version changed since their build; withdrawn agents are never built.
+        What a build writes into its folder is recorded with the agent's
+        version, and left out of its fingerprint from then on (:mod:`.versions`).
         """
         from ...referee import GameConfig
         from .build import run_build
@@ -232,15 +267,24 @@ class Runner:
         failures: dict[str, BuildResult] = {}
         logs = self.tournament.results_dir / "build"
         stored = self.store.builds()
+        versions = self.store.agent_versions()
         for agent in self.tournament.agents:
-            if not agent.build or agent.name in self.withdrawn:
+            if agent.name in self.withdrawn:
                 continue
-            if only_missing and agent.name in stored and agent.name not in also:
+            version, outputs = versions.get(agent.name, ("", []))
+            if not agent.build:
+                self.store.set_agent_version(agent.name, self.versions.get(agent.name, ""), outputs)
+                continue
+            if (only_missing and agent.name in stored and agent.name not in also
+                    and version == self.versions.get(agent.name)):
                 continue
             log(f"Building {agent.name}: {agent.build}")
+            before = folder_state(self.tournament, agent)
             outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
                                 self.tournament.build_timeout, GameConfig(**self.config_fields),
                                 hidden=[self.tournament.results_dir.resolve()])
+            written = build_outputs(before, folder_state(self.tournament, agent))
+            self.store.set_agent_version(agent.name, self.versions.get(agent.name, ""), {*outputs, *written})
             self.store.set_build(outcome)
             if not outcome.ok:
                 failures[agent.name] = outcome
@@ -292,6 +336,8 @@ class Runner:
             seed=game.seed,
             opening=tuple(move.line() for move in game_opening(t, game.index)),
             out_dir=None if remote else str(self.game_dir(game)),
+            white_version=self.versions.get(game.white, ""),
+            black_version=self.versions.get(game.black, ""),
         )
 
     def game_dir(self, game: ScheduledGame) -> Path:
@@ -421,7 +467,9 @@ class Runner:
         record = GameRecord(
             white=game.white, black=game.black, seed=game.seed, time_per_move=self.tournament.time_per_move,
             result=Result(winner, Termination.BUILD, 2, 2, detail),
-            extra={"tournament": {"game": game.key, "not_played": "build"}},
+            extra={"tournament": {"game": game.key, "not_played": "build"},
+                   "agents": {name: {"colour": colour, "version": self.versions.get(name, "")}
+                              for name, colour in ((game.white, "W"), (game.black, "B"))}},
         )
         played = PlayedGame.of_record(record)
         outcome = outcome_from(played)
