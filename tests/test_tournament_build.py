@@ -214,3 +214,29 @@ def test_a_build_gets_the_system_path_and_readable_toolchains_not_the_instructor
     assert "PYENV_ROOT" not in found.variables
     assert f"PYENV_ROOT={tmp_path / 'no-pyenv'} (not a folder this user can read)" in found.skipped
     assert f"PATH folder {tmp_path / 'gone'} (not a folder this user can read)" in found.skipped
+
+
+def test_every_build_runs_at_once_before_the_first_game(tmp_path: Path) -> None:
+    # Two builds that each wait for the other to have started: only builds run at once both finish.
+    # (Unsandboxed, so that they can see each other's folders; the default build_timeout is 2 minutes.)
+    from othello_arena.tournaments.schedule import config
+
+    homes = {name: tmp_path / "students" / name for name in ("alice", "bob")}
+    tables = []
+    for name, other in (("alice", "bob"), ("bob", "alice")):
+        homes[name].mkdir(parents=True)
+        (homes[name] / "agent.py").write_text(AGENT.read_text())
+        build = f"touch started; while [ ! -e ../{other}/started ]; do sleep 0.05; done; echo ok"
+        tables.append(f'[[agents]]\nname = "{name}"\ncwd = "students/{name}"\n'
+                      f'command = "{sys.executable} agent.py --name {{name}} --style first"\nbuild = "{build}"\n')
+    path = write_tournament(tmp_path, tables, referee={"sandbox": "none"})
+    assert config.load(path).build_timeout == 120.0
+    path = write_tournament(tmp_path, tables, referee={"sandbox": "none"}, build_timeout=30)
+    result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "failed" not in result.output
+    builds = query(tmp_path / "results" / "tournament.sqlite", "SELECT agent, status FROM builds")
+    assert {row["agent"]: row["status"] for row in builds} == {"alice": "ok", "bob": "ok"}
+    # Both built before the first game started.
+    assert result.output.index("Started game") > max(result.output.index("Building alice"),
+                                                      result.output.index("Building bob"))

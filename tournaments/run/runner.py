@@ -31,12 +31,13 @@ from ..results.standings import Standings
 from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
 from ..results.store import BuildResult, GameOutcome, Store
 from ..schedule import pairing
-from ..schedule.config import Tournament, TournamentFileError, check_builtins
+from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from ..schedule.pairing import ScheduledGame, game_opening
-from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from
+from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, usable_cores
 from .livelog import LiveLogWriter
 from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
-from .versions import ChangedAgent, agent_version, build_outputs, changed_agents, folder_state, refusal
+from .versions import (ChangedAgent, agent_version, build_outputs, changed_agents, folder_of, folder_state,
+                       refusal)
 
 # ---------------------------------------------------------------------------
 # The runner
@@ -253,6 +254,9 @@ class Runner:
                      also: tuple[str, ...] = ()) -> dict[str, BuildResult]:
         """Run each agent's build command once, in its directory, with the file's time limit; return the failures.
 
+        The builds run at once, as many as there are cores (those of agents
+        sharing a folder one after the other), all before the first game.
+
         The outcome of every build is stored, so a resumed run keeps the
         forfeits of an agent that did not build; ``only_missing`` (resume)
         builds only agents with no stored outcome (the runner died while building),
@@ -261,34 +265,54 @@ class Runner:
         What a build writes into its folder is recorded with the agent's
         version, and left out of its fingerprint from then on (:mod:`.versions`).
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         from ...referee import GameConfig
         from .build import run_build
 
-        failures: dict[str, BuildResult] = {}
-        logs = self.tournament.results_dir / "build"
         stored = self.store.builds()
         versions = self.store.agent_versions()
+        to_build: dict[Path, list[AgentEntry]] = {}  # by folder: two builds in one folder run one after the other
         for agent in self.tournament.agents:
             if agent.name in self.withdrawn:
                 continue
             version, outputs = versions.get(agent.name, ("", []))
             if not agent.build:
                 self.store.set_agent_version(agent.name, self.versions.get(agent.name, ""), outputs)
-                continue
-            if (only_missing and agent.name in stored and agent.name not in also
-                    and version == self.versions.get(agent.name)):
-                continue
-            log(f"Building {agent.name}: {agent.build}")
+            elif not (only_missing and agent.name in stored and agent.name not in also
+                      and version == self.versions.get(agent.name)):
+                to_build.setdefault(folder_of(self.tournament, agent), []).append(agent)
+
+        def build(agent: AgentEntry) -> tuple[BuildResult, set[str]]:
+            """One build, in its sandbox, and the paths it wrote into its folder."""
             before = folder_state(self.tournament, agent)
-            outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
+            outcome = run_build(agent.name, agent.build or "", agent.cwd, logs / f"{agent.name}.log",
                                 self.tournament.build_timeout, GameConfig(**self.config_fields),
                                 hidden=[self.tournament.results_dir.resolve()])
-            written = build_outputs(before, folder_state(self.tournament, agent))
-            self.store.set_agent_version(agent.name, self.versions.get(agent.name, ""), {*outputs, *written})
+            try:
+                return outcome, build_outputs(before, folder_state(self.tournament, agent))
+            except OSError:  # it left a file we cannot read: its fingerprint will say so, naming it
+                return outcome, set()
+
+        def build_folder(agents: list[AgentEntry]) -> list[tuple[BuildResult, set[str]]]:
+            return [build(agent) for agent in agents]
+
+        failures: dict[str, BuildResult] = {}
+        logs = self.tournament.results_dir / "build"
+        for agents in to_build.values():
+            for agent in agents:
+                log(f"Building {agent.name}: {agent.build}")
+        # Every build before the first game, as many at once as there are cores: one that hangs
+        # holds nobody else, and is killed after build_timeout.
+        with ThreadPoolExecutor(max_workers=max(1, min(usable_cores(), len(to_build) or 1))) as pool:
+            done = list(pool.map(build_folder, to_build.values()))
+        for outcome, written in (item for group in done for item in group):
+            outputs = versions.get(outcome.agent, ("", []))[1]
+            self.store.set_agent_version(outcome.agent, self.versions.get(outcome.agent, ""), {*outputs, *written})
             self.store.set_build(outcome)
             if not outcome.ok:
-                failures[agent.name] = outcome
-                log(f"Build of {agent.name} failed ({outcome.detail}); see {outcome.log}. "
+                failures[outcome.agent] = outcome
+                log(f"Build of {outcome.agent} failed ({outcome.detail}); see {outcome.log}. "
                     "Its games are forfeits (reason: build); the others play on.")
         return failures
 
