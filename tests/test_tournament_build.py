@@ -17,12 +17,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.tournaments.run.build import BUILD_LOG_LIMIT, run_build
-from tournament_helpers import AGENT, agent, query, write_tournament
-
-
-def build_output(log: Path) -> str:
-    """What the build itself printed: its log less the referee's first lines (the environment it got)."""
-    return "".join(line for line in log.read_text().splitlines(keepends=True) if not line.startswith("[referee: "))
+from tournament_helpers import AGENT, agent, build_output, query, write_tournament
 
 
 def processes_in(directory: Path) -> list[psutil.Process]:

@@ -288,3 +288,22 @@ def test_a_roster_written_once_and_hard_coded_file_names(tmp_path: Path) -> None
     (tmp_path / "bad.toml").write_text('agents = [{ include = "roster.toml", name = "x" }]\n')
     result = CliRunner().invoke(cli, ["tournament", "check", str(tmp_path / "bad.toml")])
     assert result.exit_code == 1 and "an include takes no other key (found name)" in result.output
+
+
+def test_rerun_plays_every_unplayed_game_and_with_only_just_that_agents(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, THREE, seed=3)
+    database = tmp_path / "results" / "tournament.sqlite"
+    assert invoke("run", str(path), "-q", "--max-games", "1").exit_code == 0
+    help_text = invoke("rerun", "--help").output
+    assert "nobody else's games are played" not in help_text and "--only" in help_text
+
+    result = invoke("rerun", str(path), "flips", "-q", "--only")
+    assert result.exit_code == 0, result.output
+    rows = query(database, "SELECT white, black, status FROM games")
+    unplayed = [row for row in rows if row["status"] != "finished"]
+    assert unplayed and all("flips" not in (row["white"], row["black"]) for row in unplayed)
+    assert "Finish with: othello tournament resume" in result.output
+
+    result = invoke("rerun", str(path), "flips", "-q")  # without --only: everyone's unplayed games too
+    assert result.exit_code == 0, result.output
+    assert {row["status"] for row in query(database, "SELECT status FROM games")} == {"finished"}

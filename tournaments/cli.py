@@ -62,12 +62,12 @@ def tournament() -> None:
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
-         rerun: Optional[tuple[str, str]] = None, accept_changed: tuple[str, ...] = ()) -> None:
+         rerun: Optional[tuple[str, str]] = None, accept_changed: tuple[str, ...] = (), only: bool = False) -> None:
     """``run``, ``resume`` and ``rerun``: take the tournament, say what changed, play, print the standings."""
     console = Console(stderr=False, highlight=False)
     runner = _take(tournament_, resume=resume or bool(rerun), rerun=bool(rerun), concurrency=concurrency,
                    scheduler=scheduler, scheduler_timeout=scheduler_timeout, max_games=max_games, build=build,
-                   fresh=fresh)
+                   fresh=fresh, only=rerun[0] if rerun and only else None)
     try:
         try:
             runner.prepare()
@@ -96,7 +96,7 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
 
 def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Optional[int],
           scheduler: Optional[str], scheduler_timeout: float, max_games: Optional[int], build: bool,
-          fresh: bool) -> Any:
+          fresh: bool, only: Optional[str] = None) -> Any:
     """The tournament's runner, holding its lock; a click error if there is nothing to resume or another runner has it."""
     from .results.lock import LockHeldError
     from .run.runner import Runner
@@ -113,7 +113,7 @@ def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Op
     try:
         # Takes the tournament's lock first: a second runner stops here, before touching anything.
         return Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
-                      scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh)
+                      scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh, only=only)
     except (StoreError, LockHeldError) as exc:
         raise click.ClickException(f"{tournament_.path}: {exc}") from None
 
@@ -277,16 +277,20 @@ def resume(file: Optional[str], demo: bool, concurrency: Optional[int], schedule
 @click.argument("agent")
 @_run_options
 @click.option("--reason", default="resubmitted", show_default=True, help="Why, kept with the replaced results.")
+@click.option("--only", is_flag=True, help="Play only AGENT's games; other unplayed games wait for resume.")
 def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional[str], scheduler_timeout: float,
-          max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...], reason: str) -> None:
+          max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...], reason: str, only: bool) -> None:
     """After AGENT is resubmitted: rebuild it and replay its games (same seeds and colours).
 
     Its old results stay in the database (table replaced, files under
-    games/replaced/) and leave the standings; nobody else's games are played.
+    games/replaced/) and leave the standings; nobody else is rebuilt and no
+    other finished game is replayed. Like resume, it then plays every
+    unfinished game of the tournament, AGENT's and everyone else's not yet
+    played; with --only, AGENT's games alone.
     """
     _run(_load(file, False), resume=False, concurrency=concurrency, scheduler=scheduler,
          scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
-         rerun=(agent, reason), accept_changed=accept_changed)
+         rerun=(agent, reason), accept_changed=accept_changed, only=only)
 
 
 @tournament.command()

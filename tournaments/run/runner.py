@@ -97,6 +97,7 @@ class Runner:
         max_games: Optional[int] = None,
         build: bool = True,
         fresh: bool = False,
+        only: Optional[str] = None,
     ) -> None:
         self.tournament = tournament
         self.concurrency = concurrency or tournament.concurrency
@@ -105,6 +106,7 @@ class Runner:
         self.on_event = on_event
         self.max_games = max_games
         self.build = build
+        self.only = only  # play only this agent's games (rerun --only); None: every unfinished game
         self.lock = locking.RunnerLock(locking.lock_path(tournament.database))
         self.lock.acquire()
         try:
@@ -379,7 +381,7 @@ class Runner:
         games or when :meth:`request_stop` is called.
         """
         pool = self.make_pool()
-        queue = deque(self.store.unfinished_games(exclude=self.withdrawn))
+        queue = deque(self._to_play())
         pending: dict[Any, ScheduledGame] = {}
         played = 0
         abandoned = True
@@ -405,9 +407,10 @@ class Runner:
                                                   "since": time.monotonic(), "live": not pool.remote}
                     pending[pool.submit(self.job(game, pool.remote), self._watcher(game))] = game
                 if not pending:
-                    if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
+                    if self._should_stop(played) or self.only or not (self.tournament.format == "swiss"
+                                                                      and self._pair_next_swiss_round()):
                         break
-                    queue.extend(self.store.unfinished_games(exclude=self.withdrawn))
+                    queue.extend(self._to_play())
                     continue
                 for future in pool.wait(list(pending), timeout=0.5):
                     game = pending.pop(future)
@@ -437,6 +440,11 @@ class Runner:
                                     "before the game ended")
             pool.close(abandon=abandoned)
         return self.standings()
+
+    def _to_play(self) -> list[ScheduledGame]:
+        """The unfinished games this run plays: all of them, or only those of :attr:`only`."""
+        games = self.store.unfinished_games(exclude=self.withdrawn)
+        return [game for game in games if self.only in (game.white, game.black)] if self.only else games
 
     def _watcher(self, game: ScheduledGame) -> Callable[[Any], None]:
         """The referee's events of ``game`` kept as the move number and the clocks (read by the display).
