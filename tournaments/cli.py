@@ -461,6 +461,38 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
+@tournament.command("check-agents")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Folder of the cards, one NAME.txt per agent (default: RESULTS/check-agents).")
+@click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Extra games steered towards a pass, as for othello check.")
+def check_agents(file: str, out_dir: Optional[str], attempts: int) -> None:
+    """Build every agent of FILE as the runner would (sandboxed) and check each follows the protocol.
+
+    Writes one card per agent (DIR/NAME.txt), to forward to its student as
+    it is: the build log when the build failed, else the report of
+    `othello check`. Prints a summary; exit code 1 if any agent fails.
+    """
+    from ..referee.sandbox import SandboxUnavailable
+    from .run.roster import check_agents as check_all
+
+    tournament_ = _load(file, False)
+    target = Path(out_dir) if out_dir else tournament_.results_dir / "check-agents"
+    try:
+        cards = check_all(tournament_, target, attempts=attempts, log=lambda line: click.echo(f"... {line}", err=True))
+    except (SandboxUnavailable, OSError, ValueError) as exc:
+        raise click.ClickException(f"{tournament_.path}: {exc}") from None
+    width = max(len(card.agent) for card in cards) if cards else 5
+    click.echo(f"{'agent':<{width}}  {'verdict':<14} card")
+    for card in cards:
+        click.echo(f"{card.agent:<{width}}  {card.verdict:<14} {target / (card.agent + '.txt')}")
+    failed = [card.agent for card in cards if card.verdict != "passed"]
+    click.echo(f"{len(cards) - len(failed)} of {len(cards)} agents passed" + (f"; failed: {', '.join(failed)}"
+                                                                             if failed else ""))
+    sys.exit(1 if failed else 0)
+
+
 @tournament.command()
 @file_argument
 @demo_option
