@@ -117,3 +117,19 @@ def test_accept_changed_plays_on_with_both_versions(tmp_path: Path) -> None:
     assert "heidi changed since its 2 earlier game(s)" in result.output and "accepted" in result.output
     versions = versions_in_records(tmp_path / "results", "heidi")
     assert len(versions) == 4 and len(set(versions)) == 2
+
+
+def test_check_estimates_the_duration_worst_case_and_typical_from_earlier_games(tmp_path: Path) -> None:
+    from tournament_helpers import agent
+
+    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last"), agent("flips", "flips")],
+                            time_per_move=2.0, concurrency=2, seed=1)
+    before = invoke("check", str(path))
+    assert before.exit_code == 0, before.output
+    # 6 games x 60 moves x 2 s / 2 at once = 6 min, at most.
+    assert "Duration at 2 game(s) at once: at most 6 min (6 games x 60 moves x the time per move / 2)" in before.output
+    assert "no typical estimate yet" in before.output
+    assert invoke("run", str(path), "-q", "--max-games", "2").exit_code == 0
+    after = invoke("check", str(path))
+    assert "typically about" in after.output and "from the move times measured in earlier games" in after.output
+    assert "first " in after.output.split("typically about")[1]

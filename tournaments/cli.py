@@ -461,6 +461,25 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
+def _print_estimate(tournament_: Tournament, concurrency: int) -> None:
+    """How long the games should take (worst case, and typical from earlier games' move times)."""
+    from .results.estimate import estimate
+    from .results.store import Store
+
+    store = None
+    if tournament_.database.exists():
+        try:
+            store = Store(tournament_.database, create=False)
+        except Exception:  # noqa: BLE001 - an unreadable database: the worst case still stands
+            store = None
+    try:
+        for line in estimate(tournament_, concurrency, store).lines():
+            click.echo(line)
+    finally:
+        if store is not None:
+            store.close()
+
+
 @tournament.command("check-agents")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
@@ -497,7 +516,7 @@ def check_agents(file: str, out_dir: Optional[str], attempts: int) -> None:
 @file_argument
 @demo_option
 def check(file: Optional[str], demo: bool) -> None:
-    """Check the tournament file and print the schedule it gives, without playing."""
+    """Check the tournament file and print the schedule it gives and how long it should take, without playing."""
     from ..agents import registry
     from .schedule import pairing
     from .run.pools import default_concurrency
@@ -519,6 +538,7 @@ def check(file: Optional[str], demo: bool) -> None:
                    + (f" (files {agent.files}.in / {agent.files}.out)" if agent.files else "")
                    + (f" ({agent.time_per_move:g} s a move of its own)" if agent.time_per_move else "")
                    + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
+    _print_estimate(tournament_, tournament_.concurrency or default_concurrency())
     if tournament_.database.exists():
         click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
                    "the schedule below is the file's for a fresh start (games already stored keep theirs).")
