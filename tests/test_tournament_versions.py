@@ -133,3 +133,34 @@ def test_check_estimates_the_duration_worst_case_and_typical_from_earlier_games(
     after = invoke("check", str(path))
     assert "typically about" in after.output and "from the move times measured in earlier games" in after.output
     assert "first " in after.output.split("typically about")[1]
+
+
+def test_a_flagged_timeout_says_at_which_move_and_the_agents_times_elsewhere_and_rerun_flagged_replays_it(
+        tmp_path: Path) -> None:
+    from tournament_helpers import agent
+
+    # The sleeper never answers its 3rd move, asleep (no CPU): the referee flags the timeout as maybe load.
+    path = write_tournament(tmp_path, [agent("sleeper", "last", "--sleep-at 3"), agent("first", "first")],
+                            time_per_move=1.0, games_per_pairing=2, seed=4)
+    assert invoke("run", str(path), "-q").exit_code == 0
+    database = tmp_path / "results" / "tournament.sqlite"
+    rows = query(database, "SELECT key, plies, load_flag FROM games WHERE reason = 'timeout'")
+    assert len(rows) == 2 and all(row["load_flag"] for row in rows)
+    status = invoke("status", str(path))
+    flagged = [line for line in status.output.splitlines() if line.startswith("flagged:")]
+    assert len(flagged) == 2
+    for line, row in zip(flagged, sorted(rows, key=lambda r: r["key"])):
+        assert f"sleeper ran out of time at move {row['plies'] + 1}" in line
+        assert "its other games: median" in line and "max" in line
+    state = json.loads(invoke("status", str(path), "--json").output)
+    assert {item["move"] for item in state["load_flagged"]} == {row["plies"] + 1 for row in rows}
+    assert all(item["agent"] == "sleeper" and item["max_seconds"] is not None for item in state["load_flagged"])
+    page = (tmp_path / "results" / "report" / "index.html").read_text()
+    assert '"timeout_move":' in page.replace(" ", "") and "ran out of time at move" in page
+
+    result = invoke("rerun", str(path), "--flagged", "-q")
+    assert result.exit_code == 0, result.output
+    assert "Rerun of the flagged timeouts: 2 finished game(s) queued again" in result.output
+    replaced = query(database, "SELECT key, why FROM replaced")
+    assert sorted(row["key"] for row in replaced) == sorted(row["key"] for row in rows)
+    assert {row["why"] for row in replaced} == {"timeout under load?"}

@@ -62,21 +62,23 @@ def tournament() -> None:
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
-         rerun: Optional[tuple[str, str]] = None, accept_changed: tuple[str, ...] = (), only: bool = False) -> None:
+         rerun: Optional[tuple[Optional[str], str]] = None, accept_changed: tuple[str, ...] = (), only: bool = False,
+         flagged: bool = False) -> None:
     """``run``, ``resume`` and ``rerun``: take the tournament, say what changed, play, print the standings."""
     console = Console(stderr=False, highlight=False)
     runner = _take(tournament_, resume=resume or bool(rerun), rerun=bool(rerun), concurrency=concurrency,
                    scheduler=scheduler, scheduler_timeout=scheduler_timeout, max_games=max_games, build=build,
                    fresh=fresh, only=rerun[0] if rerun and only else None)
+    runner.rebuild = (rerun[0],) if rerun and rerun[0] and not flagged else ()
     try:
         try:
             runner.prepare()
-            replayed = runner.rerun(*rerun) if rerun else []
+            replayed = runner.rerun(rerun[0], rerun[1], flagged=flagged) if rerun else []
             # After the rerun: its agent's old games are out of the way, so only the others can mix versions.
             accepted = runner.check_versions(accept_changed)
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
-        _say_what_changed(runner, console, rerun, replayed)
+        _say_what_changed(runner, console, rerun, replayed, flagged)
         for agent in accepted:
             console.print(f"{agent.describe()}: accepted (--accept-changed); its next games are played by the new "
                           "version, its earlier games stay.")
@@ -118,7 +120,8 @@ def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Op
         raise click.ClickException(f"{tournament_.path}: {exc}") from None
 
 
-def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, str]], replayed: list[str]) -> None:
+def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[Optional[str], str]], replayed: list[str],
+                      flagged: bool = False) -> None:
     """What ``prepare`` found and did: orphans ended, games voided, agents withdrawn or added, a rerun queued."""
     if runner.orphans_killed:
         console.print(f"Ended {runner.orphans_killed} agent process(es) left by a runner that was killed.")
@@ -135,11 +138,12 @@ def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, 
                       + (f" for {', '.join(newcomers)}" if newcomers else "")
                       + "; every other game keeps its seed and colours.")
     if rerun:
-        console.print(f"Rerun of {rerun[0]}: {len(replayed)} finished game(s) queued again with the same seeds "
+        what = (f"the flagged timeouts{' of ' + rerun[0] if rerun[0] else ''}" if flagged else rerun[0])
+        console.print(f"Rerun of {what}: {len(replayed)} finished game(s) queued again with the same seeds "
                       "and colours; the old results are kept in the database (table replaced), out of the standings.")
 
 
-def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, rerun: Optional[tuple[str, str]],
+def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, rerun: Optional[tuple[Optional[str], str]],
           concurrency: Optional[int], scheduler: Optional[str], build: bool, quiet: bool) -> None:
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
@@ -162,7 +166,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     if build:
         # resume builds only the agents whose build never finished (the runner died during it),
         # and agents new to the file; a rerun rebuilds its agent.
-        runner.build_agents(console.print, only_missing=resume or bool(rerun), also=(rerun[0],) if rerun else ())
+        runner.build_agents(console.print, only_missing=resume or bool(rerun), also=runner.rebuild)
     live = console.is_terminal and not quiet
     display: Any = LiveDisplay(console, total, counts.finished) if live else LineDisplay(console, total)
     try:
@@ -274,23 +278,33 @@ def resume(file: Optional[str], demo: bool, concurrency: Optional[int], schedule
 
 @tournament.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("agent")
+@click.argument("agent", required=False)
 @_run_options
-@click.option("--reason", default="resubmitted", show_default=True, help="Why, kept with the replaced results.")
+@click.option("--reason", default=None, help="Why, kept with the replaced results (default: resubmitted; "
+                                             "with --flagged: timeout under load).")
 @click.option("--only", is_flag=True, help="Play only AGENT's games; other unplayed games wait for resume.")
-def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional[str], scheduler_timeout: float,
-          max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...], reason: str, only: bool) -> None:
+@click.option("--flagged", is_flag=True, help="Replay only the timeouts flagged as caused by load (AGENT's, or "
+                                              "everyone's without AGENT); nothing is rebuilt.")
+def rerun(file: str, agent: Optional[str], concurrency: Optional[int], scheduler: Optional[str],
+          scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...],
+          reason: Optional[str], only: bool, flagged: bool) -> None:
     """After AGENT is resubmitted: rebuild it and replay its games (same seeds and colours).
 
     Its old results stay in the database (table replaced, files under
     games/replaced/) and leave the standings; nobody else is rebuilt and no
     other finished game is replayed. Like resume, it then plays every
     unfinished game of the tournament, AGENT's and everyone else's not yet
-    played; with --only, AGENT's games alone.
+    played; with --only, AGENT's games alone. With --flagged, only the
+    games lost by a timeout flagged "under load?" are replayed.
     """
+    if agent is None and not flagged:
+        raise click.UsageError("give the AGENT to rerun, or --flagged (every flagged timeout)")
+    if only and agent is None:
+        raise click.UsageError("--only needs an AGENT")
+    why = reason or ("timeout under load?" if flagged else "resubmitted")
     _run(_load(file, False), resume=False, concurrency=concurrency, scheduler=scheduler,
          scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
-         rerun=(agent, reason), accept_changed=accept_changed, only=only)
+         rerun=(agent, why), accept_changed=accept_changed, only=only, flagged=flagged)
 
 
 @tournament.command()
@@ -398,7 +412,7 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
         click.echo(f"warning: {len(state.unsandboxed)} game(s) were played without the sandbox (sandbox = \"none\"): "
                    "their agents could reach each other and the results.")
     for flagged in state.flagged:
-        click.echo(f"flagged: {flagged.game} ({flagged.white} vs {flagged.black}): timeout under load? {flagged.note}")
+        click.echo(f"flagged: {flagged.game} ({flagged.white} vs {flagged.black}): {flagged.describe()}")
     for name, build in sorted(state.builds.items()):
         if not build.ok:
             click.echo(f"build of {name}: {build.status} ({build.detail}); its games are forfeits "

@@ -49,6 +49,8 @@ def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
         "result": result.summary(),
         "counts": True,
         "flag": row.load_flag or "",
+        # where a clock ran out: the move the agent did not make in time (the opening's moves apart)
+        "timeout_move": (row.plies or 0) + 1 if row.reason == "timeout" else None,
         # each program's version (the fingerprint's first 12 hex digits; game.json keeps all 64)
         "versions": [(row.white_version or "")[:12], (row.black_version or "")[:12]],
         "moves": [],
@@ -82,6 +84,7 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
     """Everything the page shows, as plain data (from ``state``, read here if not given)."""
     if state is None:
         state = read_state(tournament)
+    flags = {item.game: item.describe() for item in state.flagged}
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -116,7 +119,8 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
         "rating_model": RATING_MODEL,
-        "games": [{**game_data(row, report_dir), "counts": state.counts(row)} for row in state.games if row.is_finished],
+        "games": [{**game_data(row, report_dir), "counts": state.counts(row), "flag": flags.get(row.key, "")}
+                  for row in state.games if row.is_finished],
         "voided": [
             {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
              "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}

@@ -504,9 +504,12 @@ class Store:
 
     # -- reruns -----------------------------------------------------------------
 
-    def replace_results(self, agent: str, why: str, exclude: Iterable[str] = ()) -> list[GameRow]:
+    def replace_results(self, agent: Optional[str], why: str, exclude: Iterable[str] = (),
+                        flagged: bool = False) -> list[GameRow]:
         """Put every finished game of ``agent`` back in the queue, its result copied into ``replaced`` first.
 
+        With ``flagged``, only its games whose timeout was flagged as caused
+        by load (``agent`` ``None``: everyone's).
         Games against an agent in ``exclude`` (withdrawn) are left alone.
         Returns the rows as they were (their ``game_dir`` is moved aside by
         the runner).  One transaction: either every result is kept in
@@ -515,9 +518,9 @@ class Store:
         out = set(exclude)
         with self.transaction() as db:
             rows = [row for row in (_typed(GameRow, raw) for raw in db.execute(
-                "SELECT * FROM games WHERE status = 'finished' AND (white = ? OR black = ?) "
-                "ORDER BY round, pairing, game_index", (agent, agent)))
-                if row.white not in out and row.black not in out]
+                "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"))
+                if row.white not in out and row.black not in out and (agent is None or row.plays(agent))
+                and (row.load_flag or not flagged)]
             now = time.time()
             for row in rows:
                 db.execute(

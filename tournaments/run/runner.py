@@ -29,7 +29,7 @@ from ...protocol import BLACK, WHITE, GameRecord, Result, Termination
 from ..results import lock as locking
 from ..results.standings import Standings
 from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
-from ..results.store import BuildResult, GameOutcome, Store
+from ..results.store import BuildResult, GameOutcome, GameRow, Store
 from ..schedule import pairing
 from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from ..schedule.pairing import ScheduledGame, game_opening
@@ -107,6 +107,7 @@ class Runner:
         self.max_games = max_games
         self.build = build
         self.only = only  # play only this agent's games (rerun --only); None: every unfinished game
+        self.rebuild: tuple[str, ...] = ()  # agents built again although built before (a rerun's)
         self.lock = locking.RunnerLock(locking.lock_path(tournament.database))
         self.lock.acquire()
         try:
@@ -230,20 +231,27 @@ class Runner:
         self.store.withdraw(agent, reason)
         self.withdrawn = withdrawn_agents(self.tournament, self.store)
 
-    def rerun(self, agent: str, why: str) -> list[str]:
+    def rerun(self, agent: Optional[str], why: str, flagged: bool = False) -> list[str]:
         """Queue every finished game of ``agent`` again (after a resubmission); return their keys.
 
         Each result is copied into the ``replaced`` table and its files moved
         to ``games/replaced/`` before the game goes back in the queue, with
         its seed and colours: the history keeps it, the standings do not.
+        With ``flagged``, only the games whose timeout was flagged as caused
+        by load (``agent`` ``None``: everyone's).
         """
+        if agent is None and flagged:
+            return self._replace(self.store.replace_results(None, why, exclude=self.withdrawn, flagged=True))
         if agent not in self.tournament.agent_names:
             raise TournamentFileError(f"{self.tournament.path}: no agent named {agent!r} "
                                       f"(agents: {', '.join(self.tournament.agent_names)})")
         if agent in self.withdrawn:
             raise TournamentFileError(f"{self.tournament.path}: {agent} is withdrawn ({self.withdrawn[agent]}); "
                                       "a withdrawn agent's games are not played")
-        rows = self.store.replace_results(agent, why, exclude=self.withdrawn)
+        return self._replace(self.store.replace_results(agent, why, exclude=self.withdrawn, flagged=flagged))
+
+    def _replace(self, rows: list[GameRow]) -> list[str]:
+        """Move the files of results just replaced to ``games/replaced/``; return their keys."""
         target = self.tournament.results_dir / "games" / "replaced"
         for row in rows:
             directory = Path(row.game_dir or "")
