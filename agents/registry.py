@@ -7,10 +7,14 @@ not pay for (or depend on) the compiled champion and numba.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+from pathlib import Path
 from typing import Callable, Iterable
 
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE
+from ..referee.fingerprint import file_digest, folder_files
 from ..referee.spec import BuiltinAgents
 from .runtime import Strategy
 
@@ -91,6 +95,28 @@ def prepare(agent_names: Iterable[str], log: Callable[[str], None] = lambda line
         module = importlib.import_module(f"{__package__}.{module_name}")
         ready = getattr(module, attribute)(log) and ready
     return ready
+
+
+def version_of(name: str) -> str:
+    """The built-in agent's version: the fingerprint of its own source (its module, or its package) and the runtime.
+
+    The sources, not the package's version number: a change to the agent's
+    code between two runs of a tournament is a new version even when nobody
+    bumped a number; a change elsewhere in the package is not.
+    """
+    target = BUILTINS.get(name)
+    if target is None:
+        raise UnknownAgentError(f"no built-in agent {name!r}; known agents: {', '.join(names())}")
+    here = Path(__file__).parent
+    module = target.split(":")[0].split(".")[0]
+    files = [("runtime.py", file_digest(here / "runtime.py"))]
+    if (here / module).is_dir():
+        files += [(f"{module}/{path}", digest) for path, digest in folder_files(here / module)
+                  if path.endswith(".py") or path.startswith("data/")]  # not the __pycache__ of this machine
+    else:
+        files.append((f"{module}.py", file_digest(here / f"{module}.py")))
+    text = json.dumps({"builtin": name, "files": sorted(files)}, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class UnknownAgentError(KeyError, ValueError):

@@ -321,11 +321,13 @@ def doctor() -> None:
     import tempfile
 
     from .launch import run_sandboxed
-    from .sandbox import describe, probe
+    from .sandbox import describe, probe, toolchains
 
     isolation = probe()
     for line in describe(isolation):
         click.echo(line)
+    for what in toolchains().skipped:  # said here once; a build just goes without it
+        click.echo(f"builds: {what}: skipped")
     if not isolation.works:
         click.echo("self-test: skipped (no sandbox); games need --sandbox none here")
         sys.exit(1)

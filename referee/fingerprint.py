@@ -6,8 +6,9 @@ written as canonical JSON.  Two folders with the same files (wherever they
 lie, whatever their times and modes) and the same lines have the same
 fingerprint; any changed byte, renamed file or changed line gives another.
 A symbolic link counts as its target's text (it is never followed); other
-special files are left out.  The class server names each version by it,
-and every game record can name the versions that played.
+special files are left out, and so are the paths in ``leave_out`` (what a
+build wrote there, a results folder inside it).  The class server names
+each version by it, and every game record can name the versions that played.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Iterable
 
 CHUNK = 1 << 20
 
@@ -30,18 +32,26 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def folder_files(folder: Path) -> list[tuple[str, str]]:
-    """The folder's files as sorted (relative POSIX path, SHA-256) pairs; a link as ``link:`` + its target's digest."""
+def folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """The folder's files as sorted (relative POSIX path, SHA-256) pairs; a link as ``link:`` + its target's digest.
+
+    A relative path in ``leave_out`` (a file, or a folder with all it holds) is not listed.
+    """
     folder = Path(folder)
+    skipped = set(leave_out)
     found: list[tuple[str, str]] = []
     for root, directories, names in os.walk(folder, followlinks=False):
         here = Path(root)
+        directories[:] = [name for name in directories
+                          if (here / name).relative_to(folder).as_posix() not in skipped]
         for name in directories:
             if (here / name).is_symlink():  # os.walk lists a link to a folder as a folder: count it as a link
                 names.append(name)
         for name in names:
             path = here / name
             relative = path.relative_to(folder).as_posix()
+            if relative in skipped:
+                continue
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode):
                 found.append((relative, "link:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()))
@@ -50,8 +60,8 @@ def folder_files(folder: Path) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def fingerprint(folder: Path, command: str, build: str = "") -> str:
-    """The version's fingerprint: SHA-256 (hex) of the folder's files and the command and build lines."""
-    text = json.dumps({"files": folder_files(folder), "command": command.strip(), "build": build.strip()},
+def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable[str] = ()) -> str:
+    """The version's fingerprint: SHA-256 (hex) of the folder's files (less ``leave_out``) and the command and build lines."""
+    text = json.dumps({"files": folder_files(folder, leave_out), "command": command.strip(), "build": build.strip()},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

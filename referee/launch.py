@@ -150,16 +150,24 @@ def run_sandboxed(
     as for an agent; the output goes to ``log_path``, capped at ``log_limit``
     bytes; after ``timeout`` seconds every process of the build is killed.
     With ``tools``, the command also finds the compilers of the referee's
-    ``PATH`` and toolchains (rustup, cargo, Go, a JDK, pyenv), read-only.
+    ``PATH`` and toolchains (rustup, cargo, Go, a JDK, pyenv), read-only
+    (:func:`.sandbox.toolchains`: only those this user can read, and not the
+    instructor's own folders), and the log's first lines name the environment
+    the build got.
     """
     isolation = isolation_for(config)
     env = sandbox.minimal_environment(folder, {}, isolation is not None)
     seen: list[Optional[Path]] = list(readable)
+    argv = ["/bin/sh", "-c", command]
     if tools:
-        variables, folders = sandbox.toolchains()
-        env.update(variables)
-        seen += folders
-    process = _start(["/bin/sh", "-c", command], folder, folder, env, log_path, config, isolation, seen, hidden,
+        found = sandbox.toolchains()
+        env.update(found.variables)
+        seen += found.folders
+        header = [f"[referee: the build's environment: {name}={env[name]}]" for name in sorted(env)]
+        header += [f"[referee: left out: {what}]" for what in found.skipped]
+        # The shell prints the header into the same pipe as the build's output, then becomes the build.
+        argv = ["/bin/sh", "-c", 'printf "%s\\n" "$1"; exec /bin/sh -c "$2"', "build", "\n".join(header), command]
+    process = _start(argv, folder, folder, env, log_path, config, isolation, seen, hidden,
                      f"OTHELLO_BUILD={folder}", log_limit)
     timed_out = not process.wait_exit(timeout)
     code = process.returncode

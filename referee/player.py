@@ -153,6 +153,8 @@ class Player(AgentSeat):
             "seconds": round(self.clock.used, 4),
             **self.spec.start_entry(),  # how to start it again (``othello replay --rerun``)
         }
+        if self.spec.version:
+            info["version"] = self.spec.version
         if self.process is not None:
             if self.process.cgroup is not None:  # what the kernel refused it
                 info["oom_kills"] = self.process.cgroup.oom_kills()

@@ -395,21 +395,80 @@ TOOLCHAIN_HOMES = {"RUSTUP_HOME": "~/.rustup", "CARGO_HOME": "~/.cargo", "GOPATH
                    "GOROOT": "/usr/local/go", "JAVA_HOME": "", "PYENV_ROOT": "~/.pyenv"}
 
 
-def toolchains() -> tuple[dict[str, str], list[Path]]:
-    """For a build: the referee's ``PATH`` and toolchain variables, and the folders they need, read-only."""
-    variables = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")}
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+def readable_folder(path: Path) -> bool:
+    """Whether this process may list and enter ``path``: ``False``, never an error, for one it may not even look at."""
+    try:
+        return path.is_dir() and os.access(path, os.R_OK | os.X_OK)
+    except OSError:  # a folder under another user's 0700 home: stat itself is refused
+        return False
+
+
+@dataclass(frozen=True)
+class Toolchains:
+    """What a build gets of the referee's tools: its environment's ``PATH`` and toolchain variables, and folders.
+
+    ``folders`` are bound read-only; ``skipped`` says which toolchain
+    variables or ``PATH`` folders this user cannot read (said by ``othello
+    doctor``, and in the build log), never an error.
+    """
+
+    variables: dict[str, str]
+    folders: list[Path]
+    skipped: list[str]
+
+
+def toolchains() -> Toolchains:
+    """For a build: the toolchains the referee's user has, no more than a build needs.
+
+    ``PATH``: the folders of the referee's ``PATH`` that are readable and are
+    system folders, in a toolchain's home, or an install outside the user's
+    home (``/opt/jdk/bin``, ``/usr/local/go/bin``), then each toolchain's own
+    ``bin`` (and pyenv's ``shims``), then the system's; the instructor's own
+    folders (``~/bin``, a project's scripts) are left out.  The toolchain
+    variables (``RUSTUP_HOME``, ``CARGO_HOME``, ``GOPATH``, ``GOROOT``,
+    ``JAVA_HOME``, ``PYENV_ROOT``) only where they name a readable folder.
+    """
+    variables: dict[str, str] = {}
     folders: list[Path] = []
-    for entry in variables["PATH"].split(os.pathsep):
-        path = Path(entry)
-        if entry and path.is_absolute() and path.is_dir() and not _is_system(path):
-            folders.append(_install_prefix(path / "x"))
+    skipped: list[str] = []
+    homes: list[Path] = []
     for name, default in TOOLCHAIN_HOMES.items():
         value = os.environ.get(name) or (os.path.expanduser(default) if default else "")
-        if value and Path(value).is_dir():
-            variables[name] = value
-            if not _is_system(Path(value)):
-                folders.append(Path(value))
-    return variables, folders
+        if not value:
+            continue
+        if not readable_folder(Path(value)):
+            if os.environ.get(name):  # a default that is not there is no news; a variable set is
+                skipped.append(f"{name}={value} (not a folder this user can read)")
+            continue
+        variables[name] = value
+        homes.append(Path(value))
+        if not _is_system(Path(value)):
+            folders.append(Path(value))
+    user_home = Path(os.path.expanduser("~"))
+    path: list[str] = []
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        folder = Path(entry)
+        if not entry or not folder.is_absolute() or entry in path:
+            continue
+        in_home = folder == user_home or user_home in folder.parents
+        if in_home and not any(folder == home or home in folder.parents for home in homes):
+            continue  # the instructor's own scripts are not a toolchain
+        if not readable_folder(folder):
+            skipped.append(f"PATH folder {entry} (not a folder this user can read)")
+            continue
+        path.append(entry)
+        if not _is_system(folder):
+            folders.append(_install_prefix(folder / "x"))
+    for home in homes:
+        for sub in ("bin", "shims"):
+            if readable_folder(home / sub) and str(home / sub) not in path:
+                path.append(str(home / sub))
+    path += [entry for entry in SYSTEM_PATH if entry not in path]
+    variables["PATH"] = os.pathsep.join(path)
+    return Toolchains(variables, folders, skipped)
 
 
 def seccomp_file() -> Optional[int]:

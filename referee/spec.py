@@ -113,7 +113,9 @@ class AgentSpec:
     command was given: the current directory of ``othello play``, a
     tournament agent's ``cwd``).  ``openings`` says whether it understands
     openings: a first ``NAME.in`` with the moves already played after the
-    colour (PROTOCOL.md section 8).
+    colour (PROTOCOL.md section 8).  ``version`` is the program's fingerprint
+    (:mod:`.fingerprint`) when its caller took one (a tournament does, before
+    the build): the record names it.
     """
 
     label: str
@@ -124,6 +126,7 @@ class AgentSpec:
     home: Optional[Path] = None
     openings: bool = False
     sizes: tuple[int, ...] = ONLY_8X8
+    version: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in (BUILTIN, PROGRAM, MANUAL):

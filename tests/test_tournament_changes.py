@@ -336,3 +336,22 @@ def test_the_grade_sheet_ranks_students_apart_from_references(tmp_path: Path) ->
     assert {line["agent"]: line["student_rank"] for line in report["standings"]} == \
         {name: (int(standings[name]["rank"]) if standings[name]["rank"] else None) for name in standings}
     assert "A reference agent" in (tmp_path / "results" / "report" / "agents" / "greedy.html").read_text()
+
+
+def test_rerun_plays_every_unplayed_game_and_with_only_just_that_agents(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, THREE, seed=3)
+    database = tmp_path / "results" / "tournament.sqlite"
+    assert invoke("run", str(path), "-q", "--max-games", "1").exit_code == 0
+    help_text = invoke("rerun", "--help").output
+    assert "nobody else's games are played" not in help_text and "--only" in help_text
+
+    result = invoke("rerun", str(path), "flips", "-q", "--only")
+    assert result.exit_code == 0, result.output
+    rows = query(database, "SELECT white, black, status FROM games")
+    unplayed = [row for row in rows if row["status"] != "finished"]
+    assert unplayed and all("flips" not in (row["white"], row["black"]) for row in unplayed)
+    assert "Finish with: othello tournament resume" in result.output
+
+    result = invoke("rerun", str(path), "flips", "-q")  # without --only: everyone's unplayed games too
+    assert result.exit_code == 0, result.output
+    assert {row["status"] for row in query(database, "SELECT status FROM games")} == {"finished"}

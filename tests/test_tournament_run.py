@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.protocol import GameRecord
-from tournament_helpers import agent, kill_agents_under, query, write_tournament
+from tournament_helpers import agent, build_output, kill_agents_under, query, write_tournament
 
 THREE = [agent("first", "first"), agent("last", "last"), agent("flips", "flips")]
 
@@ -249,7 +249,7 @@ def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (home / "build-count.txt").read_text() == "built\n"
     assert "Build of bob failed (exit 3)" in result.output
-    assert (tmp_path / "results" / "build" / "bob.log").read_text() == "oops\n"
+    assert build_output(tmp_path / "results" / "build" / "bob.log") == "oops\n"
     state = status_json(path)
     assert state["finished"] == 2
     lines = {line["agent"]: line for line in state["standings"]}

@@ -35,6 +35,11 @@ def write_tournament(directory: Path, agents: list[str], referee: Optional[dict[
     return path
 
 
+def build_output(log: Path) -> str:
+    """What a build itself printed: its log less the referee's first lines (the environment it got)."""
+    return "".join(line for line in log.read_text().splitlines(keepends=True) if not line.startswith("[referee: "))
+
+
 def query(database: Path, sql: str, *args: Any) -> list[sqlite3.Row]:
     """Read the results database as a separate connection (as another process would)."""
     db = sqlite3.connect(str(database))

@@ -62,19 +62,26 @@ def tournament() -> None:
 
 def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], scheduler: Optional[str],
          scheduler_timeout: float, max_games: Optional[int], build: bool, quiet: bool, fresh: bool = False,
-         rerun: Optional[tuple[str, str]] = None) -> None:
+         rerun: Optional[tuple[Optional[str], str]] = None, accept_changed: tuple[str, ...] = (), only: bool = False,
+         flagged: bool = False) -> None:
     """``run``, ``resume`` and ``rerun``: take the tournament, say what changed, play, print the standings."""
     console = Console(stderr=False, highlight=False)
     runner = _take(tournament_, resume=resume or bool(rerun), rerun=bool(rerun), concurrency=concurrency,
                    scheduler=scheduler, scheduler_timeout=scheduler_timeout, max_games=max_games, build=build,
-                   fresh=fresh)
+                   fresh=fresh, only=rerun[0] if rerun and only else None)
+    runner.rebuild = (rerun[0],) if rerun and rerun[0] and not flagged else ()
     try:
         try:
             runner.prepare()
-            replayed = runner.rerun(*rerun) if rerun else []
+            replayed = runner.rerun(rerun[0], rerun[1], flagged=flagged) if rerun else []
+            # After the rerun: its agent's old games are out of the way, so only the others can mix versions.
+            accepted = runner.check_versions(accept_changed)
         except (TournamentFileError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
-        _say_what_changed(runner, console, rerun, replayed)
+        _say_what_changed(runner, console, rerun, replayed, flagged)
+        for agent in accepted:
+            console.print(f"{agent.describe()}: accepted (--accept-changed); its next games are played by the new "
+                          "version, its earlier games stay.")
         counts = runner.progress()
         total = counts.scheduled
         if not resume and not rerun and counts.finished:
@@ -91,7 +98,7 @@ def _run(tournament_: Tournament, *, resume: bool, concurrency: Optional[int], s
 
 def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Optional[int],
           scheduler: Optional[str], scheduler_timeout: float, max_games: Optional[int], build: bool,
-          fresh: bool) -> Any:
+          fresh: bool, only: Optional[str] = None) -> Any:
     """The tournament's runner, holding its lock; a click error if there is nothing to resume or another runner has it."""
     from .results.lock import LockHeldError
     from .run.runner import Runner
@@ -108,12 +115,13 @@ def _take(tournament_: Tournament, *, resume: bool, rerun: bool, concurrency: Op
     try:
         # Takes the tournament's lock first: a second runner stops here, before touching anything.
         return Runner(tournament_, concurrency=concurrency, scheduler=scheduler,
-                      scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh)
+                      scheduler_timeout=scheduler_timeout, max_games=max_games, build=build, fresh=fresh, only=only)
     except (StoreError, LockHeldError) as exc:
         raise click.ClickException(f"{tournament_.path}: {exc}") from None
 
 
-def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, str]], replayed: list[str]) -> None:
+def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[Optional[str], str]], replayed: list[str],
+                      flagged: bool = False) -> None:
     """What ``prepare`` found and did: orphans ended, games voided, agents withdrawn or added, a rerun queued."""
     if runner.orphans_killed:
         console.print(f"Ended {runner.orphans_killed} agent process(es) left by a runner that was killed.")
@@ -130,11 +138,12 @@ def _say_what_changed(runner: Any, console: Console, rerun: Optional[tuple[str, 
                       + (f" for {', '.join(newcomers)}" if newcomers else "")
                       + "; every other game keeps its seed and colours.")
     if rerun:
-        console.print(f"Rerun of {rerun[0]}: {len(replayed)} finished game(s) queued again with the same seeds "
+        what = (f"the flagged timeouts{' of ' + rerun[0] if rerun[0] else ''}" if flagged else rerun[0])
+        console.print(f"Rerun of {what}: {len(replayed)} finished game(s) queued again with the same seeds "
                       "and colours; the old results are kept in the database (table replaced), out of the standings.")
 
 
-def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, rerun: Optional[tuple[str, str]],
+def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, rerun: Optional[tuple[Optional[str], str]],
           concurrency: Optional[int], scheduler: Optional[str], build: bool, quiet: bool) -> None:
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
@@ -157,7 +166,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     if build:
         # resume builds only the agents whose build never finished (the runner died during it),
         # and agents new to the file; a rerun rebuilds its agent.
-        runner.build_agents(console.print, only_missing=resume or bool(rerun), also=(rerun[0],) if rerun else ())
+        runner.build_agents(console.print, only_missing=resume or bool(rerun), also=runner.rebuild)
     live = console.is_terminal and not quiet
     display: Any = LiveDisplay(console, total, counts.finished) if live else LineDisplay(console, total)
     try:
@@ -221,6 +230,9 @@ def _run_options(function: Any) -> Any:
                      help="Seconds to wait for the Dask scheduler to answer."),
         click.option("--max-games", type=click.IntRange(1), help="Stop after this many games (resume plays the rest)."),
         click.option("-q", "--quiet", is_flag=True, help="One line per game, no live table."),
+        click.option("--accept-changed", "accept_changed", multiple=True, metavar="NAME|all",
+                     help="Play on although NAME's submission changed since its earlier games (mixing its "
+                          "versions in the standings); repeatable; all: every agent."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -234,11 +246,17 @@ def _run_options(function: Any) -> Any:
 @click.option("--no-build", is_flag=True, help="Skip the agents' build commands.")
 @click.option("--fresh", is_flag=True, help="Delete earlier results of this tournament and start over.")
 def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-        scheduler_timeout: float, max_games: Optional[int], quiet: bool, no_build: bool, fresh: bool) -> None:
-    """Run the tournament in FILE (continuing it if it was started before)."""
+        scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...],
+        no_build: bool, fresh: bool) -> None:
+    """Run the tournament in FILE (continuing it if it was started before).
+
+    An agent whose submission changed since its earlier games is named and
+    the run refused (see rerun and --accept-changed): versions are not mixed.
+    """
     tournament_ = _load(file, demo)
     _run(tournament_, resume=False, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet, fresh=fresh)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=not no_build, quiet=quiet, fresh=fresh,
+         accept_changed=accept_changed)
 
 
 @tournament.command()
@@ -246,27 +264,47 @@ def run(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: 
 @demo_option
 @_run_options
 def resume(file: Optional[str], demo: bool, concurrency: Optional[int], scheduler: Optional[str],
-           scheduler_timeout: float, max_games: Optional[int], quiet: bool) -> None:
-    """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed."""
+           scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...]) -> None:
+    """Finish a tournament that was stopped: finished games are kept, unfinished ones replayed.
+
+    An agent whose submission changed since its earlier games is named and
+    the resume refused: `rerun FILE NAME` replays its games with the new
+    version, --accept-changed NAME plays on with both.
+    """
     _run(_load(file, demo), resume=True, concurrency=concurrency, scheduler=scheduler,
-         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet)
+         scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
+         accept_changed=accept_changed)
 
 
 @tournament.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("agent")
+@click.argument("agent", required=False)
 @_run_options
-@click.option("--reason", default="resubmitted", show_default=True, help="Why, kept with the replaced results.")
-def rerun(file: str, agent: str, concurrency: Optional[int], scheduler: Optional[str], scheduler_timeout: float,
-          max_games: Optional[int], quiet: bool, reason: str) -> None:
+@click.option("--reason", default=None, help="Why, kept with the replaced results (default: resubmitted; "
+                                             "with --flagged: timeout under load).")
+@click.option("--only", is_flag=True, help="Play only AGENT's games; other unplayed games wait for resume.")
+@click.option("--flagged", is_flag=True, help="Replay only the timeouts flagged as caused by load (AGENT's, or "
+                                              "everyone's without AGENT); nothing is rebuilt.")
+def rerun(file: str, agent: Optional[str], concurrency: Optional[int], scheduler: Optional[str],
+          scheduler_timeout: float, max_games: Optional[int], quiet: bool, accept_changed: tuple[str, ...],
+          reason: Optional[str], only: bool, flagged: bool) -> None:
     """After AGENT is resubmitted: rebuild it and replay its games (same seeds and colours).
 
     Its old results stay in the database (table replaced, files under
-    games/replaced/) and leave the standings; nobody else's games are played.
+    games/replaced/) and leave the standings; nobody else is rebuilt and no
+    other finished game is replayed. Like resume, it then plays every
+    unfinished game of the tournament, AGENT's and everyone else's not yet
+    played; with --only, AGENT's games alone. With --flagged, only the
+    games lost by a timeout flagged "under load?" are replayed.
     """
+    if agent is None and not flagged:
+        raise click.UsageError("give the AGENT to rerun, or --flagged (every flagged timeout)")
+    if only and agent is None:
+        raise click.UsageError("--only needs an AGENT")
+    why = reason or ("timeout under load?" if flagged else "resubmitted")
     _run(_load(file, False), resume=False, concurrency=concurrency, scheduler=scheduler,
          scheduler_timeout=scheduler_timeout, max_games=max_games, build=True, quiet=quiet,
-         rerun=(agent, reason))
+         rerun=(agent, why), accept_changed=accept_changed, only=only, flagged=flagged)
 
 
 @tournament.command()
@@ -374,7 +412,7 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
         click.echo(f"warning: {len(state.unsandboxed)} game(s) were played without the sandbox (sandbox = \"none\"): "
                    "their agents could reach each other and the results.")
     for flagged in state.flagged:
-        click.echo(f"flagged: {flagged.game} ({flagged.white} vs {flagged.black}): timeout under load? {flagged.note}")
+        click.echo(f"flagged: {flagged.game} ({flagged.white} vs {flagged.black}): {flagged.describe()}")
     for name, build in sorted(state.builds.items()):
         if not build.ok:
             click.echo(f"build of {name}: {build.status} ({build.detail}); its games are forfeits "
@@ -448,11 +486,62 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
+def _print_estimate(tournament_: Tournament, concurrency: int) -> None:
+    """How long the games should take (worst case, and typical from earlier games' move times)."""
+    from .results.estimate import estimate
+    from .results.store import Store
+
+    store = None
+    if tournament_.database.exists():
+        try:
+            store = Store(tournament_.database, create=False)
+        except Exception:  # noqa: BLE001 - an unreadable database: the worst case still stands
+            store = None
+    try:
+        for line in estimate(tournament_, concurrency, store).lines():
+            click.echo(line)
+    finally:
+        if store is not None:
+            store.close()
+
+
+@tournament.command("check-agents")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Folder of the cards, one NAME.txt per agent (default: RESULTS/check-agents).")
+@click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Extra games steered towards a pass, as for othello check.")
+def check_agents(file: str, out_dir: Optional[str], attempts: int) -> None:
+    """Build every agent of FILE as the runner would (sandboxed) and check each follows the protocol.
+
+    Writes one card per agent (DIR/NAME.txt), to forward to its student as
+    it is: the build log when the build failed, else the report of
+    `othello check`. Prints a summary; exit code 1 if any agent fails.
+    """
+    from ..referee.sandbox import SandboxUnavailable
+    from .run.roster import check_agents as check_all
+
+    tournament_ = _load(file, False)
+    target = Path(out_dir) if out_dir else tournament_.results_dir / "check-agents"
+    try:
+        cards = check_all(tournament_, target, attempts=attempts, log=lambda line: click.echo(f"... {line}", err=True))
+    except (SandboxUnavailable, OSError, ValueError) as exc:
+        raise click.ClickException(f"{tournament_.path}: {exc}") from None
+    width = max(len(card.agent) for card in cards) if cards else 5
+    click.echo(f"{'agent':<{width}}  {'verdict':<14} card")
+    for card in cards:
+        click.echo(f"{card.agent:<{width}}  {card.verdict:<14} {target / (card.agent + '.txt')}")
+    failed = [card.agent for card in cards if card.verdict != "passed"]
+    click.echo(f"{len(cards) - len(failed)} of {len(cards)} agents passed" + (f"; failed: {', '.join(failed)}"
+                                                                             if failed else ""))
+    sys.exit(1 if failed else 0)
+
+
 @tournament.command()
 @file_argument
 @demo_option
 def check(file: Optional[str], demo: bool) -> None:
-    """Check the tournament file and print the schedule it gives, without playing."""
+    """Check the tournament file and print the schedule it gives and how long it should take, without playing."""
     from ..agents import registry
     from .schedule import pairing
     from .run.pools import default_concurrency
@@ -474,6 +563,7 @@ def check(file: Optional[str], demo: bool) -> None:
                    + (f" (files {agent.files}.in / {agent.files}.out)" if agent.files else "")
                    + (f" ({agent.time_per_move:g} s a move of its own)" if agent.time_per_move else "")
                    + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
+    _print_estimate(tournament_, tournament_.concurrency or default_concurrency())
     if tournament_.database.exists():
         click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
                    "the schedule below is the file's for a fresh start (games already stored keep theirs).")

@@ -35,7 +35,7 @@ from .store import result_from_row
 
 GAME_COLUMNS = ["key", "round", "pairing", "game_index", "white", "black", "seed", "status", "counts", "result",
                 "winner", "loser", "reason", "detail", "white_discs", "black_discs", "plies", "white_seconds",
-                "black_seconds", "load_flag", "attempts", "finished"]
+                "black_seconds", "load_flag", "attempts", "finished", "white_version", "black_version"]
 STANDING_COLUMNS = ["id", "rank", "agent", "reference", "games", "points", "score_percent", "wins", "draws", "losses", "white_wins",
                     "white_draws", "white_losses", "black_wins", "black_draws", "black_losses", "disc_difference",
                     "byes", "sonneborn_berger", "elo", "elo_error", *(f"forfeits_{f}" for f in FAULTS)]
@@ -61,6 +61,7 @@ def tables(tournament: Tournament, state: Optional[TournamentState] = None) -> d
             "white_discs": row.white_discs, "black_discs": row.black_discs, "plies": row.plies,
             "white_seconds": _round(row.white_seconds), "black_seconds": _round(row.black_seconds),
             "load_flag": row.load_flag or "", "attempts": row.attempts, "finished": iso_time(row.finished),
+            "white_version": row.white_version or "", "black_version": row.black_version or "",
         })
     ids = {agent.name: agent.id for agent in state.agents}
     ranks = state.student_ranks

@@ -56,6 +56,10 @@ def game_data(row: GameRow, report_dir: Path, with_logs: bool = False) -> dict[s
         "result": result.summary(),
         "counts": True,
         "flag": row.load_flag or "",
+        # where a clock ran out: the move the agent did not make in time (the opening's moves apart)
+        "timeout_move": (row.plies or 0) + 1 if row.reason == "timeout" else None,
+        # each program's version (the fingerprint's first 12 hex digits; game.json keeps all 64)
+        "versions": [(row.white_version or "")[:12], (row.black_version or "")[:12]],
         "moves": [],
         "positions": [],
         "links": {},
@@ -88,6 +92,7 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
     """Everything the page shows, as plain data (from ``state``, read here if not given; ``with_logs``: log links)."""
     if state is None:
         state = read_state(tournament)
+    flags = {item.game: item.describe() for item in state.flagged}
     return {
         "name": tournament.name,
         "format": tournament.format,
@@ -124,7 +129,8 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "crosstable": state.standings.crosstable_dict(),
         "rating_model": RATING_MODEL,
         "with_logs": with_logs,
-        "games": [{**game_data(row, report_dir, with_logs), "counts": state.counts(row)}
+        "games": [{**game_data(row, report_dir, with_logs), "counts": state.counts(row),
+                   "flag": flags.get(row.key, "")}
                   for row in state.games if row.is_finished],
         "voided": [
             {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import datetime
 import json
+import statistics
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from ..schedule import pairing
 from ..schedule.config import Tournament
@@ -165,12 +166,60 @@ class ReplacedResult:
 
 @dataclass(frozen=True)
 class FlaggedGame:
-    """A timeout the referee flagged as perhaps caused by load."""
+    """A timeout the referee flagged as perhaps caused by load, with what the agent's other games say.
+
+    ``agent`` ran out of time at ``move`` (the game's move number, the
+    opening's moves apart); ``median`` and ``slowest`` are its seconds per
+    move in its other finished games (``None``: it has none): an agent whose
+    slowest move elsewhere is far below the limit was likely short of CPU,
+    one that often nears the limit likely has no clock of its own.
+    """
 
     game: str
     white: str
     black: str
     note: str
+    agent: str = ""
+    move: int = 0
+    median: Optional[float] = None
+    slowest: Optional[float] = None
+
+    def describe(self) -> str:
+        """The flag for people: who, at which move, and its move times elsewhere."""
+        text = f"timeout under load? {self.note}"
+        if self.agent:
+            text += f"; {self.agent} ran out of time at move {self.move}"
+            text += (f"; its other games: median {self.median:.2f} s, max {self.slowest:.2f} s a move"
+                     if self.median is not None and self.slowest is not None else "; it has no other game yet")
+        return text
+
+
+def _move_seconds(row: GameRow, agent: str) -> list[float]:
+    """The seconds of each move ``agent`` made in a finished game (from its record)."""
+    try:
+        moves = json.loads(row.record or "").get("moves", [])
+        colour = "W" if agent == row.white else "B"
+        return [float(entry["seconds"]) for entry in moves
+                if str(entry.get("move", ""))[1:2] == colour and isinstance(entry.get("seconds"), (int, float))]
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return []
+
+
+def flagged_games(games: Sequence[GameRow]) -> tuple[FlaggedGame, ...]:
+    """Every flagged timeout with who timed out, at which move, and that agent's move times in its other games."""
+    flagged = []
+    times: dict[str, list[tuple[str, list[float]]]] = {}  # agent -> (game, its move times), each record read once
+    for row in games:
+        if not row.load_flag:
+            continue
+        agent = row.black if row.winner == "W" else row.white if row.winner == "B" else ""
+        if agent and agent not in times:
+            times[agent] = [(other.key, _move_seconds(other, agent)) for other in games
+                            if other.is_finished and other.plays(agent)]
+        others = [seconds for key, moves in times.get(agent, []) if key != row.key for seconds in moves]
+        flagged.append(FlaggedGame(row.key, row.white, row.black, row.load_flag, agent, (row.plies or 0) + 1,
+                                   statistics.median(others) if others else None, max(others) if others else None))
+    return tuple(flagged)
 
 
 @dataclass(frozen=True)
@@ -347,7 +396,7 @@ def read_state(tournament: Tournament, *, must_exist: bool = True) -> Tournament
             for key, attempts in store.voided().items())
         builds = store.builds()
         rounds = tuple(store.rounds())
-    flagged = tuple(FlaggedGame(row.key, row.white, row.black, row.load_flag) for row in games if row.load_flag)
+    flagged = flagged_games(games)
     return TournamentState(
         name=tournament.name, format=tournament.format, database=Path(tournament.database), started=True,
         runner=runner, progress=counts,
@@ -449,8 +498,9 @@ def status_json(state: TournamentState) -> dict[str, Any]:
         "repeated_games": state.standings.repeats,
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
-        "load_flagged": [{"game": item.game, "white": item.white, "black": item.black, "note": item.note}
-                         for item in state.flagged],
+        "load_flagged": [{"game": item.game, "white": item.white, "black": item.black, "note": item.note,
+                          "agent": item.agent, "move": item.move, "median_seconds": item.median,
+                          "max_seconds": item.slowest} for item in state.flagged],
         "voided": voided,
         "voided_attempts": state.voided_attempts,
         "repeatedly_voided": [item for item, game in zip(voided, state.voided) if game.flagged],

@@ -77,7 +77,9 @@ CREATE TABLE IF NOT EXISTS games (
     worker TEXT,
     started REAL,
     finished REAL,
-    record_sha256 TEXT
+    record_sha256 TEXT,
+    white_version TEXT,
+    black_version TEXT
 );
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE TABLE IF NOT EXISTS attempts (
@@ -127,10 +129,16 @@ CREATE TABLE IF NOT EXISTS builds (
     detail TEXT,
     finished REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS agent_versions (
+    agent TEXT PRIMARY KEY,
+    version TEXT NOT NULL,
+    build_outputs TEXT NOT NULL DEFAULT '[]',
+    recorded REAL NOT NULL
+);
 """
 
 # Columns added since schema 1, added to an older database when a runner opens it.
-MIGRATIONS = {"games": {"record_sha256": "TEXT"}}
+MIGRATIONS = {"games": {"record_sha256": "TEXT", "white_version": "TEXT", "black_version": "TEXT"}}
 
 
 _MOVES_KEYS: dict[str, str] = {}  # record_sha256 -> moves key: a record is parsed once per process
@@ -209,6 +217,8 @@ class GameOutcome:
     worker: str = ""
     record_text: Optional[str] = None  # the exact bytes of game.json the referee wrote (UTF-8)
     record_sha256: Optional[str] = None
+    white_version: Optional[str] = None  # each program's fingerprint, as game.json names it
+    black_version: Optional[str] = None
 
 
 def result_columns(result: Result) -> tuple[Optional[str], str, str, int, int]:
@@ -281,6 +291,12 @@ class GameRow:
     started: Optional[float]
     finished: Optional[float]  # when it finished (Unix time)
     record_sha256: Optional[str]
+    white_version: Optional[str] = None  # the programs' fingerprints (game.json agents.NAME.version)
+    black_version: Optional[str] = None
+
+    def version_of(self, agent: str) -> str:
+        """The fingerprint of the version of ``agent`` that played this game (``""`` if not recorded)."""
+        return (self.white_version if agent == self.white else self.black_version) or ""
 
     @property
     def is_finished(self) -> bool:
@@ -488,9 +504,12 @@ class Store:
 
     # -- reruns -----------------------------------------------------------------
 
-    def replace_results(self, agent: str, why: str, exclude: Iterable[str] = ()) -> list[GameRow]:
+    def replace_results(self, agent: Optional[str], why: str, exclude: Iterable[str] = (),
+                        flagged: bool = False) -> list[GameRow]:
         """Put every finished game of ``agent`` back in the queue, its result copied into ``replaced`` first.
 
+        With ``flagged``, only its games whose timeout was flagged as caused
+        by load (``agent`` ``None``: everyone's).
         Games against an agent in ``exclude`` (withdrawn) are left alone.
         Returns the rows as they were (their ``game_dir`` is moved aside by
         the runner).  One transaction: either every result is kept in
@@ -499,9 +518,9 @@ class Store:
         out = set(exclude)
         with self.transaction() as db:
             rows = [row for row in (_typed(GameRow, raw) for raw in db.execute(
-                "SELECT * FROM games WHERE status = 'finished' AND (white = ? OR black = ?) "
-                "ORDER BY round, pairing, game_index", (agent, agent)))
-                if row.white not in out and row.black not in out]
+                "SELECT * FROM games WHERE status = 'finished' ORDER BY round, pairing, game_index"))
+                if row.white not in out and row.black not in out and (agent is None or row.plays(agent))
+                and (row.load_flag or not flagged)]
             now = time.time()
             for row in rows:
                 db.execute(
@@ -518,7 +537,7 @@ class Store:
                     "white_discs = NULL, black_discs = NULL, plies = NULL, white_seconds = NULL, "
                     "black_seconds = NULL, white_cpu = NULL, black_cpu = NULL, load_flag = NULL, record = NULL, "
                     "white_stderr = NULL, black_stderr = NULL, game_dir = NULL, worker = NULL, finished = NULL, "
-                    "record_sha256 = NULL WHERE key = ?", (row.key,))
+                    "record_sha256 = NULL, white_version = NULL, black_version = NULL WHERE key = ?", (row.key,))
             return rows
 
     def set_replaced_files(self, key: str, attempt: int, files: str) -> None:
@@ -649,6 +668,30 @@ class Store:
             for row in self.db.execute("SELECT * FROM builds")
         }
 
+    # -- versions -----------------------------------------------------------------
+
+    def agent_versions(self) -> dict[str, tuple[str, list[str]]]:
+        """Each agent's last recorded version, with the paths its build wrote into its folder (left out of it)."""
+        if not self._has_table("agent_versions"):
+            return {}
+        return {row["agent"]: (row["version"], list(json.loads(row["build_outputs"] or "[]")))
+                for row in self.db.execute("SELECT * FROM agent_versions")}
+
+    def set_agent_version(self, agent: str, version: str, build_outputs: Iterable[str]) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO agent_versions (agent, version, build_outputs, recorded) "
+                       "VALUES (?, ?, ?, ?)", (agent, version, json.dumps(sorted(set(build_outputs))), time.time()))
+
+    def versions_played(self, agent: str) -> dict[str, int]:
+        """How many finished games each recorded version of ``agent`` played (games recorded without one left out)."""
+        counts: dict[str, int] = {}
+        for row in self.db.execute("SELECT white, white_version, black_version FROM games "
+                                   "WHERE status = 'finished' AND (white = ? OR black = ?)", (agent, agent)):
+            version = row["white_version"] if row["white"] == agent else row["black_version"]
+            if version:
+                counts[version] = counts.get(version, 0) + 1
+        return counts
+
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
@@ -664,13 +707,13 @@ class Store:
                 """UPDATE games SET status = 'finished', winner = ?, reason = ?, detail = ?, white_discs = ?,
                    black_discs = ?, plies = ?, white_seconds = ?, black_seconds = ?, white_cpu = ?, black_cpu = ?,
                    load_flag = ?, record = ?, white_stderr = ?, black_stderr = ?, game_dir = ?, worker = ?,
-                   finished = ?, record_sha256 = ?
+                   finished = ?, record_sha256 = ?, white_version = ?, black_version = ?
                    WHERE key = ? AND status != 'finished'""",
                 (
                     *result_columns(outcome.result), outcome.plies, outcome.white_seconds, outcome.black_seconds, outcome.white_cpu,
                     outcome.black_cpu, outcome.load_flag, record_text, _truncate(outcome.white_stderr),
                     _truncate(outcome.black_stderr), outcome.game_dir, outcome.worker, time.time(),
-                    outcome.record_sha256, key,
+                    outcome.record_sha256, outcome.white_version, outcome.black_version, key,
                 ),
             )
             if cursor.rowcount != 1:

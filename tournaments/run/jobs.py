@@ -77,7 +77,9 @@ class GameJob:
     ``out_dir`` is the game directory, or ``None`` to play in a temporary
     directory and send everything back (a remote worker); ``config`` holds
     the referee's :class:`~othello_arena.referee.GameConfig` fields;
-    ``opening`` the opening's move lines.
+    ``opening`` the opening's move lines; ``white_version`` and
+    ``black_version`` the programs' fingerprints, taken by the runner before
+    their builds (:mod:`.versions`), for the record.
     """
 
     key: str
@@ -87,6 +89,8 @@ class GameJob:
     seed: int
     opening: tuple[str, ...] = ()
     out_dir: Optional[str] = None
+    white_version: str = ""
+    black_version: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +133,8 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
     """
     from ...referee import GameConfig, play_game
 
-    white, black = agent_spec(job.white), agent_spec(job.black)
+    white = dataclasses.replace(agent_spec(job.white), version=job.white_version)
+    black = dataclasses.replace(agent_spec(job.black), version=job.black_version)
     config = GameConfig(**job.config)
     temporary = job.out_dir is None
     out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if job.out_dir is None else Path(job.out_dir)
@@ -219,9 +224,21 @@ def outcome_from(result: PlayedGame) -> GameOutcome:
         black_stderr=result.black_stderr,
         game_dir=result.game_dir,
         worker=result.worker,
+        white_version=_agent_versions(record).get("W"),
+        black_version=_agent_versions(record).get("B"),
     )
     outcome.load_flag = load_flag(record, outcome, result.load, result.cores)
     return outcome
+
+
+def _agent_versions(record: GameRecord) -> dict[str, str]:
+    """Per colour, the program's version the record names (``agents.NAME.version``)."""
+    agents = record.extra.get("agents")
+    if not isinstance(agents, dict):
+        return {}
+    return {info["colour"]: info["version"] for info in agents.values()
+            if isinstance(info, dict) and info.get("colour") in ("W", "B") and isinstance(info.get("version"), str)
+            and info["version"]}
 
 
 def _agent_times(record: GameRecord) -> dict[str, dict[str, float]]:

@@ -29,13 +29,15 @@ from ...protocol import BLACK, WHITE, GameRecord, Result, Termination
 from ..results import lock as locking
 from ..results.standings import Standings
 from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
-from ..results.store import BuildResult, GameOutcome, Store
+from ..results.store import BuildResult, GameOutcome, GameRow, Store
 from ..schedule import pairing
-from ..schedule.config import Tournament, TournamentFileError, check_builtins
+from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from ..schedule.pairing import ScheduledGame, game_opening
-from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from
+from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, usable_cores
 from .livelog import LiveLogWriter
 from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
+from .versions import (ChangedAgent, agent_version, build_outputs, changed_agents, folder_of, folder_state,
+                       refusal)
 
 # ---------------------------------------------------------------------------
 # The runner
@@ -95,6 +97,7 @@ class Runner:
         max_games: Optional[int] = None,
         build: bool = True,
         fresh: bool = False,
+        only: Optional[str] = None,
     ) -> None:
         self.tournament = tournament
         self.concurrency = concurrency or tournament.concurrency
@@ -103,6 +106,8 @@ class Runner:
         self.on_event = on_event
         self.max_games = max_games
         self.build = build
+        self.only = only  # play only this agent's games (rerun --only); None: every unfinished game
+        self.rebuild: tuple[str, ...] = ()  # agents built again although built before (a rerun's)
         self.lock = locking.RunnerLock(locking.lock_path(tournament.database))
         self.lock.acquire()
         try:
@@ -125,6 +130,7 @@ class Runner:
         # The games being played now, for the live display: who plays whom, the move, the clocks.
         self.in_progress: dict[str, dict[str, Any]] = {}
         self.withdrawn: dict[str, str] = {}
+        self.versions: dict[str, str] = {}  # agent -> the fingerprint of the program that plays now
 
     # -- setup ------------------------------------------------------------------
 
@@ -169,6 +175,36 @@ class Runner:
             if self.added:
                 self.store.add_round(self.added[0].round, self.added)
         self._renumber()
+        self._take_versions()
+
+    def _take_versions(self) -> None:
+        """Each playing agent's fingerprint now, before any build (its earlier build's outputs left out)."""
+        outputs = {name: written for name, (_, written) in self.store.agent_versions().items()}
+        for agent in self.tournament.agents:
+            if agent.name in self.withdrawn:
+                continue
+            try:
+                self.versions[agent.name] = agent_version(self.tournament, agent, outputs)
+            except OSError as exc:
+                raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: cannot read its folder "
+                                          f"{agent.cwd} to take its version: {exc}") from None
+
+    def check_versions(self, accept: tuple[str, ...] = ()) -> list[ChangedAgent]:
+        """Refuse to mix versions: raise if an agent changed since its stored games, unless ``accept`` names it.
+
+        ``accept`` holds agent names or ``all``; returns the changed agents
+        accepted.  Once passed, the versions are recorded (a changed agent is
+        rebuilt before its next game).
+        """
+        unknown = sorted(set(accept) - set(self.tournament.agent_names) - {"all"})
+        if unknown:
+            raise TournamentFileError(f"--accept-changed {unknown[0]}: no such agent "
+                                      f"(agents: {', '.join(self.tournament.agent_names)}, or all)")
+        changed = changed_agents(self.store, self.versions)
+        refused = [agent for agent in changed if agent.name not in accept and "all" not in accept]
+        if refused:
+            raise TournamentFileError(refusal(self.tournament, refused))
+        return changed
 
     def prepare_builtins(self, log: Callable[[str], None]) -> bool:
         """Make the built-in agents ready before any game, like a build (the champion compiles once)."""
@@ -195,20 +231,27 @@ class Runner:
         self.store.withdraw(agent, reason)
         self.withdrawn = withdrawn_agents(self.tournament, self.store)
 
-    def rerun(self, agent: str, why: str) -> list[str]:
+    def rerun(self, agent: Optional[str], why: str, flagged: bool = False) -> list[str]:
         """Queue every finished game of ``agent`` again (after a resubmission); return their keys.
 
         Each result is copied into the ``replaced`` table and its files moved
         to ``games/replaced/`` before the game goes back in the queue, with
         its seed and colours: the history keeps it, the standings do not.
+        With ``flagged``, only the games whose timeout was flagged as caused
+        by load (``agent`` ``None``: everyone's).
         """
+        if agent is None and flagged:
+            return self._replace(self.store.replace_results(None, why, exclude=self.withdrawn, flagged=True))
         if agent not in self.tournament.agent_names:
             raise TournamentFileError(f"{self.tournament.path}: no agent named {agent!r} "
                                       f"(agents: {', '.join(self.tournament.agent_names)})")
         if agent in self.withdrawn:
             raise TournamentFileError(f"{self.tournament.path}: {agent} is withdrawn ({self.withdrawn[agent]}); "
                                       "a withdrawn agent's games are not played")
-        rows = self.store.replace_results(agent, why, exclude=self.withdrawn)
+        return self._replace(self.store.replace_results(agent, why, exclude=self.withdrawn, flagged=flagged))
+
+    def _replace(self, rows: list[GameRow]) -> list[str]:
+        """Move the files of results just replaced to ``games/replaced/``; return their keys."""
         target = self.tournament.results_dir / "games" / "replaced"
         for row in rows:
             directory = Path(row.game_dir or "")
@@ -221,30 +264,65 @@ class Runner:
                      also: tuple[str, ...] = ()) -> dict[str, BuildResult]:
         """Run each agent's build command once, in its directory, with the file's time limit; return the failures.
 
+        The builds run at once, as many as there are cores (those of agents
+        sharing a folder one after the other), all before the first game.
+
         The outcome of every build is stored, so a resumed run keeps the
         forfeits of an agent that did not build; ``only_missing`` (resume)
         builds only agents with no stored outcome (the runner died while building),
-        and those named in ``also`` (a rerun rebuilds its agent); withdrawn agents are never built.
+        those named in ``also`` (a rerun rebuilds its agent) and those whose
+        version changed since their build; withdrawn agents are never built.
+        What a build writes into its folder is recorded with the agent's
+        version, and left out of its fingerprint from then on (:mod:`.versions`).
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         from ...referee import GameConfig
         from .build import run_build
 
-        failures: dict[str, BuildResult] = {}
-        logs = self.tournament.results_dir / "build"
         stored = self.store.builds()
+        versions = self.store.agent_versions()
+        to_build: dict[Path, list[AgentEntry]] = {}  # by folder: two builds in one folder run one after the other
         for agent in self.tournament.agents:
-            if not agent.build or agent.name in self.withdrawn:
+            if agent.name in self.withdrawn:
                 continue
-            if only_missing and agent.name in stored and agent.name not in also:
-                continue
-            log(f"Building {agent.name}: {agent.build}")
-            outcome = run_build(agent.name, agent.build, agent.cwd, logs / f"{agent.name}.log",
+            version, outputs = versions.get(agent.name, ("", []))
+            if not agent.build:
+                self.store.set_agent_version(agent.name, self.versions.get(agent.name, ""), outputs)
+            elif not (only_missing and agent.name in stored and agent.name not in also
+                      and version == self.versions.get(agent.name)):
+                to_build.setdefault(folder_of(self.tournament, agent), []).append(agent)
+
+        def build(agent: AgentEntry) -> tuple[BuildResult, set[str]]:
+            """One build, in its sandbox, and the paths it wrote into its folder."""
+            before = folder_state(self.tournament, agent)
+            outcome = run_build(agent.name, agent.build or "", agent.cwd, logs / f"{agent.name}.log",
                                 self.tournament.build_timeout, GameConfig(**self.config_fields),
                                 hidden=[self.tournament.results_dir.resolve()])
+            try:
+                return outcome, build_outputs(before, folder_state(self.tournament, agent))
+            except OSError:  # it left a file we cannot read: its fingerprint will say so, naming it
+                return outcome, set()
+
+        def build_folder(agents: list[AgentEntry]) -> list[tuple[BuildResult, set[str]]]:
+            return [build(agent) for agent in agents]
+
+        failures: dict[str, BuildResult] = {}
+        logs = self.tournament.results_dir / "build"
+        for agents in to_build.values():
+            for agent in agents:
+                log(f"Building {agent.name}: {agent.build}")
+        # Every build before the first game, as many at once as there are cores: one that hangs
+        # holds nobody else, and is killed after build_timeout.
+        with ThreadPoolExecutor(max_workers=max(1, min(usable_cores(), len(to_build) or 1))) as pool:
+            done = list(pool.map(build_folder, to_build.values()))
+        for outcome, written in (item for group in done for item in group):
+            outputs = versions.get(outcome.agent, ("", []))[1]
+            self.store.set_agent_version(outcome.agent, self.versions.get(outcome.agent, ""), {*outputs, *written})
             self.store.set_build(outcome)
             if not outcome.ok:
-                failures[agent.name] = outcome
-                log(f"Build of {agent.name} failed ({outcome.detail}); see {outcome.log}. "
+                failures[outcome.agent] = outcome
+                log(f"Build of {outcome.agent} failed ({outcome.detail}); see {outcome.log}. "
                     "Its games are forfeits (reason: build); the others play on.")
         return failures
 
@@ -292,6 +370,8 @@ class Runner:
             seed=game.seed,
             opening=tuple(move.line() for move in game_opening(t, game.index)),
             out_dir=None if remote else str(self.game_dir(game)),
+            white_version=self.versions.get(game.white, ""),
+            black_version=self.versions.get(game.black, ""),
         )
 
     def game_dir(self, game: ScheduledGame) -> Path:
@@ -309,7 +389,7 @@ class Runner:
         games or when :meth:`request_stop` is called.
         """
         pool = self.make_pool()
-        queue = deque(self.store.unfinished_games(exclude=self.withdrawn))
+        queue = deque(self._to_play())
         pending: dict[Any, ScheduledGame] = {}
         played = 0
         abandoned = True
@@ -335,9 +415,10 @@ class Runner:
                                                   "since": time.monotonic(), "live": not pool.remote}
                     pending[pool.submit(self.job(game, pool.remote), self._watcher(game))] = game
                 if not pending:
-                    if self._should_stop(played) or not (self.tournament.format == "swiss" and self._pair_next_swiss_round()):
+                    if self._should_stop(played) or self.only or not (self.tournament.format == "swiss"
+                                                                      and self._pair_next_swiss_round()):
                         break
-                    queue.extend(self.store.unfinished_games(exclude=self.withdrawn))
+                    queue.extend(self._to_play())
                     continue
                 for future in pool.wait(list(pending), timeout=0.5):
                     game = pending.pop(future)
@@ -367,6 +448,11 @@ class Runner:
                                     "before the game ended")
             pool.close(abandon=abandoned)
         return self.standings()
+
+    def _to_play(self) -> list[ScheduledGame]:
+        """The unfinished games this run plays: all of them, or only those of :attr:`only`."""
+        games = self.store.unfinished_games(exclude=self.withdrawn)
+        return [game for game in games if self.only in (game.white, game.black)] if self.only else games
 
     def _watcher(self, game: ScheduledGame) -> Callable[[Any], None]:
         """The referee's events of ``game`` kept as the move number and the clocks (read by the display).
@@ -421,7 +507,9 @@ class Runner:
         record = GameRecord(
             white=game.white, black=game.black, seed=game.seed, time_per_move=self.tournament.time_per_move,
             result=Result(winner, Termination.BUILD, 2, 2, detail),
-            extra={"tournament": {"game": game.key, "not_played": "build"}},
+            extra={"tournament": {"game": game.key, "not_played": "build"},
+                   "agents": {name: {"colour": colour, "version": self.versions.get(name, "")}
+                              for name, colour in ((game.white, "W"), (game.black, "B"))}},
         )
         played = PlayedGame.of_record(record)
         outcome = outcome_from(played)

@@ -16,7 +16,7 @@ demo runs from any current directory)::
     # database = "class.sqlite"  # default: RESULTS/tournament.sqlite (relative to this file)
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
-    # build_timeout = 600        # seconds per agent's build command
+    # build_timeout = 120        # seconds per agent's build command
     # openings = "balanced"      # game pairs from an opening suite: "balanced" (shipped) or a file; colours = "both"
 
     [referee]                    # optional: more fields of the referee's GameConfig
@@ -111,7 +111,7 @@ MAX_GAMES = 100_000  # games in the whole tournament
 MAX_CONCURRENCY = 1024
 MAX_TIME_PER_MOVE = 3600.0
 MAX_BUILD_TIMEOUT = 24 * 3600.0
-DEFAULT_BUILD_TIMEOUT = 600.0
+DEFAULT_BUILD_TIMEOUT = 120.0  # a hanging build costs two minutes, not ten (the builds run at once)
 MAX_TOURNAMENT_NAME = 200
 MAX_STUDENT_ID = 100
 MAX_SEED = 2**63 - 1  # SQLite's INTEGER

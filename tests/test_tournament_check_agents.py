@@ -1,0 +1,50 @@
+"""``othello tournament check-agents``: the whole class built as the runner builds it and checked, a card each.
+
+Real builds (gcc in the sandbox), real agents through the conformance check.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from othello_arena.cli import cli
+from tournament_helpers import AGENT, write_tournament
+
+
+def test_check_agents_gives_a_card_per_agent_and_exit_1_with_the_compilers_error(tmp_path: Path) -> None:
+    good = tmp_path / "students" / "alice"
+    good.mkdir(parents=True)
+    shutil.copy(AGENT, good / "agent.py")
+    broken = tmp_path / "students" / "bob"
+    broken.mkdir(parents=True)
+    (broken / "bob.c").write_text("int main(void) { return missing_symbol_of_bob; }\n")
+    tables = [
+        '[[agents]]\nname = "alice"\ncwd = "students/alice"\n'
+        f'command = {json.dumps(f"{sys.executable} agent.py --name {{name}} --style first")}\n'
+        'build = "echo compiled alice"\n',
+        '[[agents]]\nname = "bob"\ncwd = "students/bob"\ncommand = "./bob"\nbuild = "gcc -o bob bob.c"\n',
+        '[[agents]]\nname = "greedy"\n',
+    ]
+    path = write_tournament(tmp_path, tables, time_per_move=2.0)
+    out = tmp_path / "cards"
+    result = CliRunner().invoke(cli, ["tournament", "check-agents", str(path), "--out", str(out), "--attempts", "0"],
+                                catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert sorted(card.name for card in out.iterdir()) == ["alice.txt", "bob.txt", "greedy.txt"]
+    bob = (out / "bob.txt").read_text()
+    assert "the check of bob" in bob and "build: failed (exit 1)" in bob
+    assert "missing_symbol_of_bob" in bob and "error" in bob  # the compiler's own words
+    assert "alice" not in bob and "greedy" not in bob  # forwardable: nobody else's name
+    alice = (out / "alice.txt").read_text()
+    assert "build: ok" in alice and "all checks passed" in alice
+    assert "all checks passed" in (out / "greedy.txt").read_text()
+    lines = result.output.splitlines()
+    assert any(line.startswith("bob ") and "build failed" in line for line in lines)
+    assert any(line.startswith("alice ") and "passed" in line for line in lines)
+    assert "2 of 3 agents passed; failed: bob" in result.output
+    assert not (tmp_path / "results" / "tournament.sqlite").exists()  # nothing played, nothing stored
