@@ -197,28 +197,36 @@ def store_version(folder: Path, student: str, files: dict[str, bytes], command: 
         if target.exists():
             shutil.rmtree(staging)
         else:
-            make_read_only(staging)
+            # Its own folder stays writable until it is in place: renaming a folder rewrites its ".." entry,
+            # which the kernel refuses in a read-only folder to anyone but root (an instructor is not root).
+            make_read_only(staging, keep_root=True)
             try:
                 os.rename(staging, target)
             except OSError:
                 if not target.is_dir():
                     raise
                 remove_tree(staging)  # the same version, sent twice at once: the first one is it
+            else:
+                os.chmod(target, 0o555)
         return print_, target
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
-def make_read_only(root: Path) -> None:
-    """No write permission left under ``root`` (a version is immutable); a built program stays executable."""
+def make_read_only(root: Path, keep_root: bool = False) -> None:
+    """No write permission left under ``root`` (a version is immutable); a built program stays executable.
+
+    ``keep_root``: ``root`` itself stays writable (it is still to be renamed into place).
+    """
     for base, directories, names in os.walk(root):
         for name in [*names, *directories]:
             path = Path(base) / name
             mode = os.lstat(path).st_mode
             if not stat.S_ISLNK(mode):
                 os.chmod(path, stat.S_IMODE(mode) & ~0o222)
-    os.chmod(root, 0o555)
+    if not keep_root:
+        os.chmod(root, 0o555)
 
 
 def make_writable(root: Path) -> None:
