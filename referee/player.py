@@ -135,6 +135,9 @@ class Player(AgentSeat):
             "stderr_log": str(self.stderr_path.relative_to(out_dir)),
             "seconds": round(self.clock.used, 4),
         }
+        if self.clock.control.clock_text:  # its game clock, and what was left of it at the end
+            info["clock"] = self.clock.control.clock_text
+            info["bank"] = round(self.clock.bank or 0.0, 4)
         if self.spec.command is not None:
             info["command"] = list(self.spec.command)
         if self.process is not None:
