@@ -24,7 +24,9 @@ It understands openings (PROTOCOL.md section 8): the moves after the colour
 in the first ``NAME.in`` are the moves already played, of either colour, and
 play goes on from there.  A strategy needs nothing for that (it gets the
 board); one that keeps a position of its own (the GTP bridge) may have a
-method ``opening(moves)``, called with those moves before its first turn.
+method ``opening(moves)``, called with those moves before its first turn;
+one that manages a game clock itself may have a method ``clock(bank)``,
+called with the bank before each of its moves under a clock.
 On a bigger board (PROTOCOL.md section 9) the first ``NAME.in`` has a size
 line after the colour, ``(SIZE 10)``: the board is then 10x10, and an agent
 that does not play that size (``sizes``) says so and exits.
@@ -347,6 +349,9 @@ class AgentSession:
             increment = self.clock[1] if self.clock else 0.0
             budget = bank_budget(self.bank, increment, popcount(self.board.empty), self.move_cap)
         time_left = budget - (time.monotonic() - started)
+        tell = getattr(self.strategy, "clock", None)
+        if callable(tell):
+            tell(self.bank)  # None without a game clock
         move, comments = choose(self.strategy, self.board, self.colour, time_left, self.log)
         text = "".join(format_comment(c) for c in comments) + format_move(move)
         write_atomically(self.outbox, text)

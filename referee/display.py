@@ -13,7 +13,7 @@ from typing import IO, Optional
 from rich.console import Console
 from rich.text import Text
 
-from ..protocol import BLACK, WHITE, Board, GameRecord, Move, square
+from ..protocol import BLACK, WHITE, Board, Colour, GameRecord, Move, square
 from ..protocol.notation import legal_names
 from .game import GameEvent
 
@@ -59,10 +59,15 @@ class Display:
 
     def status(self, event: GameEvent) -> str:
         w, b = event.board.count(WHITE), event.board.count(BLACK)
-        clocks, names = event.clocks, event.names
+        clocks, names, banks = event.clocks, event.names, event.banks
+
+        def left(colour: Colour) -> str:  # under a game clock: what is left in the bank
+            bank = banks.get(colour)
+            return "" if bank is None else f" ({bank:.2f} s left)"
+
         return (
-            f"  W {names.get(WHITE, '')}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s"
-            f"   B {names.get(BLACK, '')}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s"
+            f"  W {names.get(WHITE, '')}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s{left(WHITE)}"
+            f"   B {names.get(BLACK, '')}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s{left(BLACK)}"
         )
 
     # -- events ------------------------------------------------------------------
@@ -79,7 +84,10 @@ class Display:
         assert event.colour is not None and event.path is not None
         legal = legal_names(event.board) or "none: pass"
         example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
-        limit = "no time limit" if event.time_limit is None else f"{event.time_limit:g} s"
+        limit = "no time limit" if event.time_limit is None else f"{event.time_limit:.3g} s"
+        bank = event.banks.get(event.colour)
+        if bank is not None:
+            limit += f" (your clock: {bank:.1f} s left)"
         in_path = event.path.with_suffix(".in")
         holds = event.message or "the opponent's last move"
         self.prompts.print(

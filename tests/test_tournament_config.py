@@ -267,7 +267,7 @@ def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
     import dataclasses
     import re
 
-    readme = (Path(config.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(config.__file__).parents[2] / "README.md").read_text(encoding="utf-8")  # tournaments/schedule/config.py
     example = readme[readme.index("A tournament is a TOML file"):readme.index("**Openings.**")]
     written = set(re.findall(r"\b([a-z_]+) = ", example))
     for declaration in (config.TournamentTable, config.AgentEntry, config.MatchTable):
@@ -277,3 +277,27 @@ def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
             if declaration is not config.MatchTable:  # (written by othello match, not by hand)
                 assert item.name in written, f"README's example tournament file lacks {item.name}"
     assert config.TOURNAMENT_KEYS == {item.name for item in dataclasses.fields(config.TournamentTable)}
+
+
+def test_a_game_clock_for_the_tournament_and_for_one_agent(tmp_path: Path) -> None:
+    from othello_arena.tournaments.run.jobs import agent_spec, game_config_fields
+
+    text = ('[tournament]\nclock = "10+0.1"\n[[agents]]\nname = "greedy"\n'
+            '[[agents]]\nname = "bob"\ncommand = "./bob {name}"\nclock = "20+0.5"\nreads_clock = true\n')
+    tournament = config.parse(text, tmp_path / "t.toml")
+    assert tournament.clock == "10+0.1" and tournament.time_per_move is None  # the bank rules: no cap unless given
+    fields = game_config_fields(tournament)
+    assert fields["clock"] == (10.0, 0.1) and fields["agent_clocks"] == [("bob", (20.0, 0.5))]
+    assert agent_spec(tournament.agent("bob")).reads_clock
+    assert "clock 10+0.1" in tournament.time_text and "bob clock 20+0.5" in tournament.time_text
+    capped = config.parse(text.replace('clock = "10+0.1"', 'clock = "10+0.1"\ntime_per_move = 2'), tmp_path / "t.toml")
+    assert capped.time_per_move == 2.0
+
+
+@pytest.mark.parametrize("where, value", [("[tournament]", '"5"'), ("[tournament]", '"+1"'), ("agent", '"-3+1"')])
+def test_a_bad_clock_in_the_file_is_named_with_the_form(tmp_path: Path, where: str, value: str) -> None:
+    text = '[tournament]\n[[agents]]\nname = "greedy"\n[[agents]]\nname = "random"\n'
+    text = text.replace("[tournament]\n", f"[tournament]\nclock = {value}\n") if where == "[tournament]" \
+        else text + f"clock = {value}\n"
+    with pytest.raises(config.TournamentFileError, match="clock .*expected BASE\\+INC in seconds"):
+        config.parse(text, tmp_path / "t.toml")

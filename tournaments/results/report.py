@@ -86,8 +86,7 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "settings": {
             "games per pairing": tournament.games_per_pairing,
             "colours": tournament.colours,
-            "time per move": f"{tournament.time_per_move:g} s" + "".join(
-                f", {agent.name} {agent.time_per_move:g} s" for agent in tournament.agents if agent.time_per_move),
+            "time": tournament.time_text,
             "seed": tournament.seed,
             "rounds": state.progress.rounds.total,
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
