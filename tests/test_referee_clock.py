@@ -187,3 +187,53 @@ def test_othello_play_shows_time_use_against_the_bank(tmp_path: Path) -> None:
                                       "--out", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
     assert "thought in" in result.output and "clock 3+0.1" in result.output and "s left" in result.output
+
+
+BANK_READER = """
+import os, sys
+from othello_arena.agents.runtime import run_agent
+
+class Reader:
+    def clock(self, bank):  # the runtime's hook: the bank of the clock line, before each move
+        with open("banks.txt", "a") as f:
+            f.write(f"{bank}\\n")
+
+    def __call__(self, board, colour, time_left):
+        return board.legal_moves()[0]
+
+with open("env.txt", "w") as f:
+    f.write(f"{os.environ.get('OTHELLO_CLOCK')} {os.environ.get('OTHELLO_TIME')} {os.environ.get('OTHELLO_MOVE_CAP')}")
+raise SystemExit(run_agent(Reader(), sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_the_clock_line_goes_only_to_an_agent_that_declares_it(tmp_path: Path, declared: bool) -> None:
+    (tmp_path / "reader.py").write_text(BANK_READER)
+    prefix = "clock:" if declared else ""
+    reader = AgentSpec.parse(f"{prefix}reader={sys.executable} reader.py {{name}}", base=tmp_path)
+    assert reader.reads_clock is declared and str(reader).startswith(prefix + "reader=")
+    config = GameConfig(time_per_move=20, clock=(30, 1), end_grace=0.3)
+    record = play_game(reader, AgentSpec.builtin("greedy"), config, tmp_path / "game", seed=1)
+    assert record.result is not None and record.result.termination is Termination.NORMAL
+    # told at start: the clock, a fair share of it (30/30 + 1 = 2 s, within the cap of 20), the cap
+    assert (tmp_path / "game" / "reader" / "env.txt").read_text() == "30+1 2 20"
+    banks = (tmp_path / "game" / "reader" / "banks.txt").read_text().split()
+    mine = [entry for entry in record.moves if entry.move.colour is WHITE]
+    if declared:  # before each move, the bank after the last (30 s, then the record's own figures, rounded)
+        assert float(banks[0]) == 30.0 and len(banks) == len(mine)
+        assert [float(bank) for bank in banks[1:]] == pytest.approx([entry.clock for entry in mine[:-1]], abs=0.001)
+    else:
+        assert set(banks) == {"None"}
+
+
+def test_the_terminal_shows_each_bank_beside_the_time_used() -> None:
+    from othello_arena.protocol import Board
+    from othello_arena.referee.display import Display
+    from othello_arena.referee.game import GameEvent
+
+    event = GameEvent("move", Board(), clocks={WHITE: 1.5, BLACK: 0.5}, banks={WHITE: 2.25, BLACK: None},
+                      names={WHITE: "alice", BLACK: "bob"})
+    status = Display(quiet=True).status(event)
+    assert "alice: 2 discs, 1.50 s (2.25 s left)" in status and "bob: 2 discs, 0.50 s" in status
+    assert "bob: 2 discs, 0.50 s (" not in status  # bob has no clock

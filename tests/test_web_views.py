@@ -53,6 +53,21 @@ def test_a_games_live_log_replays_to_the_record(tmp_path: Path) -> None:
             assert after["flips"] == changed and changed
 
 
+def test_under_a_game_clock_the_live_log_and_the_record_give_the_banks(tmp_path: Path) -> None:
+    writer = LiveLogWriter(tmp_path)
+    config = GameConfig(time_per_move=None, clock=(30, 1))
+    record = play_game(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"), config, tmp_path, seed=2,
+                       on_event=writer)
+    assert record.result is not None and record.result.termination == "normal"
+    live, replayed = game_view(read_live_log(tmp_path)), game_view(entries_from_record(record))
+    last = {entry.move.colour.value: entry.clock for entry in record.moves}
+    assert replayed["banks"] == last  # what the page counts down from
+    assert live["banks"] == pytest.approx(last, abs=0.01)
+    plain = game_view(entries_from_record(play_game(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"),
+                                                    GameConfig(time_per_move=5), tmp_path / "plain", seed=2)))
+    assert plain["banks"] == {"W": None, "B": None}  # no clock: the page shows the time used
+
+
 def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
     start = '{"event":"start","at":1,"white":"a","black":"b","board":"' + "-" * 27 + "OX------XO" + "-" * 27 + ' X;"}\n'
     (tmp_path / LIVE_LOG).write_text(start + '{"event":"move","colour":"W","move":"(W D 3)","clo')
