@@ -62,10 +62,11 @@ def game_data(row: GameRow, report_dir: Path) -> dict[str, Any]:
     for board, entry in record.positions():
         data["positions"].append(position_code(board.white, board.black))
         if entry is not None:
-            data["moves"].append(
-                {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
-                 "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
-            )
+            move = {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
+                    "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
+            if entry.clock is not None:  # under a game clock: the mover's bank after the move
+                move["clock"] = round(entry.clock, 2)
+            data["moves"].append(move)
     directory = row.game_dir
     if directory and Path(directory).is_dir():
         relative = os.path.relpath(directory, report_dir)
