@@ -88,6 +88,8 @@ def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
     ({"time_per_move": "-1"}, "time_per_move"),
     ({"person_time": "0"}, "person_time"),
     ({"opponent": 7}, "opponent"),
+    ({"clock": "5"}, "clock"),
+    ({"clock": "+1"}, "clock"),
 ])
 def test_a_bad_form_names_its_field(form: dict, field: str) -> None:
     with pytest.raises(GameRequestError, match=f"^{field}:"):
@@ -130,3 +132,16 @@ def test_a_game_left_running_by_a_stopped_runner_is_not_shown_as_played(tmp_path
         overview = view.overview()
         assert [game["status"] for game in overview["games"]] == ["running"]
         assert [game["key"] for game in overview["live"]] == ["r01-p001-g1"]
+
+
+def test_a_browser_game_under_a_clock_gives_every_side_the_bank(tmp_path: Path) -> None:
+    from othello_arena.web.games import GameHall
+
+    request = GameRequest.from_form({"mode": "agents", "opponent": "greedy", "second_opponent": "random",
+                                     "clock": "30+1"})
+    assert request.clock == (30.0, 1.0)
+    game = GameHall(tmp_path, sandbox="none").start(request)
+    game.thread.join(120)
+    view = game.view()
+    assert view["finished"] and view["result"]["reason"] == "normal"
+    assert view["banks"]["W"] is not None and view["banks"]["B"] is not None  # the page counts these down
