@@ -90,13 +90,14 @@ def load_engine(tt_bits: Optional[int] = None) -> "Engine":
 class ChampionStrategy:
     """``(board, colour, time_left) -> (move, comments)`` backed by the compiled engine."""
 
+    _bank: Optional[float] = None  # under a game clock: the bank before this move (see :meth:`clock`)
+
     def __init__(self, tt_bits: Optional[int] = None, background: bool = True) -> None:
         self._engine: Optional[Engine] = None
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits
         self._first_move = True
-        self._bank: Optional[float] = None  # under a game clock: the bank before this move
         if background:
             threading.Thread(target=self._load, name="champion-load", daemon=True).start()
         else:
