@@ -36,7 +36,7 @@ import random
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -57,7 +57,8 @@ from ..protocol import (
 )
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
-from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl
+from ..protocol.notation import format_clock_line
+from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl, format_clock
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
@@ -128,6 +129,7 @@ class ReportCard:
     moves_timed: int = 0  # the agent's moves read: no move, no verdict on speed
     kept: Optional[Path] = None  # the game folders, kept because something failed
     notes: list[str] = field(default_factory=list)  # shown after the items
+    clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
 
     def __getitem__(self, key: str) -> Item:
         return self.items[key]
@@ -138,7 +140,8 @@ class ReportCard:
         return all(item.status in (PASS, ADVISORY) for item in self.items.values())
 
     def lines(self) -> list[str]:
-        out = [f"othello check {self.agent}  ({self.time_per_move:g} s per move, {self.games} games)"]
+        clock = f"clock {self.clock}, at most " if self.clock else ""
+        out = [f"othello check {self.agent}  ({clock}{self.time_per_move:g} s per move, {self.games} games)"]
         shown: list[list[str]] = []
         for item in self.items.values():
             status = item.status or UNTESTED
@@ -199,8 +202,9 @@ class ScriptedGame:
         self.colour: Optional[Colour] = None  # the agent's, once sent
         self.moves_read = 0  # the agent's moves taken from NAME.out
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
-        # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4).
-        self.clock = Clock(TimeControl(time_per_move, self.config.grace, startup))
+        # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4),
+        # the same game clock if one is given (section 10).
+        self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
         # The game as a record, kept as LABEL.json beside the agent's folder: `othello replay --rerun` reads it.
         self.record = GameRecord(spec.label, CHECKER, time_per_move=time_per_move, start=Board.start(size))
         card.games += 1
@@ -209,9 +213,11 @@ class ScriptedGame:
         # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
         self.waker = make_waker([self.directory], self.config.polling, self.config.poll_interval,
                                 names=[self.in_name, self.out_name])
+        control = self.clock.control
         try:
-            self.seat.start(self.config, isolation_for(self.config), time_per_move=self.time, hidden=[self.root],
-                            on_exit=self.waker.poke)
+            self.seat.start(self.config, isolation_for(self.config), time_per_move=control.fair_share(),
+                            clock=control.clock_text, move_cap=control.per_move if control.base is not None else None,
+                            hidden=[self.root], on_exit=self.waker.poke)
         except StartError as exc:
             self.close()
             raise AgentGone(str(exc)) from None
@@ -273,6 +279,11 @@ class ScriptedGame:
         """Write NAME.in atomically; return the time it was in place (the clock starts)."""
         self.seat.write_in(text)
         return time.monotonic()
+
+    def clock_line(self) -> str:
+        """The clock line that ends a ``NAME.in`` asking for a move, for an agent that reads it under a clock (section 10)."""
+        bank = self.clock.bank
+        return format_clock_line(bank) if bank is not None and self.spec.reads_clock else ""
 
     def in_present(self) -> bool:
         return self.seat.in_present()
@@ -486,10 +497,12 @@ def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int =
 def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[Move, ...] = ()) -> float:
     """Send the colour (and the opening's moves); for the side that waits check the file goes and nothing is written out of turn."""
     size = format_size(game.board.size) if game.board.size != DEFAULT_SIZE else ""
-    started = game.send(format_colour(colour) + size + "".join(format_move(move) for move in opening))
+    board = opening_board(list(opening)) if opening else game.board
+    clock = game.clock_line() if board.to_move is colour else ""  # the agent is asked for a move
+    started = game.send(format_colour(colour) + size + "".join(format_move(move) for move in opening) + clock)
     game.colour = colour
     if opening:
-        game._board, game.plies = opening_board(list(opening)), len(opening)
+        game._board, game.plies = board, len(opening)
         game.record.opening = list(opening)
     if game.board.to_move is not colour:
         # The colour file goes within the first move's time (grace included), as the referee counts it.
@@ -539,7 +552,7 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
             if game.in_present():
                 card["deletes"].grade(False, f"{game.in_name} was not deleted after the agent read it",
                                       evidence=game.evidence())
-            started = game.send(text)
+            started = game.send(text + game.clock_line())
             if stop_at_pass and not move and victim is checker:
                 # the agent must now answer the pass with a move
                 game.agent_move(started, colour)
@@ -550,7 +563,7 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
 def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
                 startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
-                fail_fast: bool = False) -> ReportCard:
+                fail_fast: bool = False, clock: Optional[tuple[float, float]] = None) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
@@ -558,9 +571,9 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before any game
     if the sandbox cannot run here.
     """
-    config = GameConfig(time_per_move=time_per_move, sandbox=sandbox)
+    config = GameConfig(time_per_move=time_per_move, sandbox=sandbox, clock=clock)
     isolation_for(config)
-    card = ReportCard(str(spec), time_per_move)
+    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "")
     if spec.openings:
         card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
     elif not spec.is_manual:
@@ -723,7 +736,7 @@ class _Scenarios:
                 g.agent_move(started, WHITE)
                 reply = g.board.legal_moves()[0]
                 g.play(reply)
-                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n")
+                started = g.send(f"( {reply.colour.value.lower()} {reply.line()[3:-1].lower()} )\r\n" + g.clock_line())
                 move = g.agent_move(started, WHITE)
                 self.card["liberal"].grade(True, f"answered {reply.line().lower()!r} with {move.line()}")
         except (AgentGone, AgentSilent) as exc:

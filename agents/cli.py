@@ -72,6 +72,9 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
 @click.argument("agent_text", metavar="AGENT")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
               help="Seconds per move given to the agent (OTHELLO_TIME).")
+@click.option("--clock", "clock_text", metavar="BASE+INC", default=None,
+              help="Check under a game clock (e.g. 10+0.1): a bank with an increment, told to the agent "
+                   "(OTHELLO_CLOCK, and the clock line to a clock:NAME=COMMAND agent); --time then caps a move.")
 @click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
               help="Extra games steered towards a pass, if the two whole games had none.")
 @click.option("--startup-time", "startup", type=click.FloatRange(min=0), default=None,
@@ -81,8 +84,8 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
               help="Run the agent in the referee's sandbox (as in a game), or (none) as yourself.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the report card.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed check (the rest is UNTESTED).")
-def check(agent_text: str, time_per_move: float, attempts: int, startup: Optional[float], seed: int,
-          sandbox: str, quiet: bool, fail_fast: bool) -> None:
+def check(agent_text: str, time_per_move: float, clock_text: Optional[str], attempts: int, startup: Optional[float],
+          seed: int, sandbox: str, quiet: bool, fail_fast: bool) -> None:
     """Check that the agent AGENT follows the file protocol; print a report card.
 
     AGENT is given as for `othello play`: a built-in name, or NAME=COMMAND
@@ -92,6 +95,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     the games' files (it prints where).  Exit code 0 only if no check
     fails (the illegal-move and lower-case checks are advisory).
     """
+    from ..referee.cli import clock_option
     from ..referee.clock import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
     from ..referee.sandbox import SandboxUnavailable
@@ -99,6 +103,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
     from .check import check_agent
     from .registry import builtin_agents
 
+    clock = clock_option(clock_text)
     builtins = builtin_agents()
     try:
         spec = AgentSpec.parse(agent_text, builtins=builtins)
@@ -112,7 +117,7 @@ def check(agent_text: str, time_per_move: float, attempts: int, startup: Optiona
         with sigterm_as_interrupt():
             card = check_agent(spec, time_per_move, attempts, seed, log=progress,
                                startup=STARTUP_SECONDS if startup is None else startup, sandbox=sandbox,
-                               fail_fast=fail_fast)
+                               fail_fast=fail_fast, clock=clock)
     except SandboxUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(4)

@@ -24,10 +24,16 @@ It understands openings (PROTOCOL.md section 8): the moves after the colour
 in the first ``NAME.in`` are the moves already played, of either colour, and
 play goes on from there.  A strategy needs nothing for that (it gets the
 board); one that keeps a position of its own (the GTP bridge) may have a
-method ``opening(moves)``, called with those moves before its first turn.
+method ``opening(moves)``, called with those moves before its first turn;
+one that manages a game clock itself may have a method ``clock(bank)``,
+called with the bank before each of its moves under a clock.
 On a bigger board (PROTOCOL.md section 9) the first ``NAME.in`` has a size
 line after the colour, ``(SIZE 10)``: the board is then 10x10, and an agent
 that does not play that size (``sizes``) says so and exits.
+Under a game clock (PROTOCOL.md section 10) each ``NAME.in`` that asks for
+a move ends with the clock line, ``(CLOCK 12.345)``, the seconds left in
+our bank: the strategy's ``time_left`` is then a share of the bank
+(:func:`bank_budget`), not ``OTHELLO_TIME``.
 """
 
 from __future__ import annotations
@@ -53,8 +59,9 @@ from ..protocol import (
     parse_colour,
     parse_line,
     parse_size,
+    popcount,
 )
-from ..protocol.notation import is_end_line, is_size_line
+from ..protocol.notation import is_clock_line, is_end_line, is_size_line, parse_clock_line
 
 Answer = Union[Move, Tuple[Move, Sequence[str]]]
 Strategy = Callable[[Board, Colour, float], Answer]
@@ -66,6 +73,38 @@ POLL_SECONDS = 0.05  # fallback poll; file events normally wake us far sooner
 EXIT_OK = 0  # the game ended (seen on the board, by the end line, or won on an illegal opponent move)
 EXIT_PROTOCOL_ERROR = 2  # NAME.in held something that is not the protocol
 EXIT_ORPHANED = 4  # the process that started us (the referee) is gone: nobody will write NAME.in
+
+
+MIN_MOVES_LEFT = 8  # plan as if at least this many of our moves were left: a bank is never spent in one move
+
+
+def game_clock() -> tuple[Optional[tuple[float, float]], Optional[float]]:
+    """The game clock the referee told us, ``((base, increment), cap per move)`` from ``$OTHELLO_CLOCK`` and ``$OTHELLO_MOVE_CAP``; ``(None, None)`` without."""
+    text = os.environ.get("OTHELLO_CLOCK", "").strip()
+    if not text:
+        return None, None
+    base, _, increment = text.partition("+")
+    try:
+        clock = (float(base), float(increment or 0))
+        cap_text = os.environ.get("OTHELLO_MOVE_CAP", "").strip()
+        return clock, float(cap_text) if cap_text else None
+    except ValueError:
+        raise ValueError(f"OTHELLO_CLOCK={text!r} is not BASE+INC in seconds (or OTHELLO_MOVE_CAP not a number)") from None
+
+
+def bank_budget(bank: float, increment: float, empties: int, cap: Optional[float] = None) -> float:
+    """Seconds to think on a move with ``bank`` seconds left: the bank spread over our moves still to come, plus most of the increment.
+
+    Never more than 0.6 of the bank (the increment comes only after the
+    move) nor 0.9 of a cap per move.  The starters in other languages use
+    the same rule (agents/examples/).
+
+    >>> bank_budget(300.0, 2.0, 60), bank_budget(3.0, 0.1, 10), round(bank_budget(0.1, 0.1, 20), 3)
+    (11.6, 0.455, 0.06)
+    """
+    moves_left = max(MIN_MOVES_LEFT, (empties + 1) // 2)
+    budget = min(bank / moves_left + 0.8 * increment, 0.6 * bank)
+    return budget if cap is None else min(budget, 0.9 * cap)
 
 
 class RefereeGone(Exception):
@@ -201,6 +240,8 @@ class AgentSession:
         self.board = Board()
         self.colour: Optional[Colour] = None
         self._history: list[Move] = []  # the moves of the first file (an opening)
+        self.clock, self.move_cap = game_clock()
+        self.bank: Optional[float] = None  # our bank, from the last clock line
 
     def run(self) -> int:
         with InboxWatcher(self.inbox) as watcher:
@@ -237,6 +278,13 @@ class AgentSession:
                 continue
             if is_end_line(raw):
                 return EXIT_OK
+            if is_clock_line(raw):
+                try:
+                    self.bank = parse_clock_line(raw)
+                except ParseError as exc:
+                    self.log.write(f"{self.name}: cannot read {self.inbox.name}: {exc}\n")
+                    return EXIT_PROTOCOL_ERROR
+                continue
             if first_file and not self._history and is_size_line(raw):
                 try:
                     size = parse_size(raw)
@@ -296,7 +344,14 @@ class AgentSession:
     def move(self, started: float) -> bool:
         """Play our move; return whether it ended the game."""
         assert self.colour is not None
-        time_left = self.time_per_move - (time.monotonic() - started)
+        budget = self.time_per_move
+        if self.bank is not None:
+            increment = self.clock[1] if self.clock else 0.0
+            budget = bank_budget(self.bank, increment, popcount(self.board.empty), self.move_cap)
+        time_left = budget - (time.monotonic() - started)
+        tell = getattr(self.strategy, "clock", None)
+        if callable(tell):
+            tell(self.bank)  # None without a game clock
         move, comments = choose(self.strategy, self.board, self.colour, time_left, self.log)
         text = "".join(format_comment(c) for c in comments) + format_move(move)
         write_atomically(self.outbox, text)

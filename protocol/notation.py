@@ -37,7 +37,7 @@ __all__ = [
     "Comment", "draw_board", "format_cells", "format_colour", "format_comment", "format_end", "format_move",
     "format_obf", "format_size", "format_transcript", "is_end_line", "is_size_line", "legal_names", "parse_board",
     "parse_cells", "parse_colour", "parse_end", "parse_line", "parse_message", "parse_move", "parse_obf",
-    "parse_size", "parse_transcript",
+    "parse_size", "parse_transcript", "format_clock_line", "is_clock_line", "parse_clock_line",
 ]
 
 # ---------------------------------------------------------------------------
@@ -119,6 +119,36 @@ def parse_size(text: str) -> int:
         others = ", ".join(str(n) for n in BOARD_SIZES if n != DEFAULT_SIZE)
         raise ParseError(f"not a size line: {text!r} (expected (SIZE n) with n one of {others})")
     return int(match.group(1))
+
+
+# The clock line (PROTOCOL.md section 10): the last line of each NAME.in that asks a clock-reading agent for a move.
+_CLOCK_LINE = re.compile(r"^\(\s*CLOCK\s+(\d+(?:\.\d*)?)\s*\)$", re.IGNORECASE)
+
+
+def format_clock_line(bank: float) -> str:
+    """The clock line with its newline: the seconds left in the agent's bank, ``"(CLOCK 12.345)\\n"``."""
+    return f"(CLOCK {max(0.0, bank):.3f})\n"
+
+
+def is_clock_line(text: str) -> bool:
+    """Whether a line is a clock line (an agent that declared ``clock:`` reads it)."""
+    return text.strip().upper().replace(" ", "").startswith("(CLOCK")
+
+
+def parse_clock_line(text: str) -> float:
+    """The bank of a clock line written by :func:`format_clock_line`.
+
+    >>> parse_clock_line("(CLOCK 12.345)"), parse_clock_line("(clock 3)")
+    (12.345, 3.0)
+    >>> parse_clock_line("(CLOCK -1)")
+    Traceback (most recent call last):
+    ...
+    othello_arena.protocol.errors.ParseError: not a clock line: '(CLOCK -1)' (expected (CLOCK seconds), e.g. (CLOCK 12.345))
+    """
+    match = _CLOCK_LINE.match(text.strip())
+    if not match:
+        raise ParseError(f"not a clock line: {text!r} (expected (CLOCK seconds), e.g. (CLOCK 12.345))")
+    return float(match.group(1))
 
 
 def format_end(result: Result) -> str:

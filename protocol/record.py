@@ -46,17 +46,22 @@ class MoveRecord:
     ``forfeit`` marks a turn lost under the referee's ``lose-turn`` rule: the
     agent's illegal move was ignored and recorded as its pass (a pass that
     the rules would not allow, so replays play it without checking).
+    ``clock`` is the mover's game clock after the move, the increment
+    added (seconds left in its bank; ``None``: the game had no clock for it).
     """
 
     move: Move
     seconds: float = 0.0
     comments: list[str] = field(default_factory=list)
     forfeit: bool = False
+    clock: Optional[float] = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"move": self.move.line(), "seconds": round(self.seconds, 4), "comments": list(self.comments)}
         if self.forfeit:
             data["forfeit"] = True
+        if self.clock is not None:
+            data["clock"] = round(self.clock, 4)
         return data
 
     @classmethod
@@ -67,7 +72,9 @@ class MoveRecord:
         forfeit = bool(data.get("forfeit", False))
         if forfeit and parsed.square is not None:
             raise ParseError(f"record move {data['move']!r} is marked forfeit but is not a pass")
-        return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])], forfeit)
+        clock = data.get("clock")
+        return cls(parsed, float(data.get("seconds", 0.0)), [str(c) for c in data.get("comments", [])], forfeit,
+                   None if clock is None else float(clock))
 
 
 def result_to_dict(result: Result) -> dict[str, Any]:
@@ -141,6 +148,8 @@ class GameRecord:
     The board's size is the size of ``start`` (:attr:`size`); a game on a
     bigger board keeps it in ``game.json`` as ``"size": 10``.  A game ended
     by a fault keeps the faulty answer apart from ``moves`` (:attr:`fault`).
+    ``clock`` is the game clock, ``"300+2"`` (``None``: the per-move limit
+    alone); an agent with a clock of its own (odds) has it in its entry under ``agents``.
     """
 
     white: str
@@ -153,6 +162,7 @@ class GameRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     opening: list[Move] = field(default_factory=list)
     fault: Optional[FaultyMove] = None
+    clock: Optional[str] = None
 
     @property
     def size(self) -> int:
@@ -215,6 +225,8 @@ class GameRecord:
             data["opening"] = [move.line() for move in self.opening]
         if self.fault is not None:
             data["fault"] = self.fault.to_dict()
+        if self.clock is not None:
+            data["clock"] = self.clock
         data.update(self.extra)
         return data
 
@@ -223,7 +235,8 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
-        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening", "size", "fault"}
+        known = {"version", "white", "black", "seed", "time_per_move", "moves", "result", "start", "opening", "size", "fault",
+                 "clock"}
         try:
             try:
                 size = check_size(data.get("size", DEFAULT_SIZE))
@@ -243,6 +256,7 @@ class GameRecord:
                 extra={k: v for k, v in data.items() if k not in known},
                 opening=[_opening_move(str(line), size) for line in data.get("opening", [])],
                 fault=FaultyMove.from_dict(data["fault"]) if data.get("fault") else None,
+                clock=None if data.get("clock") is None else str(data["clock"]),
             )
         except KeyError as exc:
             raise ParseError(f"game record is missing the field {exc.args[0]!r}") from None

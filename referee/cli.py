@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 import click
 
+from .clock import format_clock, parse_clock
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, fault_lines, summary
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
@@ -41,10 +42,13 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 @click.command()
 @click.argument("agent_a", metavar="A", callback=_spec)
 @click.argument("agent_b", metavar="B", callback=_spec)
-@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
-              help="Seconds of wall-clock time per move.")
+@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds of wall-clock time per move [default: 60; with --clock: no cap per move].")
 @click.option("--time-for", "time_for", multiple=True, metavar="NAME=SECONDS",
               help="Time odds: this agent's own seconds per move (the other keeps --time); repeatable.")
+@click.option("--clock", "clock", metavar="BASE+INC", default=None, callback=lambda ctx, param, value: clock_option(value),
+              help="A game clock: a bank of BASE seconds for each program, INC more after each of its moves "
+                   "(e.g. 300+2, 3+0.1); --time then caps a single move.")
 @click.option("--startup-time", type=click.FloatRange(min=0), default=GameConfig.startup_time, show_default=True,
               help="Extra seconds on each agent's first move, to start up.")
 @click.option("--seed", type=int, default=None, help="Seed of the colour draw (default: a random one, kept in game.json).")
@@ -84,8 +88,9 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
 def play(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
-    time_per_move: float,
+    time_per_move: Optional[float],
     time_for: tuple[str, ...],
+    clock: Optional[tuple[float, float]],
     startup_time: float,
     seed: Optional[int],
     out_dir: Optional[Path],
@@ -140,7 +145,8 @@ def play(
         stamp = time.strftime("%Y%m%d-%H%M%S")
         out_dir = Path("games") / f"{stamp}-{agent_a.file_name}-{agent_b.file_name}"
     config = GameConfig(
-        time_per_move=time_per_move,
+        time_per_move=default_time_per_move(time_per_move, clock),
+        clock=clock,
         startup_time=startup_time,
         manual_time=manual_time,
         strict_manual=strict_manual,
@@ -210,10 +216,30 @@ def parse_agent_times(given: Sequence[str], labels: Sequence[str]) -> tuple[tupl
     return tuple(times.items())
 
 
+def clock_option(value: Optional[str], hint: str = "--clock") -> Optional[tuple[float, float]]:
+    """A ``--clock BASE+INC`` value as :attr:`GameConfig.clock`; a bad one is named with the form expected (click's error)."""
+    if value is None:
+        return None
+    try:
+        return parse_clock(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+
+
+def default_time_per_move(given: Optional[float], clock: Optional[tuple[float, float]]) -> Optional[float]:
+    """``--time`` as given; without it 60 s a move, or under a game clock no cap (the bank rules)."""
+    if given is not None:
+        return given
+    return None if clock is not None else GameConfig.time_per_move
+
+
 def time_text(config: GameConfig) -> str:
-    """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``."""
+    """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``; under a clock ``clock 300+2``."""
     own = ", ".join(f"{label} {seconds:g} s" for label, seconds in config.agent_times)
-    return f"{config.time_per_move:g} s per move" + (f" ({own})" if own else "")
+    parts = [f"clock {format_clock(*config.clock)}"] if config.clock else []
+    if config.time_per_move is not None:
+        parts.append(f"{config.time_per_move:g} s per move" + (" at most" if config.clock else ""))
+    return ", ".join(parts) + (f" ({own})" if own else "")
 
 
 def _opening(openings_file: Optional[str], opening_text: Optional[str],

@@ -13,7 +13,7 @@ from typing import Optional
 import platformdirs
 
 from ..protocol import DEFAULT_SIZE, check_size
-from .clock import GRACE_SECONDS, STARTUP_SECONDS, TimeControl
+from .clock import GRACE_SECONDS, STARTUP_SECONDS, TimeControl, format_clock, parse_clock
 
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
@@ -78,6 +78,11 @@ class GameConfig:
     """Everything :func:`~othello_arena.referee.play_game` needs besides the two agents.
 
     - ``time_per_move``: wall-clock seconds per move (PROTOCOL.md section 4);
+      with a ``clock`` a cap per move, ``None`` for none;
+    - ``clock``: a game clock ``(base, increment)`` in seconds for each
+      program (``--clock 300+2``, PROTOCOL.md section 10): a bank of ``base``
+      seconds, ``increment`` more after each move; ``None``: the per-move
+      limit alone, the seed's rule;
     - ``grace``: margin added to every deadline;
     - ``startup_time``: extra seconds on each agent's first move (and for Black
       to take its colour file), since starting an interpreter, a JVM or a JIT
@@ -113,10 +118,12 @@ class GameConfig:
     - ``agent_times``: time odds, as chess engine testers give each engine its
       own time control: ``(label, seconds per move)`` pairs for the agents
       that do not have ``time_per_move`` (or ``manual_time``); each agent is
-      told its own (``OTHELLO_TIME``, ``{time}``).
+      told its own (``OTHELLO_TIME``, ``{time}``);
+    - ``agent_clocks``: clock odds in the same way, ``(label, (base,
+      increment))`` pairs for the agents that do not have ``clock``.
     """
 
-    time_per_move: float = 60.0
+    time_per_move: Optional[float] = 60.0
     grace: float = GRACE_SECONDS
     startup_time: float = STARTUP_SECONDS
     manual_time: Optional[float] = None
@@ -136,6 +143,8 @@ class GameConfig:
     hidden_paths: tuple[str, ...] = ()
     size: int = DEFAULT_SIZE
     agent_times: tuple[tuple[str, float], ...] = ()
+    clock: Optional[tuple[float, float]] = None
+    agent_clocks: tuple[tuple[str, tuple[float, float]], ...] = ()
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -144,7 +153,19 @@ class GameConfig:
             if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
                 raise ValueError(f"time per move of {label}: must be a positive number of seconds, got {seconds!r}")
         object.__setattr__(self, "agent_times", tuple(sorted((label, float(s)) for label, s in times.items())))
-        if not self.time_per_move > 0:
+        for label, setting in [("", self.clock), *self.agent_clocks]:
+            if setting is not None:  # the bounds of the command line's --clock
+                try:
+                    parse_clock(format_clock(*setting))
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"clock{' of ' + label if label else ''}: {exc}") from None
+        object.__setattr__(self, "agent_clocks", tuple(sorted(
+            (label, (float(base), float(inc))) for label, (base, inc) in dict(self.agent_clocks).items())))
+        if self.clock is not None:
+            object.__setattr__(self, "clock", (float(self.clock[0]), float(self.clock[1])))
+        if self.time_per_move is None and self.clock is None:
+            raise ValueError("time per move may be None (no cap) only under a game clock")
+        if self.time_per_move is not None and not self.time_per_move > 0:
             raise ValueError(f"time per move must be positive, got {self.time_per_move}")
         if self.manual_time is not None and not self.manual_time > 0:
             raise ValueError(f"manual time per move must be positive or None, got {self.manual_time}")
@@ -163,8 +184,14 @@ class GameConfig:
             raise ValueError("out_limit must be at least 64 bytes")
 
     def time_control(self, label: str, manual: bool) -> TimeControl:
-        """The clock setting of the agent ``label``, a program or a person: its own time (odds), else the game's."""
+        """The clock setting of the agent ``label``, a program or a person: its own time and clock (odds), else the game's.
+
+        A person has no game clock unless given one of their own: the game's is for programs.
+        """
         own = dict(self.agent_times).get(label)
         per_move = own if own is not None else self.manual_time if manual else self.time_per_move
-        return TimeControl(per_move, self.grace, self.startup_time)
+        clock = dict(self.agent_clocks).get(label, None if manual else self.clock)
+        if clock is None:
+            return TimeControl(per_move, self.grace, self.startup_time)
+        return TimeControl(per_move, self.grace, self.startup_time, base=clock[0], increment=clock[1])
 

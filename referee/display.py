@@ -14,7 +14,7 @@ from typing import IO, Optional
 from rich.console import Console
 from rich.text import Text
 
-from ..protocol import BLACK, WHITE, Board, GameRecord, Move, Termination, square
+from ..protocol import BLACK, WHITE, Board, Colour, GameRecord, Move, Termination, square
 from ..protocol.notation import legal_names
 from .game import GameEvent
 from .hints import hints, output_tail
@@ -61,10 +61,15 @@ class Display:
 
     def status(self, event: GameEvent) -> str:
         w, b = event.board.count(WHITE), event.board.count(BLACK)
-        clocks, names = event.clocks, event.names
+        clocks, names, banks = event.clocks, event.names, event.banks
+
+        def left(colour: Colour) -> str:  # under a game clock: what is left in the bank
+            bank = banks.get(colour)
+            return "" if bank is None else f" ({bank:.2f} s left)"
+
         return (
-            f"  W {names.get(WHITE, '')}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s"
-            f"   B {names.get(BLACK, '')}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s"
+            f"  W {names.get(WHITE, '')}: {w} discs, {clocks.get(WHITE, 0.0):.2f} s{left(WHITE)}"
+            f"   B {names.get(BLACK, '')}: {b} discs, {clocks.get(BLACK, 0.0):.2f} s{left(BLACK)}"
         )
 
     # -- events ------------------------------------------------------------------
@@ -81,7 +86,10 @@ class Display:
         assert event.colour is not None and event.path is not None
         legal = legal_names(event.board) or "none: pass"
         example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
-        limit = "no time limit" if event.time_limit is None else f"{event.time_limit:g} s"
+        limit = "no time limit" if event.time_limit is None else f"{event.time_limit:.3g} s"
+        bank = event.banks.get(event.colour)
+        if bank is not None:
+            limit += f" (your clock: {bank:.1f} s left)"
         in_path = event.path.with_suffix(".in")
         holds = event.message or "the opponent's last move"
         self.prompts.print(
@@ -124,7 +132,20 @@ def summary(record: GameRecord) -> str:
     text = f"{record.white} (W) vs {record.black} (B): {result.summary(record.white, record.black)}"
     if result.detail:
         text += f": {result.detail}"
-    return text
+    return text + "".join(f"\n{line}" for line in clock_use(record))
+
+
+def clock_use(record: GameRecord) -> list[str]:
+    """Each side's time use against its game clock: ``alice: 2.91 s thought in 14 moves, clock 3+0.1, 1.49 s left``."""
+    lines = []
+    agents = record.extra.get("agents", {})
+    for label in (record.white, record.black):
+        info = agents.get(label, {})
+        if isinstance(info, dict) and info.get("clock"):
+            moves = sum(1 for entry in record.moves if entry.move.colour.value == info.get("colour"))
+            lines.append(f"{label}: {float(info.get('seconds', 0.0)):.2f} s thought in {moves} moves, "
+                         f"clock {info['clock']}, {float(info.get('bank', 0.0)):.2f} s left")
+    return lines
 
 
 def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:

@@ -46,9 +46,10 @@ from ..protocol import (
     format_move,
     format_size,
 )
-from ..protocol.notation import legal_names
+from ..protocol.notation import format_clock_line, legal_names
 from ..protocol.openings import format_opening, opening_board
 from . import files
+from .clock import format_clock
 from .config import GameConfig
 from .launch import isolation_for
 from .player import LimitMonitor, Player
@@ -60,7 +61,9 @@ from .watch import Waker, make_waker
 class GameEvent:
     """Something to show: ``start``, ``waiting``, ``move``, ``lost-turn``, ``retry``, ``relayed``, ``warning`` or ``end``.
 
-    ``clocks`` holds each colour's total thinking time so far; for
+    ``clocks`` holds each colour's total thinking time so far, ``banks``
+    what is left of each colour's game clock (``None``: none) when the
+    event was sent; for
     ``waiting``, ``path`` is the ``NAME.out`` the side to move must write,
     ``time_limit`` its seconds (``None``: no limit) and ``manual`` whether a
     person plays it; ``record`` comes with ``end``; ``relayed`` follows a
@@ -78,6 +81,7 @@ class GameEvent:
     player: str = ""
     seconds: float = 0.0
     clocks: dict[Colour, float] = field(default_factory=dict)
+    banks: dict[Colour, Optional[float]] = field(default_factory=dict)
     message: str = ""
     path: Optional[Path] = None
     time_limit: Optional[float] = None
@@ -145,7 +149,8 @@ class _Game:
         # The side to move after the opening moves first; the other is "second".
         self.first_colour = board.to_move
         self.record = GameRecord(white.label, black.label, seed=seed, time_per_move=config.time_per_move,
-                                 opening=list(opening), start=Board.start(config.size))
+                                 opening=list(opening), start=Board.start(config.size),
+                                 clock=format_clock(*config.clock) if config.clock else None)
         self.waker: Waker = Waker()
         self.warnings: list[str] = []
         self.started = time.monotonic()
@@ -163,9 +168,11 @@ class _Game:
         if self.on_event is None:
             return
         clocks = {colour: player.clock.used for colour, player in self.players.items()}
+        now = time.monotonic()
+        banks = {colour: player.clock.remaining(now) for colour, player in self.players.items()}
         try:
             names = {colour: player.label for colour, player in self.players.items()}
-            self.on_event(GameEvent(kind, self.board, clocks=clocks, names=names, **fields))
+            self.on_event(GameEvent(kind, self.board, clocks=clocks, banks=banks, names=names, **fields))
         except Exception as exc:  # a display must not stop a game
             self.warnings.append(f"event callback failed on {kind!r}: {exc!r}")
 
@@ -212,7 +219,9 @@ class _Game:
 
     def start_process(self, player: Player) -> Optional[_Fault]:
         try:
-            process = player.start(self.config, self.isolation, time_per_move=player.clock.control.per_move,
+            control = player.clock.control  # under a game clock OTHELLO_TIME is a fair share of the bank
+            process = player.start(self.config, self.isolation, time_per_move=control.fair_share(), clock=control.clock_text,
+                                   move_cap=control.per_move if control.base is not None else None,
                                    hidden=[self.out_dir], on_exit=self.waker.poke, warn=lambda text: self.warn(text, player))
         except StartError as exc:
             player.start_error = str(exc)
@@ -345,7 +354,13 @@ class _Game:
     def first_text(self, player: Player) -> str:
         """A side's first ``NAME.in``: its colour, the size line on a bigger board (section 9), the opening's moves (section 8)."""
         size = format_size(self.config.size) if self.config.size != DEFAULT_SIZE else ""
-        return format_colour(player.colour) + size + "".join(format_move(move) for move in self.record.opening)
+        clock = self.clock_line(player) if player.colour is self.first_colour else ""  # it is asked for a move
+        return format_colour(player.colour) + size + "".join(format_move(move) for move in self.record.opening) + clock
+
+    def clock_line(self, player: Player) -> str:
+        """The last line of a ``NAME.in`` asking ``player`` for a move: its bank, if it has a clock and reads the line (section 10)."""
+        bank = player.clock.bank
+        return format_clock_line(bank) if bank is not None and player.spec.reads_clock else ""
 
     def start_colours(self) -> Optional[_Fault]:
         """Write both first files (the colour, and the opening if any).  With suspension the second side must take its file first.
@@ -459,7 +474,7 @@ class _Game:
         first_name = self.first_colour.full_name
         self.emit(
             "waiting", colour=mover.colour, player=mover.label, path=mover.out_path,
-            time_limit=mover.clock.control.per_move, manual=mover.spec.is_manual,
+            time_limit=mover.clock.control.thinking_time(mover.clock.bank), manual=mover.spec.is_manual,
             message=(f"your colour, the opening and {first_name}'s first move" if self.record.opening
                      else f"your colour and {first_name}'s first move") if first_of_second
             else "the opponent's last move",
@@ -497,12 +512,12 @@ class _Game:
             mover.lost_turns += 1
             note = f"lost turn: illegal move {move.line()} ({why})"
             move = Move.pass_(mover.colour, self.board.size)
-            self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True))
+            self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True, clock=mover.clock.bank))
             self.board = self.board.play_unchecked(move)
             self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
                       comments=[*comments, note])
         else:
-            self.record.moves.append(MoveRecord(move, seconds, comments))
+            self.record.moves.append(MoveRecord(move, seconds, comments, clock=mover.clock.bank))
             self.board = self.board.play_unchecked(move)  # checked just above
             self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds, comments=comments)
         self.players[mover.colour.opponent].unsent = move
@@ -517,7 +532,7 @@ class _Game:
             fault = self.wait_gone(other, self.second_colour_deadline)
             if fault:
                 return fault
-        fault = self.relay(other, format_move(move), mover)
+        fault = self.relay(other, format_move(move) + self.clock_line(other), mover)
         other.clock.start(time.monotonic())
         if fault:
             return fault

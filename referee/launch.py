@@ -108,6 +108,8 @@ def start_agent(
     log_path: Path,
     isolation: Optional[sandbox.Isolation],
     time_per_move: Optional[float] = None,
+    clock: str = "",
+    move_cap: Optional[float] = None,
     hidden: Sequence[Path] = (),
     on_exit: Optional[Callable[[], None]] = None,
     warn: Callable[[str], None] = lambda text: None,
@@ -119,9 +121,16 @@ def start_agent(
     read-only, and nothing of ``hidden`` (the game directory's other
     contents, the tournament's results).  Its output goes to ``log_path``
     (outside ``directory``).  Raises :class:`StartError` if it cannot start.
+    ``time_per_move`` is told as ``OTHELLO_TIME`` (under a game clock a fair
+    share of it), the game ``clock`` (``"300+2"``) as ``OTHELLO_CLOCK``,
+    and a cap per move under that clock as ``OTHELLO_MOVE_CAP``.
     """
-    limit = time_per_move or config.time_per_move
+    limit = time_per_move or config.time_per_move or 0.0
     variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(directory), "OTHELLO_TIME": f"{limit:g}"}
+    if clock:
+        variables["OTHELLO_CLOCK"] = clock
+        if move_cap is not None:
+            variables["OTHELLO_MOVE_CAP"] = f"{move_cap:g}"
     if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
         variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
     env = sandbox.minimal_environment(directory, variables, isolation is not None)

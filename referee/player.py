@@ -155,6 +155,9 @@ class Player(AgentSeat):
         }
         if self.spec.version:
             info["version"] = self.spec.version
+        if self.clock.control.clock_text:  # its game clock, and what was left of it at the end
+            info["clock"] = self.clock.control.clock_text
+            info["bank"] = round(self.clock.bank or 0.0, 4)
         if self.process is not None:
             if self.process.cgroup is not None:  # what the kernel refused it
                 info["oom_kills"] = self.process.cgroup.oom_kills()

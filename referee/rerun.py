@@ -28,7 +28,7 @@ from typing import Any, Optional, Sequence
 
 from ..protocol import DEFAULT_SIZE, Colour, GameRecord, Move, format_colour, format_move, format_size
 from . import files
-from .clock import Clock, TimeControl
+from .clock import Clock, TimeControl, parse_clock
 from .config import GameConfig
 from .launch import isolation_for
 from .process import StartError
@@ -104,7 +104,14 @@ def recorded_time(record: GameRecord, name: str) -> float:
     own = record.extra.get("referee", {}).get("agent_times", {})
     if name in own:
         return float(own[name])
-    return float(record.time_per_move or GameConfig.time_per_move)
+    if record.time_per_move:
+        return float(record.time_per_move)
+    if record.clock:  # a game clock alone: the fair share of the bank the agent was told (OTHELLO_TIME)
+        base, increment = parse_clock(record.clock)
+        share = TimeControl(None, base=base, increment=increment).fair_share()
+        if share is not None:
+            return share
+    return float(GameConfig.time_per_move or 60.0)
 
 
 def recorded_line(record: GameRecord, name: str, number: int) -> Optional[str]:

@@ -67,11 +67,11 @@ class AgentSeat:
         files.remove(self.dir_fd, self.out_name)
 
     def start(self, config: GameConfig, isolation: Optional[Isolation], *, time_per_move: Optional[float],
-              hidden: Sequence[Path] = (), on_exit: Optional[Callable[[], None]] = None,
+              clock: str = "", move_cap: Optional[float] = None, hidden: Sequence[Path] = (), on_exit: Optional[Callable[[], None]] = None,
               warn: Callable[[str], None] = lambda text: None) -> AgentProcess:
         """Start the agent in its directory; raises :class:`~.process.StartError` if it cannot start."""
         self.process = start_agent(self.spec, self.directory, config, self.stderr_path, isolation,
-                                   time_per_move=time_per_move, hidden=hidden, on_exit=on_exit, warn=warn)
+                                   time_per_move=time_per_move, clock=clock, move_cap=move_cap, hidden=hidden, on_exit=on_exit, warn=warn)
         return self.process
 
     @property

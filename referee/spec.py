@@ -31,6 +31,7 @@ from ..protocol import BOARD_SIZES, DEFAULT_SIZE
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
 OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understands openings
 SIZES_PREFIX = "sizes:"  # sizes:NAME=COMMAND: a program that plays on every board size (PROTOCOL.md section 9)
+CLOCK_PREFIX = "clock:"  # clock:NAME=COMMAND: a program that reads its bank in NAME.in (PROTOCOL.md section 10)
 ONLY_8X8 = (DEFAULT_SIZE,)
 
 # A file name an agent can use on any system: it becomes NAME.in / NAME.out.
@@ -113,9 +114,11 @@ class AgentSpec:
     command was given: the current directory of ``othello play``, a
     tournament agent's ``cwd``).  ``openings`` says whether it understands
     openings: a first ``NAME.in`` with the moves already played after the
-    colour (PROTOCOL.md section 8).  ``version`` is the program's fingerprint
-    (:mod:`.fingerprint`) when its caller took one (a tournament does, before
-    the build): the record names it.
+    colour (PROTOCOL.md section 8); ``reads_clock`` whether it reads the
+    clock line, its remaining bank under a game clock, as the last line of
+    each ``NAME.in`` that asks for a move (section 10).  ``version`` is the
+    program's fingerprint (:mod:`.fingerprint`) when its caller took one (a
+    tournament does, before the build): the record names it.
     """
 
     label: str
@@ -127,6 +130,7 @@ class AgentSpec:
     openings: bool = False
     sizes: tuple[int, ...] = ONLY_8X8
     version: str = ""
+    reads_clock: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in (BUILTIN, PROGRAM, MANUAL):
@@ -145,7 +149,7 @@ class AgentSpec:
 
     @classmethod
     def parse(cls, text: str, base: Optional[Path] = None, builtins: BuiltinAgents = NO_BUILTINS) -> "AgentSpec":
-        """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND``, ``sizes:NAME=COMMAND`` or ``manual:NAME``.
+        """Parse ``random``, ``NAME=COMMAND``, ``openings:NAME=COMMAND``, ``sizes:NAME=COMMAND``, ``clock:NAME=COMMAND`` or ``manual:NAME``.
 
         A bare name must be one of ``builtins`` (passed in by the command
         line: the referee does not know the agents).
@@ -164,6 +168,7 @@ class AgentSpec:
         for prefix, declared, why in (
             (OPENINGS_PREFIX, {"openings": True}, "built-in agents understand openings already"),
             (SIZES_PREFIX, {"sizes": BOARD_SIZES}, "a built-in agent knows its own board sizes"),
+            (CLOCK_PREFIX, {"reads_clock": True}, "built-in agents read the clock line already"),
         ):
             if text.lower().startswith(prefix):
                 rest = text[len(prefix):].strip()
@@ -211,9 +216,9 @@ class AgentSpec:
         """A built-in agent by name (the caller knows it is one, and its board sizes: see :class:`BuiltinAgents`)."""
         file_name = file_name or name
         command = (sys.executable, "-m", "othello_arena", "agent", name, "--name", file_name)
-        # Every built-in agent runs on agents.runtime, which reads openings.
+        # Every built-in agent runs on agents.runtime, which reads openings and the clock line.
         return cls(label=file_name, file_name=file_name, kind=BUILTIN, command=command, openings=True,
-                   sizes=tuple(sizes))
+                   sizes=tuple(sizes), reads_clock=True)
 
     @classmethod
     def program(cls, name: str, argv: list[str] | tuple[str, ...], cwd: Optional[Path] = None,
@@ -270,7 +275,8 @@ class AgentSpec:
             return f"manual:{self.file_name}"
         if self.kind == BUILTIN:
             return self.label
-        prefix = (OPENINGS_PREFIX if self.openings else "") + (SIZES_PREFIX if len(self.sizes) > 1 else "")
+        prefix = ((OPENINGS_PREFIX if self.openings else "") + (SIZES_PREFIX if len(self.sizes) > 1 else "")
+                  + (CLOCK_PREFIX if self.reads_clock else ""))
         return f"{prefix}{self.label}={shlex.join(self.command or ())}"
 
 

@@ -408,3 +408,22 @@ def assert_plays_as_starter_py(starter: Built, colour: Colour, name: str, prefix
     ours = [move.line() for _, move in chosen]
     differences = [(cells(board), a, b) for (board, _), a, b in zip(chosen, ours, reference) if a != b]
     assert len(chosen) >= 20 and not differences, f"{starter.name} differs from starter.py: {differences[:3]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["python", "c"])
+def test_starter_manages_a_short_game_clock_without_losing_on_time(agent, starters_tournament, tmp_path_factory,
+                                                                  tmp_path):
+    """Under --clock 4+0.1, declared as reading its bank (clock:), the starter spreads the bank over the game:
+    two games against greedy, one with each colour, end on the board, every move of the record with its bank."""
+    import dataclasses
+
+    from othello_arena.referee import play_game
+
+    built = build_starter(language_of(agent), starters_tournament, tmp_path_factory)
+    spec = dataclasses.replace(built.spec(), reads_clock=True)
+    config = GameConfig(time_per_move=None, clock=(4.0, 0.1))
+    for number, (white, black) in enumerate([(spec, AgentSpec.builtin("greedy")), (AgentSpec.builtin("greedy"), spec)]):
+        record = play_game(white, black, config, tmp_path / f"game{number}")
+        assert_clean_game(record, spec.label)  # no loss on time
+        assert record.clock == "4+0.1" and all(entry.clock is not None for entry in record.moves)

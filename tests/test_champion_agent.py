@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from champion_helpers import random_position
 from othello_arena.agents.champion.agent import ChampionStrategy, fallback_move, move_budget
 from othello_arena.agents.registry import get_strategy, names
@@ -78,3 +80,26 @@ def test_a_move_asked_before_the_engine_is_ready_is_the_fallbacks_legal_move():
     move, comments = strategy(board, board.to_move, 0.6)
     assert move in board.legal_moves()
     assert "seed 002 player" in comments[0]
+
+
+def test_under_a_game_clock_the_search_takes_nearly_all_of_its_share_within_the_bank():
+    from othello_arena.agents.champion.agent import bank_move_budget
+
+    for share, bank in ((0.2, 3.0), (1.0, 5.0), (11.6, 300.0)):
+        budget = bank_move_budget(share, bank)
+        assert budget == 0.9 * share and budget + 0.5 <= bank + 0.25  # the share is a target, the bank the limit
+    assert bank_move_budget(0.15, 0.25) == 0.01  # an almost empty bank: answer at once
+
+
+@pytest.mark.slow
+def test_the_champion_manages_a_short_game_clock_without_losing_on_time(tmp_path):
+    """Two games against greedy at 5+0.1, one with each colour: the runtime gives the champion its bank."""
+    from othello_arena.referee import AgentSpec, GameConfig, play_game
+
+    config = GameConfig(time_per_move=None, clock=(5.0, 0.1))
+    champion, greedy = AgentSpec.builtin("champion"), AgentSpec.builtin("greedy")
+    assert get_strategy("champion").wait_ready(600)  # compiled before any clock runs
+    for number, (white, black) in enumerate([(champion, greedy), (greedy, champion)]):
+        record = play_game(white, black, config, tmp_path / f"game{number}")
+        assert record.result is not None and record.result.termination == "normal", record.result
+        assert record.clock == "5+0.1" and all(entry.clock is not None for entry in record.moves)

@@ -242,6 +242,25 @@ def test_game_json_round_trip(seed):
     assert set(data["result"]) == {"winner", "reason", "discs"}
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_game_json_round_trip_with_a_game_clock(seed):
+    record = finished_record(seed)
+    record.clock = "3+0.1"
+    for i, entry in enumerate(record.moves):
+        entry.clock = round(3.0 - i * 0.05, 4)
+    data = json.loads(record.to_json())
+    assert data["clock"] == "3+0.1" and data["moves"][1]["clock"] == 2.95
+    assert GameRecord.from_json(record.to_json()) == record
+
+
+def test_a_record_from_before_the_game_clock_reads_as_having_none():
+    data = json.loads(finished_record(7).to_json())
+    assert "clock" not in data and all("clock" not in move for move in data["moves"])
+    old = GameRecord.from_dict(data)
+    assert old.clock is None and all(entry.clock is None for entry in old.moves)
+
+
 def test_game_json_errors_name_the_field():
     with pytest.raises(ParseError, match="'white'"):
         GameRecord.from_json('{"black": "b"}')

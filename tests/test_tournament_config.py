@@ -297,3 +297,27 @@ def test_reference_agents_and_student_ids(tmp_path: Path) -> None:
     ):
         with pytest.raises(TournamentFileError, match=message.replace("(", r"\(").replace(")", r"\)")):
             config.load(write(tmp_path, text))
+
+
+def test_a_game_clock_for_the_tournament_and_for_one_agent(tmp_path: Path) -> None:
+    from othello_arena.tournaments.run.jobs import agent_spec, game_config_fields
+
+    text = ('[tournament]\nclock = "10+0.1"\n[[agents]]\nname = "greedy"\n'
+            '[[agents]]\nname = "bob"\ncommand = "./bob {name}"\nclock = "20+0.5"\nreads_clock = true\n')
+    tournament = config.parse(text, tmp_path / "t.toml")
+    assert tournament.clock == "10+0.1" and tournament.time_per_move is None  # the bank rules: no cap unless given
+    fields = game_config_fields(tournament)
+    assert fields["clock"] == (10.0, 0.1) and fields["agent_clocks"] == [("bob", (20.0, 0.5))]
+    assert agent_spec(tournament.agent("bob")).reads_clock
+    assert "clock 10+0.1" in tournament.time_text and "bob clock 20+0.5" in tournament.time_text
+    capped = config.parse(text.replace('clock = "10+0.1"', 'clock = "10+0.1"\ntime_per_move = 2'), tmp_path / "t.toml")
+    assert capped.time_per_move == 2.0
+
+
+@pytest.mark.parametrize("where, value", [("[tournament]", '"5"'), ("[tournament]", '"+1"'), ("agent", '"-3+1"')])
+def test_a_bad_clock_in_the_file_is_named_with_the_form(tmp_path: Path, where: str, value: str) -> None:
+    text = '[tournament]\n[[agents]]\nname = "greedy"\n[[agents]]\nname = "random"\n'
+    text = text.replace("[tournament]\n", f"[tournament]\nclock = {value}\n") if where == "[tournament]" \
+        else text + f"clock = {value}\n"
+    with pytest.raises(config.TournamentFileError, match="clock .*expected BASE\\+INC in seconds"):
+        config.parse(text, tmp_path / "t.toml")

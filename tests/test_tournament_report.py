@@ -226,3 +226,20 @@ def test_a_name_holding_a_placeholder_stays_a_name() -> None:
     assert page.count("r01-p001-g1") == 1  # the data once, in its block
     data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
     assert data["name"] == name
+
+
+def test_a_game_under_a_clock_shows_the_bank_in_chromium(tmp_path: Path) -> None:
+    """A tournament under clock = "30+1": the report says so, and each move of a replayed game its bank."""
+    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], seed=5, clock="30+1",
+                            games_per_pairing=2)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
+    result = runner.invoke(cli, ["tournament", "report", str(path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    row = query(tmp_path / "results" / "tournament.sqlite",
+                "SELECT key, record FROM games WHERE white = 'first' AND black = 'last'")[0]
+    record = GameRecord.from_dict(json.loads(row["record"]))
+    assert record.clock == "30+1" and record.time_per_move == 3.0  # the helper's time_per_move: a cap per move
+    shown = open_in_chromium(tmp_path / "out" / "index.html", f"selftest={row['key']}:1", tmp_path / "profile")
+    assert shown["errors"] == []
+    assert f"{round(record.moves[0].clock or 0, 2):g} s left" in shown["info"]

@@ -53,6 +53,21 @@ def test_a_games_live_log_replays_to_the_record(tmp_path: Path) -> None:
             assert after["flips"] == changed and changed
 
 
+def test_under_a_game_clock_the_live_log_and_the_record_give_the_banks(tmp_path: Path) -> None:
+    writer = LiveLogWriter(tmp_path)
+    config = GameConfig(time_per_move=None, clock=(30, 1))
+    record = play_game(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"), config, tmp_path, seed=2,
+                       on_event=writer)
+    assert record.result is not None and record.result.termination == "normal"
+    live, replayed = game_view(read_live_log(tmp_path)), game_view(entries_from_record(record))
+    last = {entry.move.colour.value: entry.clock for entry in record.moves}
+    assert replayed["banks"] == last  # what the page counts down from
+    assert live["banks"] == pytest.approx(last, abs=0.01)
+    plain = game_view(entries_from_record(play_game(AgentSpec.builtin("greedy"), AgentSpec.builtin("random"),
+                                                    GameConfig(time_per_move=5), tmp_path / "plain", seed=2)))
+    assert plain["banks"] == {"W": None, "B": None}  # no clock: the page shows the time used
+
+
 def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
     start = '{"event":"start","at":1,"white":"a","black":"b","board":"' + "-" * 27 + "OX------XO" + "-" * 27 + ' X;"}\n'
     (tmp_path / LIVE_LOG).write_text(start + '{"event":"move","colour":"W","move":"(W D 3)","clo')
@@ -73,6 +88,8 @@ def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
     ({"time_per_move": "-1"}, "time_per_move"),
     ({"person_time": "0"}, "person_time"),
     ({"opponent": 7}, "opponent"),
+    ({"clock": "5"}, "clock"),
+    ({"clock": "+1"}, "clock"),
 ])
 def test_a_bad_form_names_its_field(form: dict, field: str) -> None:
     with pytest.raises(GameRequestError, match=f"^{field}:"):
@@ -115,3 +132,16 @@ def test_a_game_left_running_by_a_stopped_runner_is_not_shown_as_played(tmp_path
         overview = view.overview()
         assert [game["status"] for game in overview["games"]] == ["running"]
         assert [game["key"] for game in overview["live"]] == ["r01-p001-g1"]
+
+
+def test_a_browser_game_under_a_clock_gives_every_side_the_bank(tmp_path: Path) -> None:
+    from othello_arena.web.games import GameHall
+
+    request = GameRequest.from_form({"mode": "agents", "opponent": "greedy", "second_opponent": "random",
+                                     "clock": "30+1"})
+    assert request.clock == (30.0, 1.0)
+    game = GameHall(tmp_path, sandbox="none").start(request)
+    game.thread.join(120)
+    view = game.view()
+    assert view["finished"] and view["result"]["reason"] == "normal"
+    assert view["banks"]["W"] is not None and view["banks"]["B"] is not None  # the page counts these down

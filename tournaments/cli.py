@@ -156,7 +156,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     where = f"on {scheduler}" if scheduler else "on this machine"
     console.print(
         f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
-        f"{total} games, {tournament_.time_per_move:g} s per move, {where}; results in {tournament_.database}"
+        f"{total} games, {tournament_.time_text}, {where}; results in {tournament_.database}"
     )
     slots = concurrency or tournament_.concurrency
     if not scheduler and slots and slots > usable_cores():

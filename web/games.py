@@ -24,6 +24,7 @@ from typing import Any, Optional
 from ..agents.registry import builtin_agents
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE, GameRecord
 from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, check_sizes, distinct_labels, play_game
+from ..referee.clock import parse_clock
 from ..tournaments.results.safefiles import GAME_RECORD_LIMIT, read_whole
 from ..tournaments.run.livelog import LiveLogWriter, event_entry
 from .gameview import game_view, square_move
@@ -46,7 +47,9 @@ class GameRequest:
     (``opponent`` as White against ``second_opponent``).  An opponent is a
     built-in agent or ``NAME=COMMAND``; ``time_per_move`` is an agent's
     seconds per move, ``person_time`` a person's (``None``: no limit);
-    ``size`` the board's, 8 or one of seed 002's bigger boards.
+    ``clock`` a game clock ``(base, increment)`` for every side, people
+    too, instead (PROTOCOL.md section 10; ``None``: none); ``size`` the
+    board's, 8 or one of seed 002's bigger boards.
     """
 
     mode: str = "person"
@@ -58,6 +61,7 @@ class GameRequest:
     time_per_move: float = 5.0
     person_time: Optional[float] = None
     size: int = DEFAULT_SIZE
+    clock: Optional[tuple[float, float]] = None
 
     @classmethod
     def from_form(cls, data: dict[str, Any]) -> "GameRequest":
@@ -89,13 +93,18 @@ class GameRequest:
         if colour not in COLOURS:
             raise GameRequestError(f"colour: {colour!r} is not one of W, B, random")
         time_per_move = seconds("time_per_move", 5.0)
+        clock_text = text("clock", "")
+        try:
+            clock = parse_clock(clock_text) if clock_text else None
+        except ValueError as exc:
+            raise GameRequestError(f"clock: {exc}") from None
         size = text("size", str(DEFAULT_SIZE))
         if size not in [str(n) for n in BOARD_SIZES]:
             raise GameRequestError(f"size: {size!r} is not one of {', '.join(map(str, BOARD_SIZES))}")
         return cls(mode=mode, name=text("name", "you"), second_name=text("second_name", "friend"),
                    opponent=text("opponent", "greedy"), second_opponent=text("second_opponent", "random"),
                    colour=colour, time_per_move=time_per_move or 5.0, person_time=seconds("person_time", None),
-                   size=int(size))
+                   size=int(size), clock=clock)
 
     def players(self, base: Path, builtins: BuiltinAgents) -> tuple[AgentSpec, AgentSpec]:
         """``(white, black)`` for this request; :class:`GameRequestError` quotes a player that cannot be parsed."""
@@ -282,8 +291,11 @@ class GameHall:
     def start(self, request: GameRequest) -> WebGame:
         """Start the game ``request`` asks for; :class:`GameRequestError` if it cannot be."""
         white, black = request.players(self.base, self.builtins)
-        config = GameConfig(time_per_move=request.time_per_move, manual_time=request.person_time,
-                            sandbox=self.sandbox, size=request.size, **self.config_overrides)
+        # Under a game clock every side has it, a person too (whose clock the page shows ticking as well).
+        people = tuple((spec.label, request.clock) for spec in (white, black) if spec.is_manual and request.clock)
+        config = GameConfig(time_per_move=None if request.clock else request.time_per_move,
+                            manual_time=request.person_time, sandbox=self.sandbox, size=request.size,
+                            clock=request.clock, agent_clocks=people, **self.config_overrides)
         with self._lock:
             if sum(game.live for game in self.games.values()) >= MAX_LIVE_GAMES:
                 raise GameRequestError(f"{MAX_LIVE_GAMES} games are in play already; finish one first")

@@ -41,11 +41,16 @@ def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
         start["size"] = record.size
     entries: list[dict[str, Any]] = [start]
     clocks = {"W": 0.0, "B": 0.0}
+    banks: dict[str, Optional[float]] = {"W": None, "B": None}  # under a game clock: each side's bank
     for entry in record.moves:
         colour = entry.move.colour.value
         clocks[colour] += entry.seconds
-        entries.append({"event": "move", "colour": colour, "move": entry.move.line(), "seconds": entry.seconds,
-                        "comments": entry.comments[:5], "clocks": dict(clocks), "forfeit": entry.forfeit})
+        banks[colour] = entry.clock
+        move = {"event": "move", "colour": colour, "move": entry.move.line(), "seconds": entry.seconds,
+                "comments": entry.comments[:5], "clocks": dict(clocks), "forfeit": entry.forfeit}
+        if record.clock is not None:
+            move["banks"] = dict(banks)
+        entries.append(move)
     if record.result is not None:
         end: dict[str, Any] = {"event": "end", "result": result_to_dict(record.result)}
         if record.fault is not None:
@@ -54,12 +59,22 @@ def entries_from_record(record: GameRecord) -> list[dict[str, Any]]:
     return entries
 
 
+def _banks(entry: dict[str, Any], before: dict[str, Optional[float]]) -> dict[str, Optional[float]]:
+    """The banks an entry gives (a log is data: anything but a number is no bank), else those ``before``."""
+    given = entry.get("banks")
+    if not isinstance(given, dict):
+        return before
+    return {c: float(given[c]) if isinstance(given.get(c), (int, float)) else None for c in ("W", "B")}
+
+
 def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -> dict[str, Any]:
     """What the board page needs from a game's entries (see :mod:`..tournaments.run.livelog`).
 
     ``plies[0]`` is the position the game starts from; each later ply has the
     move (``square`` ``None`` for a pass), the discs it flipped, its seconds
-    and comment lines, and both clocks after it.  ``to_move``, ``since``
+    and comment lines, and both clocks after it; under a game clock
+    ``banks`` what is left of each side's bank (``None``: no clock for that
+    side), which the page counts down.  ``to_move``, ``since``
     (wall clock) and ``time_limit`` say whose clock runs; ``legal`` the
     squares the side to move may play, empty when it must pass; ``size``
     the board's (a start entry of a bigger board says it).  An entry
@@ -70,7 +85,7 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
     view: dict[str, Any] = {"white": white, "black": black, "plies": [], "to_move": None, "since": None,
                             "time_limit": None, "manual": False, "legal": [], "result": None, "result_text": "",
                             "retry": "", "problem": "", "clocks": {"W": 0.0, "B": 0.0},
-                            "fault": None}
+                            "fault": None, "banks": {"W": None, "B": None}}
     started = False
     for entry in entries:
         kind = entry.get("event")
@@ -90,6 +105,7 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
                 flipped = [sq for sq in range(board.size ** 2) if board.at(sq) is not None and board.at(sq) is not after.at(sq)]
                 clocks = entry.get("clocks") or {}
                 view["clocks"] = {"W": float(clocks.get("W", 0.0)), "B": float(clocks.get("B", 0.0))}
+                view["banks"] = _banks(entry, view["banks"])
                 view["plies"].append({
                     "cells": cells(after), "move": move.line(), "colour": move.colour.value, "square": move.square,
                     "flips": flipped, "seconds": float(entry.get("seconds", 0.0)),
@@ -103,6 +119,7 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
                 view["since"] = entry.get("at")
                 view["time_limit"] = entry.get("time_limit")
                 view["manual"] = bool(entry.get("manual"))
+                view["banks"] = _banks(entry, view["banks"])
             elif kind == "retry":
                 view["retry"] = str(entry.get("message", ""))
             elif kind == "end":

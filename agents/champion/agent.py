@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Optional
 
 from ...protocol import Board, Colour, Move
+from ...referee.clock import GRACE_SECONDS
 from ..players import SAFETY, paper_searcher
 
 if TYPE_CHECKING:
@@ -36,6 +37,22 @@ def move_budget(time_left: float) -> float:
     move still arrives within the time plus the grace margin even 0.4 s late.
     """
     return max(0.01, 0.3 * time_left, min(0.8 * time_left, 0.9 * time_left - 0.5))
+
+
+LATENCY_SECONDS = 0.5  # from the end of a search to the referee's reading of the move, on a loaded machine (above)
+
+
+def bank_move_budget(share: float, bank: float) -> float:
+    """Seconds of search under a game clock, given the runtime's ``share`` of the bank (:func:`~othello_arena.agents.runtime.bank_budget`).
+
+    The share is a target, not a deadline: the deadline is the whole bank
+    plus the grace margin, so nearly all of the share is searched, keeping
+    the half second of latency of :func:`move_budget` from the bank's end.
+
+    >>> bank_move_budget(10.0, 100.0), bank_move_budget(0.3, 0.5), bank_move_budget(0.1, 0.2)
+    (9.0, 0.25, 0.01)
+    """
+    return max(0.01, min(0.9 * share, bank + GRACE_SECONDS - LATENCY_SECONDS))
 
 
 STARTUP_WAIT = 2.0  # seconds of the referee's start-up allowance the first move may wait for the engine
@@ -73,6 +90,8 @@ def load_engine(tt_bits: Optional[int] = None) -> "Engine":
 class ChampionStrategy:
     """``(board, colour, time_left) -> (move, comments)`` backed by the compiled engine."""
 
+    _bank: Optional[float] = None  # under a game clock: the bank before this move (see :meth:`clock`)
+
     def __init__(self, tt_bits: Optional[int] = None, background: bool = True) -> None:
         self._engine: Optional[Engine] = None
         self._ready = threading.Event()
@@ -97,9 +116,13 @@ class ChampionStrategy:
         self._ready.wait(timeout)
         return self._engine is not None
 
+    def clock(self, bank: Optional[float]) -> None:
+        """The bank before this move under a game clock (PROTOCOL.md section 10); ``None``: a time per move."""
+        self._bank = bank
+
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         started = time.monotonic()
-        budget = move_budget(time_left)
+        budget = move_budget(time_left) if self._bank is None else bank_move_budget(time_left, self._bank)
         if self._first_move:
             # The referee's start-up allowance (PROTOCOL.md section 4, 5 s by
             # default) is there for loading a JIT's code: a prepared cache

@@ -18,6 +18,9 @@
  *
  * The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
  * It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+ * Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+ * "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+ * a share of it: see move_seconds().
  *
  * Where to improve it: evaluate() (the evaluation), order_moves() (move ordering),
  * START_FRACTION / ABORT_FRACTION (the time budget).
@@ -141,6 +144,21 @@ static int timed;
 static double start_by, abort_at;
 static int time_up; /* set when the clock ran out in the middle of a depth: every result is then void */
 
+/* Seconds for this move: OTHELLO_TIME, or under a game clock (bank >= 0) the bank spread
+ * over our moves still to come (half the empty squares, at least 8) plus most of the
+ * increment, never more than 0.6 of the bank (the increment comes after the move) nor
+ * 0.9 of a cap (cap > 0).  (TUNE HERE) */
+static double move_seconds(double seconds, double bank, const Board *b, double increment, double cap) {
+    if (seconds <= 0 || bank < 0) return seconds;
+    int empties = 0;
+    for (int sq = 0; sq < 64; sq++) empties += b->sq[sq] == EMPTY;
+    int moves_left = (empties + 1) / 2 > 8 ? (empties + 1) / 2 : 8;
+    double budget = bank / moves_left + 0.8 * increment;
+    if (budget > 0.6 * bank) budget = 0.6 * bank;
+    if (cap > 0 && budget > 0.9 * cap) budget = 0.9 * cap;
+    return budget;
+}
+
 static void start_clock(double seconds) {
     double t = now();
     timed = seconds > 0;
@@ -218,15 +236,21 @@ static void format_move(char *out, size_t size, int colour, int sq) {
     else snprintf(out, size, "(%c %c %d)", c, 'A' + sq % 8, sq / 8 + 1);
 }
 
-enum { LINE_SKIP, LINE_END, LINE_MOVE, LINE_BAD };
+enum { LINE_SKIP, LINE_END, LINE_MOVE, LINE_BAD, LINE_CLOCK };
 
-/* Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"); a move sets *colour and *sq. */
-static int parse_line(const char *line, int *colour, int *sq) {
+/* Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"); a move sets *colour and *sq,
+ * the clock line "(CLOCK 12.345)" *bank. */
+static int parse_line(const char *line, int *colour, int *sq, double *bank) {
     char text[64];
     size_t n = 0;
     for (const char *p = line; *p && n < sizeof text - 1; p++)
         if (!isspace((unsigned char)*p) && *p != '(' && *p != ')') text[n++] = (char)toupper((unsigned char)*p);
     text[n] = '\0';
+    if (strncmp(text, "CLOCK", 5) == 0) {
+        char *end;
+        *bank = strtod(text + 5, &end);
+        return end != text + 5 && *end == '\0' ? LINE_CLOCK : LINE_BAD;
+    }
     if (n == 0 || text[0] == 'C') return LINE_SKIP;
     if (strncmp(text, "END", 3) == 0) return LINE_END;
     if (text[0] != 'W' && text[0] != 'B') return LINE_BAD;
@@ -310,10 +334,14 @@ static void play_game(const char *name, double seconds, int max_depth) {
     snprintf(in_path, sizeof in_path, "%s.in", name);
     Board board = start_board();
     int to_move = WHITE;
+    const char *clock_text = getenv("OTHELLO_CLOCK"), *cap_text = getenv("OTHELLO_MOVE_CAP");
+    const char *plus = clock_text ? strchr(clock_text, '+') : NULL;
+    double increment = plus ? atof(plus + 1) : 0, cap = cap_text ? atof(cap_text) : 0;
+    double bank = -1; /* under a game clock: the seconds left, from the (CLOCK ...) line */
 
     start_watching();
     take_file(in_path, text, sizeof text);
-    start_clock(seconds); /* our clock starts when NAME.in is there */
+    double arrived = now(); /* our clock starts when NAME.in is there */
     char *rest = text;
     while (isspace((unsigned char)*rest)) rest++;
     int me = toupper((unsigned char)*rest) == 'W' ? WHITE : BLACK;
@@ -321,8 +349,8 @@ static void play_game(const char *name, double seconds, int max_depth) {
 
     for (;;) {
         for (char *line = strtok(rest, "\r\n"); line; line = strtok(NULL, "\r\n")) {
-            int colour = 0, sq = PASS, kind = parse_line(line, &colour, &sq);
-            if (kind == LINE_SKIP) continue;
+            int colour = 0, sq = PASS, kind = parse_line(line, &colour, &sq, &bank);
+            if (kind == LINE_SKIP || kind == LINE_CLOCK) continue;
             if (kind == LINE_END) return;
             /* Every move is checked, the opponent's and the opening's.  A pass is always taken:
              * with --illegal lose-turn the referee relays an illegal move as a pass. */
@@ -336,6 +364,12 @@ static void play_game(const char *name, double seconds, int max_depth) {
         }
         if (game_over(&board)) return;
         if (to_move == me) {
+            if (seconds > 0) {
+                double left = move_seconds(seconds, bank, &board, increment, cap) - (now() - arrived);
+                start_clock(left > 0.001 ? left : 0.001);
+            } else {
+                start_clock(0); /* --depth: no clock */
+            }
             int depth, score, sq = think(&board, me, max_depth, &depth, &score);
             format_move(line_out, sizeof line_out, me, sq);
             snprintf(message, sizeof message, "(C depth %d score %d)\n%s\n", depth, score, line_out);
@@ -345,7 +379,7 @@ static void play_game(const char *name, double seconds, int max_depth) {
             if (game_over(&board)) { wait_collected(name); return; }
         }
         take_file(in_path, text, sizeof text);
-        start_clock(seconds);
+        arrived = now();
         rest = text;
     }
 }

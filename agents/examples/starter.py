@@ -18,6 +18,9 @@ Usage:  starter.py [NAME] [--depth N] [--analyze]
 
 The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+"clock:starter=...") it reads its bank, the (CLOCK seconds) line, and
+thinks a share of it: see move_seconds().
 
 Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 START_FRACTION / ABORT_FRACTION (the time budget).
@@ -118,6 +121,24 @@ def ordered(moves):
     return sorted(moves, key=lambda sq: -WEIGHTS[sq])
 
 
+def game_clock():
+    """$OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10): (increment, cap or None)."""
+    increment = float((os.environ.get("OTHELLO_CLOCK") or "0+0").partition("+")[2] or 0)
+    cap = os.environ.get("OTHELLO_MOVE_CAP")
+    return increment, float(cap) if cap else None
+
+
+def move_seconds(seconds, bank, board, increment, cap):
+    """Seconds for this move: $OTHELLO_TIME, or under a game clock the bank spread over our moves
+    still to come (half the empty squares, at least 8) plus most of the increment, never more
+    than 0.6 of the bank (the increment comes after the move) nor 0.9 of a cap.  (TUNE HERE)"""
+    if seconds is None or bank is None:
+        return seconds
+    moves_left = max(8, (board.count(EMPTY) + 1) // 2)
+    budget = min(bank / moves_left + 0.8 * increment, 0.6 * bank)
+    return budget if cap is None else min(budget, 0.9 * cap)
+
+
 class TimeUp(Exception):
     """The clock ran out in the middle of a depth."""
 
@@ -199,8 +220,13 @@ def move_line(colour, sq):
 
 def parse_line(line):
     """Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"): ("move", colour, sq or None),
-    ("end",), ("skip",) for a comment or blank line, ("bad",) for anything else."""
+    ("end",), ("clock", seconds) for the bank, ("skip",) for a comment or blank line, ("bad",) for anything else."""
     text = "".join(ch for ch in line.upper() if ch not in " \t\r\n()")
+    if text.startswith("CLOCK"):
+        try:
+            return ("clock", float(text[5:]))
+        except ValueError:
+            return ("bad",)
     if not text or text[0] == "C":
         return ("skip",)
     if text.startswith("END"):
@@ -284,15 +310,20 @@ def wait_collected(name, watch):
 
 def play_game(name, seconds, max_depth):
     board, to_move = start_board(), WHITE
+    increment, cap = game_clock()
+    bank = None  # under a game clock: the seconds left, from the (CLOCK ...) line
     watch = DirectoryWatch()
     lines = take_file(name + ".in", watch)
-    clock = Clock(seconds)  # our clock starts when NAME.in is there
+    arrived = time.monotonic()  # our clock starts when NAME.in is there
     me = WHITE if lines and lines[0].strip().upper().startswith("W") else BLACK
     lines = lines[1:]  # in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
     while True:
         for line in lines:
             parsed = parse_line(line)
             if parsed[0] == "skip":
+                continue
+            if parsed[0] == "clock":
+                bank = parsed[1]
                 continue
             if parsed[0] == "end":
                 return
@@ -311,6 +342,8 @@ def play_game(name, seconds, max_depth):
         if game_over(board):
             return
         if to_move == me:
+            budget = move_seconds(seconds, bank, board, increment, cap)
+            clock = Clock(None if budget is None else budget - (time.monotonic() - arrived))
             sq, depth, score = think(board, me, clock, max_depth)
             put_move(name, f"(C depth {depth} score {score})\n{move_line(me, sq)}\n")
             if sq is not None:
@@ -320,7 +353,7 @@ def play_game(name, seconds, max_depth):
                 wait_collected(name, watch)
                 return
         lines = take_file(name + ".in", watch)
-        clock = Clock(seconds)
+        arrived = time.monotonic()
 
 
 def analyze(seconds, max_depth):

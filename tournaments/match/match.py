@@ -145,8 +145,9 @@ def _finite(value: float) -> Optional[float]:
 
 
 def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int, sprt: Optional[SPRT],
-                     time_per_move: float, seed: int, openings: Optional[str], concurrency: Optional[int],
-                     sandbox: str, size: int = 8, agent_times: Optional[dict[str, float]] = None) -> Path:
+                     time_per_move: Optional[float], seed: int, openings: Optional[str], concurrency: Optional[int],
+                     sandbox: str, size: int = 8, agent_times: Optional[dict[str, float]] = None,
+                     clock: Optional[str] = None) -> Path:
     """Write ``directory/match.toml``, the tournament file of the match; return its path.
 
     Raises :class:`ValueError` for arguments that do not make a match (an odd
@@ -164,10 +165,13 @@ def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int,
         'format = "round-robin"',
         f"games_per_pairing = {games}",
         'colours = "both"',
-        f"time_per_move = {time_per_move!r}",
         f"seed = {seed}",
         'results = "."',
     ]
+    if time_per_move is not None:  # (under a clock without it: no cap per move)
+        lines.append(f"time_per_move = {time_per_move!r}")
+    if clock is not None:
+        lines.append(f"clock = {_toml(clock)}")
     if concurrency is not None:
         lines.append(f"concurrency = {concurrency}")
     if openings is not None:
@@ -203,6 +207,8 @@ def _agent_table(spec: AgentSpec) -> dict[str, Any]:
         table["openings"] = True
     if len(spec.sizes) > 1:
         table["sizes"] = True
+    if spec.reads_clock:
+        table["reads_clock"] = True
     return table
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from ...referee.clock import parse_clock
 from ..schedule import pairing
 from ..schedule.config import Tournament
 from .state import planned_games
@@ -84,8 +85,19 @@ def estimate(tournament: Tournament, concurrency: int, store: Optional[Store] = 
     for white, black in pairs:
         for name, count in ((white, (moves + 1) // 2), (black, moves // 2)):
             limit = own.get(name, tournament.time_per_move)
-            worst += count * limit
-            typical += count * min(limit, measured.get(name, limit))
+            side = count * limit if limit is not None else _bank_for(tournament, name, count)
+            worst += side
+            typical += min(side, count * measured[name]) if name in measured else side
     unmeasured = sorted(name for name in own if name not in measured and name not in tournament.withdrawn)
     slots = max(1, concurrency)
     return Estimate(len(pairs), moves, slots, worst / slots, typical / slots, measured, unmeasured)
+
+
+def _bank_for(tournament: Tournament, name: str, moves: int) -> float:
+    """The most a side can think in a game of ``moves`` of its moves under its game clock: the bank and every increment."""
+    agent = next((entry for entry in tournament.agents if entry.name == name), None)
+    text = (agent.clock if agent is not None else None) or tournament.clock
+    if not text:
+        return 0.0
+    base, increment = parse_clock(text)
+    return base + moves * increment

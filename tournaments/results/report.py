@@ -73,10 +73,11 @@ def game_data(row: GameRow, report_dir: Path, with_logs: bool = False) -> dict[s
     for board, entry in record.positions():
         data["positions"].append(position_code(board.white, board.black))
         if entry is not None:
-            data["moves"].append(
-                {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
-                 "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
-            )
+            move = {"move": entry.move.line(), "square": entry.move.square, "seconds": round(entry.seconds, 3),
+                    "comments": entry.comments[:5], "forfeit": bool(getattr(entry, "forfeit", False))}
+            if entry.clock is not None:  # under a game clock: the mover's bank after the move
+                move["clock"] = round(entry.clock, 2)
+            data["moves"].append(move)
     directory = row.game_dir
     if directory and Path(directory).is_dir():
         relative = os.path.relpath(directory, report_dir)
@@ -99,8 +100,7 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "settings": {
             "games per pairing": tournament.games_per_pairing,
             "colours": tournament.colours,
-            "time per move": f"{tournament.time_per_move:g} s" + "".join(
-                f", {agent.name} {agent.time_per_move:g} s" for agent in tournament.agents if agent.time_per_move),
+            "time": tournament.time_text,
             "seed": tournament.seed,
             "rounds": state.progress.rounds.total,
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}

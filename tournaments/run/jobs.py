@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
-from ...referee.clock import GRACE_SECONDS
+from ...referee.clock import GRACE_SECONDS, parse_clock
 from ..results.safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from ..results.store import GameOutcome
 from ..schedule.config import AgentEntry, Tournament
@@ -46,6 +46,9 @@ def game_config_fields(tournament: Tournament) -> dict[str, Any]:
     fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
     # Time odds: the agents with their own time per move (the referee uses those of each game's two).
     fields["agent_times"] = [(agent.name, agent.time_per_move) for agent in tournament.agents if agent.time_per_move]
+    if tournament.clock:  # the game clock (checked when loaded), and any agent's own (clock odds)
+        fields["clock"] = parse_clock(tournament.clock)
+    fields["agent_clocks"] = [(agent.name, parse_clock(agent.clock)) for agent in tournament.agents if agent.clock]
     # No agent may see the tournament's results, even from a folder it may read.
     fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
     return fields
@@ -66,7 +69,7 @@ def agent_spec(entry: AgentEntry) -> Any:
     # (PROTOCOL.md section 2); the agent's cwd is where the relative paths of
     # its command (alice.py, ./bob) are found.
     spec = AgentSpec.from_command(entry.name, entry.command, base=Path(entry.cwd) if entry.cwd else None)
-    return dataclasses.replace(spec, file_name=files, openings=entry.openings,
+    return dataclasses.replace(spec, file_name=files, openings=entry.openings, reads_clock=entry.reads_clock,
                                sizes=BOARD_SIZES if entry.sizes else spec.sizes)
 
 

@@ -16,6 +16,8 @@ Each line is one JSON object with ``event`` and ``at`` (wall-clock seconds,
 - ``{"event": "waiting", "colour": "W", "time_limit": 5.0, "manual": false}``;
 - ``{"event": "move", "colour": "W", "move": "(W D 3)", "seconds": 0.8, "comments": [...],
   "clocks": {"W": 0.8, "B": 0.0}, "forfeit": false}``;
+- under a game clock, ``waiting`` and ``move`` also have ``"banks": {"W": 12.3, "B": 9.8}``, what is
+  left of each side's bank (``null`` for a side without one);
 - ``{"event": "retry", "colour": "B", "message": "..."}`` (a person asked again);
 - ``{"event": "end", "result": {...}}`` (as in ``game.json``).
 """
@@ -64,6 +66,9 @@ def event_entry(event: Any) -> dict[str, Any] | None:
             entry.update(fault=event.record.fault.to_dict())
     else:
         return None
+    banks = getattr(event, "banks", {})
+    if entry["event"] in ("waiting", "move") and any(bank is not None for bank in banks.values()):
+        entry["banks"] = {c.value: None if b is None else round(b, 3) for c, b in banks.items()}
     return entry
 
 

@@ -105,8 +105,11 @@ def check_agents(tournament: Tournament, out_dir: Path, *, attempts: int = 8,
         card = cards[agent.name]
         if card.build is None or card.build.ok:
             log(f"Checking {agent.name}")
-            report = check_agent(agent_spec(agent), agent.time_per_move or tournament.time_per_move, attempts,
-                                 workdir=None, sandbox=config.sandbox)
+            control = config.time_control(agent.name, manual=False)
+            seconds = agent.time_per_move or tournament.time_per_move or control.fair_share() or 5.0
+            clock = (control.base, control.increment) if control.base is not None else None
+            report = check_agent(agent_spec(agent), seconds, attempts, workdir=None, sandbox=config.sandbox,
+                                 clock=clock)
             card.checked, card.passed, card.lines = True, report.passed, report.lines()
         (out_dir / f"{agent.name}.txt").write_text(card.text(tournament), encoding="utf-8")
     return [cards[agent.name] for agent in agents]

@@ -10,6 +10,7 @@ demo runs from any current directory)::
     games_per_pairing = 2        # both colours; must be even unless colours = "random"
     colours = "both"             # or "random": drawn from the seed, as in seed 003
     time_per_move = 2.0          # seconds
+    # clock = "300+2"            # a game clock: a bank of 300 s, 2 s more a move (time_per_move then caps a move)
     concurrency = "auto"         # or a number of games at once
     seed = 1
     results = "results/class"    # directory (relative to this file) for the database and game files
@@ -34,6 +35,8 @@ demo runs from any current directory)::
     build = "make"               # optional, run once in cwd before the first game
     # time_per_move = 10         # optional: its own seconds per move (time odds)
     # id = "s1234"               # optional: the student's id in the roster, the export's first column
+    # clock = "600+5"            # optional: its own game clock (clock odds)
+    # reads_clock = true         # its program reads the clock line in NAME.in (PROTOCOL.md section 10)
 
 An agent's ``cwd`` is its home: the relative paths of its command
 (``alice.py``, ``./bob``) are found there and ``build`` runs there.  The
@@ -93,6 +96,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
+from ...referee.clock import format_clock, parse_clock
 from ...referee.config import GameConfig
 from ...referee.spec import check_file_name, split_name_command
 
@@ -307,6 +311,10 @@ class AgentEntry:
                           False)
     id: str = key("the student's id in the class roster (its id,name columns): the export's first column", "",
                   max_length=MAX_STUDENT_ID)
+    clock: Optional[str] = key("its own game clock \"BASE+INC\" (clock odds); default: the tournament's", None,
+                               expected='a string "BASE+INC" in seconds, e.g. "300+2"')
+    reads_clock: bool = key("its program reads the clock line of NAME.in (PROTOCOL.md section 10); built-in agents all do",
+                            False)
 
     @property
     def is_builtin(self) -> bool:
@@ -349,6 +357,9 @@ class TournamentTable:
     build_timeout: float = key("seconds per agent's build command", DEFAULT_BUILD_TIMEOUT,
                                positive=True, unit="seconds", high=MAX_BUILD_TIMEOUT)
     openings: Optional[str] = key("game pairs from an opening suite: \"balanced\" (shipped) or a file", None)
+    clock: Optional[str] = key("a game clock \"BASE+INC\" in seconds for every program, e.g. \"300+2\" "
+                               "(PROTOCOL.md section 10); time_per_move, if given, then caps a move", None,
+                               expected='a string "BASE+INC" in seconds, e.g. "300+2"')
 
 
 @dataclass(frozen=True)
@@ -374,7 +385,7 @@ class Tournament:
     agents: tuple[AgentEntry, ...]
     games_per_pairing: int = TournamentTable.games_per_pairing
     colours: str = TournamentTable.colours
-    time_per_move: float = TournamentTable.time_per_move
+    time_per_move: Optional[float] = TournamentTable.time_per_move  # None: no cap, under a clock
     concurrency: Optional[int] = None  # None: automatic (see runner.default_concurrency)
     seed: int = TournamentTable.seed
     results_dir: Path = Path("results")
@@ -388,6 +399,17 @@ class Tournament:
     # A head-to-head written by ``othello match`` ([match] table): its SPRT, if it plays until one decides
     # (then games_per_pairing is the cap).  ``None`` for a tournament; ``""`` for a match of fixed length.
     match_sprt: Optional[str] = None
+    clock: Optional[str] = None  # the game clock, "300+2"; None: time_per_move alone
+
+    @property
+    def time_text(self) -> str:
+        """``1 s per move``, ``clock 300+2``, ``clock 300+2, 10 s per move at most``, with any agent's own (odds)."""
+        parts = [f"clock {self.clock}"] if self.clock else []
+        if self.time_per_move is not None:
+            parts.append(f"{self.time_per_move:g} s per move" + (" at most" if self.clock else ""))
+        own = [f"{agent.name} {agent.time_per_move:g} s" for agent in self.agents if agent.time_per_move]
+        own += [f"{agent.name} clock {agent.clock}" for agent in self.agents if agent.clock]
+        return ", ".join(parts) + (f" ({', '.join(own)})" if own else "")
 
     @property
     def is_match(self) -> bool:
@@ -461,6 +483,7 @@ class Tournament:
             "referee": dict(self.referee),
             "build_timeout": self.build_timeout,
             "openings": str(self.openings) if self.openings is not None else None,
+            **({"clock": self.clock} if self.clock is not None else {}),
             **({"match": {"sprt": self.match_sprt}} if self.match_sprt is not None else {}),
         }
 
@@ -502,7 +525,13 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             "lower games_per_pairing or rounds, or split the agents into groups"
         )
     results_dir, database = _results(table, path, results_base)
-    referee = parse_referee(data.get("referee", {}), where, table.time_per_move)
+    clock = _parse_clock(table.clock, f"{where}: [tournament] clock")
+    for agent in agents:
+        _parse_clock(agent.clock, f"{where}: agent {agent.name}: clock")
+    # Under a clock the bank rules: time_per_move caps a move only if the file gives it.
+    given_time = isinstance(data.get("tournament"), dict) and "time_per_move" in data["tournament"]
+    time_per_move = table.time_per_move if clock is None or given_time else None
+    referee = parse_referee(data.get("referee", {}), where, time_per_move, clock)
     _check_program_sizes(agents, referee, where)
     openings, openings_sha256 = _parse_openings(table, where, base, agents)
     return Tournament(
@@ -512,7 +541,8 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         agents=tuple(agents),
         games_per_pairing=table.games_per_pairing,
         colours=table.colours,
-        time_per_move=table.time_per_move,
+        time_per_move=time_per_move,
+        clock=format_clock(*clock) if clock else None,
         concurrency=table.concurrency,
         seed=table.seed,
         results_dir=results_dir,
@@ -691,7 +721,18 @@ def referee_types() -> dict[str, type]:
 _ANY_VALUE = Rule(doc="")  # [referee]: the ranges are GameConfig's own checks
 
 
-def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any]:
+def _parse_clock(text: Optional[str], label: str) -> Optional[tuple[float, float]]:
+    """A ``clock = "BASE+INC"`` key as ``(base, increment)``; a bad one is named with the form expected."""
+    if text is None:
+        return None
+    try:
+        return parse_clock(text)
+    except ValueError as exc:
+        raise TournamentFileError(f"{label}: {exc}") from None
+
+
+def parse_referee(table: Any, where: str, time_per_move: Optional[float],
+                  clock: Optional[tuple[float, float]] = None) -> dict[str, Any]:
     """Check the ``[referee]`` table key by key against ``GameConfig``; return it as plain data."""
     if not isinstance(table, dict):
         raise TournamentFileError(f"{where}: 'referee' must be a table ([referee])")
@@ -715,7 +756,7 @@ def parse_referee(table: Any, where: str, time_per_move: float) -> dict[str, Any
             raise TournamentFileError(f"{where}: [referee] {key} cannot be set from a tournament file")
     fields = {key: _read_key(value, types[key], _ANY_VALUE, f"{where}: [referee] {key}") for key, value in table.items()}
     try:
-        GameConfig(time_per_move=time_per_move, **fields)
+        GameConfig(time_per_move=time_per_move, clock=clock, **fields)
     except (TypeError, ValueError) as exc:
         raise TournamentFileError(f"{where}: [referee]: {exc}") from None
     return fields

@@ -74,10 +74,16 @@ const Arena = (() => {
     return s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + ":" + String(Math.floor(s % 60)).padStart(2, "0");
   }
 
-  // The clocks of a game view: the side to move's runs from `since` (server time).
+  // The clocks of a game view: the side to move's runs from `since` (server time).  Under a game
+  // clock (PROTOCOL.md section 10) a side's clock is its bank, counting down; else its time used.
   function runningClocks(view, offset) {
-    const clocks = { W: view.clocks.W, B: view.clocks.B };
-    if (view.to_move && view.since) clocks[view.to_move] += Math.max(0, Date.now() / 1000 + offset - view.since);
+    const running = view.to_move && view.since ? Math.max(0, Date.now() / 1000 + offset - view.since) : 0;
+    const clocks = {};
+    for (const colour of ["W", "B"]) {
+      const bank = view.banks ? view.banks[colour] : null;
+      const ticking = colour === view.to_move ? running : 0;
+      clocks[colour] = bank === null || bank === undefined ? view.clocks[colour] + ticking : bank - ticking;
+    }
     return clocks;
   }
 
