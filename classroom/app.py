@@ -148,7 +148,8 @@ class ClassApi:
                 "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
                 "time_per_move": self.settings.time_per_move}
 
-    async def version(self, request: Request) -> Response:
+    def owned_version(self, request: Request, refusal: str) -> sqlite3.Row | Response:
+        """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
         person = self.person(request)
         if person is None:
             return self.unknown()
@@ -156,20 +157,21 @@ class ClassApi:
         if row is None:
             return self.refuse(404, "no such version")
         if person not in (INSTRUCTOR, row["student"]):
-            return self.refuse(403, "another student's version: only its owner and the instructor see it")
+            return self.refuse(403, refusal)
+        return row
+
+    async def version(self, request: Request) -> Response:
+        row = self.owned_version(request, "another student's version: only its owner and the instructor see it")
+        if isinstance(row, Response):
+            return row
         data = public_version(row)
         data["student"] = row["student"]
         return JSONResponse(data)
 
     async def version_file(self, request: Request) -> Response:
-        person = self.person(request)
-        if person is None:
-            return self.unknown()
-        row = self.store.version(_int(request.path_params["version"]))
-        if row is None:
-            return self.refuse(404, "no such version")
-        if person not in (INSTRUCTOR, row["student"]):
-            return self.refuse(403, "another student's code: only its owner and the instructor read it")
+        row = self.owned_version(request, "another student's code: only its owner and the instructor read it")
+        if isinstance(row, Response):
+            return row
         folder = self.settings.folder / "submissions" / row["student"] / row["fingerprint"]
         data = await anyio.to_thread.run_sync(read_file, folder, request.path_params["path"])
         if data is None:

@@ -26,7 +26,7 @@ from ..tournaments.run.pools import DaskPool, LocalPool, Pool, default_concurren
 from ..tournaments.results.ratings import Rating, fit
 from ..tournaments.results.store import FinishedGame
 from ..web.app import events
-from ..web.cli import is_loopback
+from ..web.cli import is_loopback, listen
 from ..web.files import NotServed, read_under
 from ..web.gameview import entries_from_record, game_view
 
@@ -40,7 +40,7 @@ __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
     "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
-    "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback",
+    "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "WEB_STATIC",
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -18,7 +17,7 @@ from typing import Callable, Optional
 from .admission import AdmissionWorker
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
-                    prepare_builtins, require_sandbox)
+                    listen, prepare_builtins, require_sandbox)
 from .ladder import Ladder, Scheduler, recover
 from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
@@ -85,15 +84,9 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     loopback = is_loopback(host)
     app = create_app(settings, store, admission.wake.set, loopback)
     try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        listener = socket.socket(family, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((host.strip("[]"), port))
-        listener.listen(128)
+        listener, address = listen(host, port)
     except OSError as exc:
         raise ServerError(f"cannot listen on {host}:{port}: {exc}") from None
-    shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
-    address = f"http://{shown}:{listener.getsockname()[1]}/"
     echo(f"Othello class server for {settings.name} at {address}")
     echo(f"The instructor: {address}?token={token}")
     echo(f"Students: their own link, {address}?token=THEIR_TOKEN (tokens.csv)")

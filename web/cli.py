@@ -75,17 +75,9 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
         allowed_hosts=("127.0.0.1", "localhost", "::1") if loopback else ("*",), base=Path.cwd(),
     )
     try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        listener = socket.socket(family, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((host.strip("[]"), port))
-        # Listening before the address is printed: whoever reads it may connect at once (queued until served).
-        listener.listen(128)
+        listener, address = listen(host, port)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
-    bound_port = listener.getsockname()[1]
-    shown_host = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
-    address = f"http://{shown_host}:{bound_port}/"
     click.echo(f"Othello Arena at {address}" + (f" (tournament {tournament.name})" if tournament else ""))
     if not loopback:
         click.echo("Listening beyond this machine: everybody may watch, read-only.")
@@ -97,3 +89,22 @@ def serve(tournament_file: Optional[Path], host: str, port: int, games_dir: Path
     config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False,
                             timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def listen(host: str, port: int) -> tuple[socket.socket, str]:
+    """A socket listening on ``host:port`` (port 0: any free one) and its address, ``http://HOST:PORT/``.
+
+    It listens before the address is printed: whoever reads it may connect at
+    once (queued until served).  Raises :class:`OSError` when it cannot.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host.strip("[]"), port))
+        listener.listen(128)
+    except OSError:
+        listener.close()
+        raise
+    shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
+    return listener, f"http://{shown}:{listener.getsockname()[1]}/"
