@@ -32,9 +32,13 @@ home = os.getcwd()
 found = {}
 
 def note(key, value):
+    # Whole or not at all: a forked child that fails half-way notes too, and two writers of one file
+    # interleave ('{"orphans": 5}}').
     found[key] = value
-    with open(os.path.join(home, "found.json"), "w") as handle:
+    temporary = os.path.join(home, f"found.json.{os.getpid()}")
+    with open(temporary, "w") as handle:
         json.dump(found, handle)
+    os.replace(temporary, os.path.join(home, "found.json"))
 
 def heartbeat(path, every=0.005):
     # Stamps taken before the write: a frozen process writes an old stamp.
