@@ -396,7 +396,9 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no results yet (run the tournament first)")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The results folder holds every student's games, stderr and build logs:
+        # made the instructor's alone (on a lab server other users are students).
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # isolation_level=None: we open every transaction ourselves, so each
         # one is exactly the statements we mean to be atomic.
         self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
