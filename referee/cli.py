@@ -34,7 +34,7 @@ def _builtins(ctx: click.Context) -> BuiltinAgents:
 
 def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
     try:
-        return AgentSpec.parse(value, builtins=_builtins(ctx))
+        return AgentSpec.parse(value, builtins=_builtins(ctx)).versioned()
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 

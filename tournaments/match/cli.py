@@ -125,7 +125,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
         raise click.UsageError("give --games N or --sprt (with its parameters), one of them")
     try:
         builtins = builtin_agents()
-        a, b = (AgentSpec.parse(text, builtins=builtins) for text in agents)
+        a, b = (AgentSpec.parse(text, builtins=builtins).versioned() for text in agents)
         sprt = SPRT.parse(params) if use_sprt else None
         check_opening(*distinct_labels(a, b), [], size)  # both must play the board's size
     except ValueError as exc:
