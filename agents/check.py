@@ -127,12 +127,18 @@ class ReportCard:
     slowest: float = 0.0
     games: int = 0
     moves_timed: int = 0  # the agent's moves read: no move, no verdict on speed
+    seconds_timed: float = 0.0  # their time in all (a tournament's duration estimate takes their mean)
     kept: Optional[Path] = None  # the game folders, kept because something failed
     notes: list[str] = field(default_factory=list)  # shown after the items
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
 
     def __getitem__(self, key: str) -> Item:
         return self.items[key]
+
+    @property
+    def mean_move_seconds(self) -> Optional[float]:
+        """The mean time of the agent's moves in the check, or ``None`` when it made none."""
+        return self.seconds_timed / self.moves_timed if self.moves_timed else None
 
     @property
     def passed(self) -> bool:
@@ -354,6 +360,7 @@ class ScriptedGame:
                     self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {limit})", evidence=self.evidence())
                 self.moves_read += 1
                 self.card.moves_timed += 1
+                self.card.seconds_timed += seconds
                 return message, seconds
             if self.process.exited:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)

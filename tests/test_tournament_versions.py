@@ -140,8 +140,9 @@ def test_a_flagged_timeout_says_at_which_move_and_the_agents_times_elsewhere_and
     from tournament_helpers import agent
 
     # The sleeper never answers its 3rd move, asleep (no CPU): the referee flags the timeout as maybe load.
+    # 2 s a move: its CPU (a Python's start-up, slower under load) stays well under half its clock's time.
     path = write_tournament(tmp_path, [agent("sleeper", "last", "--sleep-at 3"), agent("first", "first")],
-                            time_per_move=1.0, games_per_pairing=2, seed=4)
+                            time_per_move=2.0, games_per_pairing=2, seed=4)
     assert invoke("run", str(path), "-q").exit_code == 0
     database = tmp_path / "results" / "tournament.sqlite"
     rows = query(database, "SELECT key, plies, load_flag FROM games WHERE reason = 'timeout'")

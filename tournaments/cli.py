@@ -486,6 +486,19 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
+def _has_games(tournament_: Tournament) -> bool:
+    """Whether the tournament's database holds a game (``check-agents`` alone stores only its checks)."""
+    from .results.store import Store
+
+    if not tournament_.database.exists():
+        return False
+    try:
+        with Store(tournament_.database, create=False) as store:
+            return next(store.game_rows(), None) is not None
+    except Exception:  # noqa: BLE001 - an unreadable database is said by the commands that read it
+        return True
+
+
 def _print_estimate(tournament_: Tournament, concurrency: int) -> None:
     """How long the games should take (worst case, and typical from earlier games' move times)."""
     from .results.estimate import estimate
@@ -564,7 +577,7 @@ def check(file: Optional[str], demo: bool) -> None:
                    + (f" ({agent.time_per_move:g} s a move of its own)" if agent.time_per_move else "")
                    + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
     _print_estimate(tournament_, tournament_.concurrency or default_concurrency())
-    if tournament_.database.exists():
+    if _has_games(tournament_):
         click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
                    "the schedule below is the file's for a fresh start (games already stored keep theirs).")
     schedule = pairing.fixed_schedule(tournament_, tournament_.withdrawn)
