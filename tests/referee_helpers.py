@@ -250,10 +250,15 @@ def left_running(game_dir: Path) -> list[str]:
 
     Inside its PID namespace an agent cannot know its pid here, so a
     process is found by what it cannot hide: its working directory, its
-    command line or its environment naming a folder of the game (a zombie
-    waiting for its parent does not count).
+    command line or its environment naming a folder of the game, or its
+    environment holding the seat marker of a game beside it (inside its
+    sandbox an agent sees its directory as /game/NAME); a zombie waiting for
+    its parent does not count.
     """
+    from othello_arena.referee.launch import games_mark
+
     marker = str(Path(game_dir).resolve())
+    seat = f"OTHELLO_SEAT={games_mark(Path(game_dir).resolve().parent)}."
     running = []
     for process in psutil.process_iter():
         try:
@@ -262,7 +267,7 @@ def left_running(game_dir: Path) -> list[str]:
             seen = [process.cwd(), *process.cmdline(), *(f"{k}={v}" for k, v in process.environ().items())]
         except (psutil.Error, OSError):
             continue
-        if any(marker in text for text in seen):
+        if any(marker in text or text.startswith(seat) for text in seen):
             running.append(f"{process.pid} {' '.join(process.cmdline())[:80]}")
     return running
 
