@@ -12,8 +12,10 @@ during its build and its games, and to learn its opponent's name.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -202,6 +204,10 @@ def test_a_sandboxed_agent_sees_nothing_beside_its_folder_nor_whom_it_plays(tmp_
     path = write_tournament(folder, [table("carol", command, cwd="carol", build=build),
                                      table("bob", f"{sys.executable} agent.py --name {{name}} --style last", cwd="bob")],
                             referee={"polling": True}, games_per_pairing=2)
+    # Unsandboxed, the snoop reads every one of them: what the sandbox must take away.
+    free = subprocess.run([sys.executable, str(folder / "carol" / "snoop.py"), *map(str, targets)],
+                          capture_output=True, text=True, check=True).stderr
+    assert "own secret" in free and "notes" in free and "another tournament" in free and "t.toml" in free
     result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     # Both games were played to their end, by polling (whose check of a file still open compares inodes).
@@ -215,8 +221,10 @@ def test_a_sandboxed_agent_sees_nothing_beside_its_folder_nor_whom_it_plays(tmp_
     build_snoop = (folder / "carol" / "build-snoop.txt").read_text()
     game_snoops = [log.read_text() for log in (folder / "results" / "games").glob("*/carol.stderr.log")]
     assert len(game_snoops) == 2
+    skeleton = f"{folder}: ['carol']"  # the class folder as the sandbox builds it: the mount point of carol's alone
     for text in [build_snoop, *game_snoops]:
-        assert "FOUND []" in text, text  # nothing of the targets could be read or listed
+        found = ast.literal_eval(next(line for line in text.splitlines() if line.startswith("FOUND "))[6:])
+        assert found in ([], [skeleton]), text  # nothing of the targets could be read or listed
     for text in game_snoops:
         where = next(line for line in text.splitlines() if line.startswith("WHERE "))
         assert where == "WHERE cwd=/game/carol HOME=/game/carol DIR=/game/carol", where
