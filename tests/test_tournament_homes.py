@@ -246,3 +246,29 @@ def test_an_unsandboxed_game_says_where_it_is(tmp_path: Path) -> None:
     real = str((tmp_path / "g" / "w").resolve())
     assert (tmp_path / "g" / "w.stderr.log").read_text().split()[:3] == [real, real, real]
     assert os.path.isdir(real)
+
+
+def test_one_agent_in_two_games_at_once_has_two_markers_and_one_cleanup_spares_the_other(tmp_path: Path) -> None:
+    # Both see /game/carol; the keeper's cleanup of one game's carol (a runner killed) must not end the other's.
+    from othello_arena.referee import AgentSpec, GameConfig
+    from othello_arena.referee.keeper import end_agent
+    from othello_arena.referee.launch import games_mark, isolation_for, start_agent
+
+    config = GameConfig(time_per_move=3)
+    spec = AgentSpec.program("carol", [sys.executable, "-c", "import time; time.sleep(60)"])
+    started = []
+    for game in ("r01-p001-g1_carol_vs_bob", "r01-p002-g1_carol_vs_dave"):
+        directory = tmp_path / "games" / game / "carol"
+        directory.mkdir(parents=True)
+        started.append(start_agent(spec, directory, config, tmp_path / "games" / game / "carol.stderr.log",
+                                   isolation_for(config)))
+    try:
+        first, second = started
+        assert first.marker != second.marker
+        assert all(p.marker.startswith(f"OTHELLO_SEAT={games_mark(tmp_path / 'games')}.".encode()) for p in started)
+        assert end_agent(first.marker, [], timeout=2.0) > 0
+        assert first.wait_exit(10)
+        assert not second.wait_exit(0.5), "the other game's carol was killed with the first"
+    finally:
+        for process in started:
+            process.kill_all(term_grace=0.1)
