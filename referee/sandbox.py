@@ -354,6 +354,15 @@ class SandboxPlan:
     ``/game/NAME``); the referee keeps using the real one.
     """
 
+    directory: Path
+    seen_as: Optional[Path] = None  # where ``directory`` appears inside (default: its own path)
+    readable: list[Path] = field(default_factory=list)
+    hidden: list[Path] = field(default_factory=list)
+    tmp_mb: int = 256
+    max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
+    disable_userns: bool = True
+    bwrap: str = "bwrap"
+
     def inside(self, path: Path) -> Path:
         """``path`` as the sandbox sees it: under ``seen_as`` if it lies in ``directory``, else the same."""
         if self.seen_as is None:
@@ -363,15 +372,6 @@ class SandboxPlan:
         if self.directory in path.parents:
             return self.seen_as / path.relative_to(self.directory)
         return path
-
-    directory: Path
-    seen_as: Optional[Path] = None  # where ``directory`` appears inside (default: its own path)
-    readable: list[Path] = field(default_factory=list)
-    hidden: list[Path] = field(default_factory=list)
-    tmp_mb: int = 256
-    max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
-    disable_userns: bool = True
-    bwrap: str = "bwrap"
 
     def command(self, argv: list[str], cwd: Path, seccomp_fd: Optional[int] = None) -> list[str]:
         """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox.
