@@ -31,7 +31,7 @@ from ..web.files import NotServed, read_under
 from ..web.gameview import entries_from_record, game_view
 
 # The starters' tournament file (each starter's command and build line) and their source files.
-STARTERS_FILE = resources.files("othello_arena.tournaments").joinpath("starters.toml")
+STARTERS_FILE = resources.files("othello_arena.agents").joinpath("starters.toml")
 EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 # The web app's stylesheet, script and board drawing, which the class pages reuse.
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")

@@ -123,8 +123,8 @@ def export(folder: str, output: Optional[str]) -> None:
 def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
     """The final tournament: each student's last admitted version before the deadline, with the tournament runner.
 
-    It writes FOLDER/final/final.toml, runs it (resuming an interrupted
-    final), then writes its report.
+    It writes FOLDER/final.toml (its results in FOLDER/final/results),
+    runs it (resuming an interrupted final), then writes its report.
     """
     from .final import run_final
     from .settings import SettingsError, load

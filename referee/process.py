@@ -15,7 +15,7 @@ process with ``SIGSTOP``.
 
 Unsandboxed (``--sandbox none``, only when asked for), the processes of an
 agent are those of its session or process group, every descendant ever
-seen, and any process whose environment holds the agent's ``OTHELLO_DIR``.
+seen, and any process whose environment holds the agent's ``OTHELLO_SEAT``.
 ``RLIMIT_NPROC`` then counts every process of the *user* (and not at all for
 root), so the child gets "the user's current count plus the agent's
 allowance", and the referee counts the agent's processes itself.  A program
@@ -200,7 +200,7 @@ class AgentProcess:
     max_processes: int = 0
     stderr_limit: int = 1 << 20
     on_exit: Optional[Callable[[], None]] = None
-    marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_DIR=...)
+    marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_SEAT=...)
     file_mb: int = 0  # RLIMIT_FSIZE: the largest file any of its processes may write
     sandbox: Optional[SandboxPlan] = None  # run inside bwrap (see .sandbox)
     cgroup: Optional[AgentCgroup] = None  # the limits and the freezer of the whole tree
@@ -364,7 +364,7 @@ class AgentProcess:
 
         An agent's process is one of its session or process group, one seen
         before, a descendant of those, or one whose environment holds the
-        agent's ``OTHELLO_DIR`` (inherited by every descendant, so a daemon
+        agent's ``OTHELLO_SEAT`` (inherited by every descendant, so a daemon
         that left the session and lost its parent is still found).
         """
         if not self.popen:

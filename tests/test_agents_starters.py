@@ -1,7 +1,7 @@
 """The starter agents (agents/examples/starter.*, Starter.java): built, checked and played for real.
 
 Each language's starter is built with the very ``build`` line of
-tournaments/starters.toml, in the tournament's sandbox, from a copy of
+agents/starters.toml, in the tournament's sandbox, from a copy of
 agents/examples (the repository is never written); then it must pass
 ``othello check`` (its openings too: every starter declares them), play
 through the referee against ``greedy`` from an opening at 1 s a move and
@@ -33,12 +33,12 @@ from othello_arena.referee import AgentSpec, GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "agents" / "examples"
-TOURNAMENT = ROOT / "tournaments" / "starters.toml"
+TOURNAMENT = ROOT / "agents" / "starters.toml"
 
 
 @dataclass(frozen=True)
 class Language:
-    agent: str  # its name in tournaments/starters.toml
+    agent: str  # its name in agents/starters.toml
     tools: tuple[str, ...]  # programs its build and its command need
     package: str  # the Debian package(s) that provide them
 
@@ -87,15 +87,14 @@ class Built:
 
 @pytest.fixture(scope="session")
 def starters_tournament(tmp_path_factory):
-    """tournaments/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
+    """agents/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
     from othello_arena.tournaments.schedule import config
 
     root = tmp_path_factory.mktemp("starters")
     shutil.copytree(EXAMPLES, root / "agents" / "examples",
                     ignore=shutil.ignore_patterns("starter_*", "*.class", "greedy"))
-    (root / "tournaments").mkdir()
-    shutil.copy(TOURNAMENT, root / "tournaments" / "starters.toml")
-    return config.load(root / "tournaments" / "starters.toml")
+    shutil.copy(TOURNAMENT, root / "agents" / "starters.toml")
+    return config.load(root / "agents" / "starters.toml")
 
 
 def missing_toolchain(language: Language, path: Optional[str] = None) -> Optional[str]:

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE, GameRecord
-from tournament_helpers import agent, query, write_tournament
+from tournament_helpers import agent, agent_with_build, query, write_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -125,8 +125,7 @@ def test_a_forfeited_game_replays_in_chromium(report: tuple[Path, Path], tmp_pat
 @pytest.fixture(scope="module")
 def class_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("class")
-    broken = agent("broken", "first").replace(
-        "[[agents]]\n", "[[agents]]\nbuild = \"echo 'error: expected ; before }'; exit 2\"\n", 1)
+    broken = agent_with_build(root, "broken", "first", "echo 'error: expected ; before }'; exit 2")
     agents = [agent("first", "first"), agent("last", "last"), agent("crasher", "flips", "--crash-at 4"), broken,
               agent("cheat", "flips")]
     path = write_tournament(root, agents, concurrency=2, seed=5)
