@@ -410,11 +410,43 @@ def assert_plays_as_starter_py(starter: Built, colour: Colour, name: str, prefix
     assert len(chosen) >= 20 and not differences, f"{starter.name} differs from starter.py: {differences[:3]}"
 
 
+# -- under a game clock (PROTOCOL.md section 10) -----------------------------------------
+
+
+def test_starter_thinks_from_its_bank_not_from_othello_time(starter):
+    """A whole game by hand with a (CLOCK 0.500) line in every file that asks for a move, and
+    $OTHELLO_TIME at 1000 s: a starter that manages its bank thinks a share of 0.5 s a move
+    and finishes the game; one that skipped the line would think 400 s before its first move
+    (far past the driver's wait).  Every move must be legal, and the starter sees the end itself."""
+    rng = random.Random(5)
+    driver = HandDriver(starter.argv("clocked"), "clocked", starter.home,
+                        env={"OTHELLO_TIME": "1000", "OTHELLO_CLOCK": "3+0.1"})
+    bank = "(CLOCK 0.500)\n"
+    try:
+        board = Board()
+        driver.send("W\n" + bank)
+        moves = 0
+        while not board.is_game_over():
+            if board.to_move is WHITE:
+                _, move = driver.receive()
+                board = board.play(move)  # raises on an illegal move
+                moves += 1
+            else:
+                move = rng.choice(board.legal_moves())
+                board = board.play(move)
+                driver.send(move.line() + "\n" + ("" if board.is_game_over() else bank))
+        code, _, err = driver.wait_exit()
+    finally:
+        driver.close()
+    assert code == 0, err
+    assert moves >= 20
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["python", "c"])
+@pytest.mark.parametrize("agent", IDS)
 def test_starter_manages_a_short_game_clock_without_losing_on_time(agent, starters_tournament, tmp_path_factory,
                                                                   tmp_path):
-    """Under --clock 4+0.1, declared as reading its bank (clock:), the starter spreads the bank over the game:
+    """Under --clock 3+0.1, declared as reading its bank (clock:), the starter spreads the bank over the game:
     two games against greedy, one with each colour, end on the board, every move of the record with its bank."""
     import dataclasses
 
@@ -422,8 +454,8 @@ def test_starter_manages_a_short_game_clock_without_losing_on_time(agent, starte
 
     built = build_starter(language_of(agent), starters_tournament, tmp_path_factory)
     spec = dataclasses.replace(built.spec(), reads_clock=True)
-    config = GameConfig(time_per_move=None, clock=(4.0, 0.1))
+    config = GameConfig(time_per_move=None, clock=(3.0, 0.1))
     for number, (white, black) in enumerate([(spec, AgentSpec.builtin("greedy")), (AgentSpec.builtin("greedy"), spec)]):
         record = play_game(white, black, config, tmp_path / f"game{number}")
         assert_clean_game(record, spec.label)  # no loss on time
-        assert record.clock == "4+0.1" and all(entry.clock is not None for entry in record.moves)
+        assert record.clock == "3+0.1" and all(entry.clock is not None for entry in record.moves)
