@@ -102,7 +102,8 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     built = version_folder(settings, student, fingerprint, "builds")
     card: dict[str, Any] = {"student": student, "version": version["id"], "fingerprint": fingerprint,
                             "command": version["command"], "build": version["build"],
-                            "time_per_move": settings.time_per_move, "build_log": "", "check": [],
+                            "time_per_move": settings.time_per_move, "clock": settings.clock_text,
+                            "build_log": "", "check": [],
                             "items": [], "stderr": ""}
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
     built.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +126,8 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     spec = agent_spec(student, version["command"], bool(version["openings"]), built)
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
-    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log)
+    # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
+    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log, clock=settings.clock)
     # the card names the folder as the student knows it: {home}, not the server's path
     shown = str(built)
     card["check"] = [line.replace(shown, "{home}") for line in report.lines()

@@ -226,7 +226,7 @@ class Ladder:
         pair = self.store.row("SELECT opening FROM pairs WHERE id = ?", game["pair"])
         opening = tuple(json.loads(pair["opening"] or "[]") if pair else ())
         config: dict[str, Any] = {
-            "time_per_move": self.settings.time_per_move,
+            **self.settings.game_time(),  # time per move, or the game clock (maybe with a cap on a move)
             "agent_times": [(e.name, e.time_per_move) for e in (white, black) if e.time_per_move],
             # no program may see the class's other folders, even where one lies inside a folder it may read
             "hidden_paths": [str(self.settings.folder / name) for name in ("submissions", "cards", "checks", "games")],
