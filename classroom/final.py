@@ -58,6 +58,8 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
                   f"# version {version['id']}, fingerprint {version['fingerprint']}, submitted {version['submitted_at']}"]
         if version["openings"]:
             lines.append("openings = true")
+        if version["reads_clock"]:
+            lines.append("reads_clock = true")
     for reference in references:
         lines += ["", "[[agents]]", f"name = {json.dumps(reference.name)}", f"builtin = {json.dumps(reference.builtin)}"]
         if reference.time_per_move:

@@ -219,7 +219,7 @@ class Ladder:
         assert version is not None
         home = self.settings.folder / "builds" / version["student"] / version["fingerprint"]
         return AgentEntry(name=version["student"], command=version["command"], cwd=str(home),
-                          openings=bool(version["openings"]))
+                          openings=bool(version["openings"]), reads_clock=bool(version["reads_clock"]))
 
     def job(self, game: sqlite3.Row, remote: bool) -> GameJob:
         white, black = self.entry(game["white"], game["white_version"]), self.entry(game["black"], game["black_version"])

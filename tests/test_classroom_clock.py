@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from test_classroom_server import call, make_class, serving
 from othello_arena.classroom.final import tournament_file
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.settings import SettingsError, load
-from othello_arena.classroom.store import ClassStore, now
+from othello_arena.classroom.store import SCHEMA, ClassStore, now
+from othello_arena.classroom.uploads import parse_command
+from othello_arena.tournaments.run.jobs import agent_spec
 from othello_arena.protocol import GameRecord
 from othello_arena.referee.clock import parse_clock
 
@@ -73,8 +76,8 @@ def test_a_class_clock_that_is_not_a_string_is_named(tmp_path: Path) -> None:
 
 
 def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_path: Path) -> None:
-    """A student's admitted program (the Python starter, told only OTHELLO_CLOCK and a fair share) against a
-    reference, through the ladder's own job and the real referee: the record keeps the clock and every bank."""
+    """A student's admitted program (the Python starter, sent as clock:openings:..., so it reads its bank) against
+    a reference, through the ladder's own job and the real referee: the record keeps the clock and every bank."""
     from othello_arena.classroom.arena import play_job
 
     folder = tmp_path / "class"
@@ -85,20 +88,41 @@ def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_
     home = folder / "builds" / "alice" / "fp1"
     home.mkdir(parents=True)
     shutil.copy(EXAMPLES / "starter.py", home / "starter.py")
+    command, _, openings, reads_clock = parse_command("clock:openings:python3 starter.py {name}", "")
     version = store.execute(
-        "INSERT INTO versions (student, fingerprint, command, openings, files, bytes, submitted_at, status) "
-        "VALUES ('alice', 'fp1', 'python3 starter.py {name}', 1, '[]', 0, ?, 'admitted')", now())
+        "INSERT INTO versions (student, fingerprint, command, openings, reads_clock, files, bytes, submitted_at, "
+        "status) VALUES ('alice', 'fp1', ?, ?, ?, '[]', 0, ?, 'admitted')", command, openings, reads_clock, now())
     ladder = Ladder(settings, store)
     assert ladder.plan() is not None  # alice's version climbs: a game pair against greedy
     game = store.row("SELECT * FROM games WHERE white_version = ? OR black_version = ? ORDER BY id", version, version)
     job = ladder.job(game, remote=False)
     assert job.config["clock"] == (3.0, 0.1) and job.config["time_per_move"] is None
+    alice = job.white if job.white.name == "alice" else job.black
+    assert alice.reads_clock and alice.openings and agent_spec(alice).reads_clock  # (CLOCK s) in its NAME.in
     record = GameRecord.from_dict(play_job(job).record)
     assert record.result is not None and record.result.termination.value == "normal", record.result
     assert record.clock == "3+0.1" and all(entry.clock is not None for entry in record.moves)
 
     final = tournament_file(settings, [store.version(version)])
     assert 'clock = "3+0.1"' in final and "time_per_move" not in final.split("[[agents]]")[0]
+    assert "reads_clock = true" in final
+
+
+def test_a_class_database_made_before_the_clock_gains_the_declaration(tmp_path: Path) -> None:
+    """A class.sqlite whose versions table has no reads_clock column (made before the game clock) gets one,
+    every existing version reading as not declaring it."""
+    path = tmp_path / "class.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(SCHEMA.replace("    reads_clock INTEGER NOT NULL DEFAULT 0, -- the program declared that it reads the clock line\n", ""))
+    db.execute("INSERT INTO students (id, name, token_sha256, added_at) VALUES ('alice', 'Alice', 'x', 'now')")
+    db.execute("INSERT INTO versions (student, fingerprint, command, files, bytes, submitted_at, status) "
+               "VALUES ('alice', 'fp', './a {name}', '[]', 0, 'now', 'admitted')")
+    db.commit()
+    assert "reads_clock" not in {row[1] for row in db.execute("PRAGMA table_info(versions)")}
+    db.close()
+    store = ClassStore(path)
+    assert store.rows("SELECT reads_clock FROM versions")[0]["reads_clock"] == 0
+    store.close()
 
 
 def test_the_class_pages_say_the_clock(tmp_path: Path) -> None:
