@@ -311,11 +311,12 @@ function wait_collected(name,    p, waited) {
 }
 
 function play_game(name, seconds, max_depth,    n, i, kind, to_move, me, first, sq, winner, bank, increment, cap,
-                   arrived, left) {
+                   plus, arrived, left) {
     start_board()
     to_move = WHITE
     # $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10)
-    increment = index(ENVIRON["OTHELLO_CLOCK"], "+") ? substr(ENVIRON["OTHELLO_CLOCK"], index(ENVIRON["OTHELLO_CLOCK"], "+") + 1) + 0 : 0
+    plus = index(ENVIRON["OTHELLO_CLOCK"], "+")
+    increment = plus ? substr(ENVIRON["OTHELLO_CLOCK"], plus + 1) + 0 : 0
     cap = ENVIRON["OTHELLO_MOVE_CAP"] + 0
     bank = -1  # under a game clock: the seconds left, from the (CLOCK ...) line
     n = take_file(name ".in")
