@@ -14,6 +14,7 @@ from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
+from ..referee.clock import TimeControl, format_clock, parse_clock
 from ..referee.fingerprint import fingerprint
 from ..referee.game_pair import nth_opening
 from ..referee.sandbox import SandboxUnavailable
@@ -38,7 +39,7 @@ WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
-    "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
+    "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",

@@ -44,8 +44,11 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
              f"name = {json.dumps(settings.name + ' final')}",
              f"format = {json.dumps(settings.final_format)}",
              f"games_per_pairing = {settings.final_games_per_pairing}",
-             f"time_per_move = {settings.time_per_move:g}",
              'results = "final/results"']
+    if settings.clock is None or settings.capped:  # under a clock without a cap: the bank alone
+        lines.insert(-1, f"time_per_move = {settings.time_per_move:g}")
+    if settings.clock_text:
+        lines.insert(-1, f"clock = {json.dumps(settings.clock_text)}")
     if everyone_reads_openings and settings.final_games_per_pairing % 2 == 0 and settings.openings.lower() != "none":
         lines.append(f"openings = {json.dumps(settings.openings)}")
     if settings.final_format == "swiss":
@@ -57,6 +60,8 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
                   f"# version {version['id']}, fingerprint {version['fingerprint']}, submitted {version['submitted_at']}"]
         if version["openings"]:
             lines.append("openings = true")
+        if version["reads_clock"]:
+            lines.append("reads_clock = true")
     for reference in references:
         lines += ["", "[[agents]]", f"name = {json.dumps(reference.name)}", f"builtin = {json.dumps(reference.builtin)}"]
         if reference.time_per_move:

@@ -60,6 +60,10 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="An illegal move loses the game, or only the turn (seed 003's other rule).")
 @click.option("--manual-time", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per move for a person (manual:NAME); default: no limit.")
+@click.option("--manual-clock", "manual_clock", metavar="BASE+INC", default=None,
+              callback=lambda ctx, param, value: clock_option(value, "--manual-clock"),
+              help="A game clock for a person (manual:NAME), as --clock gives programs one; each prompt says "
+                   "what is left of it.")
 @click.option("--strict-manual", is_flag=True,
               help="A person's malformed or illegal move loses, as a program's does (default: they are told "
                    "what was wrong and asked again).")
@@ -98,6 +102,7 @@ def play(
     as_json: bool,
     illegal: str,
     manual_time: Optional[float],
+    manual_clock: Optional[tuple[float, float]],
     strict_manual: bool,
     memory_mb: int,
     max_processes: int,
@@ -159,6 +164,8 @@ def play(
         polling=polling,
         size=int(size),
         agent_times=agent_times,
+        # a person has no clock unless given one: theirs, whatever the programs have
+        agent_clocks=tuple((spec.label, manual_clock) for spec in (white, black) if spec.is_manual and manual_clock),
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if opening is not None:
@@ -235,7 +242,8 @@ def default_time_per_move(given: Optional[float], clock: Optional[tuple[float, f
 
 def time_text(config: GameConfig) -> str:
     """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``; under a clock ``clock 300+2``."""
-    own = ", ".join(f"{label} {seconds:g} s" for label, seconds in config.agent_times)
+    own = ", ".join([f"{label} {seconds:g} s" for label, seconds in config.agent_times]
+                    + [f"{label} clock {format_clock(*clock)}" for label, clock in config.agent_clocks])
     parts = [f"clock {format_clock(*config.clock)}"] if config.clock else []
     if config.time_per_move is not None:
         parts.append(f"{config.time_per_move:g} s per move" + (" at most" if config.clock else ""))

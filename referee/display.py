@@ -88,8 +88,9 @@ class Display:
         example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
         limit = "no time limit" if event.time_limit is None else f"{event.time_limit:.3g} s"
         bank = event.banks.get(event.colour)
-        if bank is not None:
-            limit += f" (your clock: {bank:.1f} s left)"
+        if bank is not None:  # under a game clock: the bank, and a cap on the move only where one binds
+            capped = event.time_limit is not None and event.time_limit < bank
+            limit = f"your clock: {bank:.1f} s left" + (f", {event.time_limit:.3g} s at most this move" if capped else "")
         in_path = event.path.with_suffix(".in")
         holds = event.message or "the opponent's last move"
         self.prompts.print(
