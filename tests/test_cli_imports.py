@@ -27,7 +27,7 @@ cli(sys.argv[1:], prog_name="othello")
 # A finished game: every square taken (White 40, Black 24), White (X) to move: nothing to search.
 FULL_BOARD = "X" * 40 + "O" * 24 + " X;"
 
-HEAVY = ("numba", "numpy", "othello_arena.referee.game", "othello_arena.tournaments", "watchdog", "psutil")
+HEAVY = ("numba", "numpy", "othello_arena.referee.game", "othello_arena.tournaments", "watchdog", "psutil", "hashlib")
 
 
 def loaded_by(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:

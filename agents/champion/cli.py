@@ -36,10 +36,6 @@ def read_position(position: str) -> Board:
         raise click.BadParameter(str(exc), param_hint="POSITION") from None
 
 
-class PositionsFileError(click.BadParameter):
-    """A line of ``--file`` is not a position: the message names the file and the line."""
-
-
 def read_positions(path: str) -> list[tuple[int, Board]]:
     """The positions of a file, one OBF line each, with their line numbers; ``-`` is standard input.
 
@@ -49,7 +45,7 @@ def read_positions(path: str) -> list[tuple[int, Board]]:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text()
     except (OSError, UnicodeDecodeError) as exc:
-        raise PositionsFileError(f"cannot read {path}: {exc}", param_hint="--file") from None
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--file") from None
     positions: list[tuple[int, Board]] = []
     errors: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -61,9 +57,9 @@ def read_positions(path: str) -> list[tuple[int, Board]]:
         except ParseError as exc:
             errors.append(f"{path}, line {number}: {exc}")
     if errors:
-        raise PositionsFileError("\n".join(errors), param_hint="--file")
+        raise click.BadParameter("\n".join(errors), param_hint="--file")
     if not positions:
-        raise PositionsFileError(f"{path} holds no position (one OBF line a position)", param_hint="--file")
+        raise click.BadParameter(f"{path} holds no position (one OBF line a position)", param_hint="--file")
     return positions
 
 
