@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -215,7 +216,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--poll-interval", type=float, default=0.005, help="polling baseline interval (s)")
     parser.add_argument("--no-polling", action="store_true", help="leave out the polling row")
+    parser.add_argument("--referee-first", action="store_true",
+                        help="run the referee's main thread under SCHED_FIFO (root; the agents it starts are not): "
+                             "the referee's own path, without the queue of a loaded machine in front of it")
     args = parser.parse_args()
+    if args.referee_first:
+        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
     modes = [
         Mode("file events, sandbox, waiting side frozen (default)"),
         Mode("the same, the relay waiting until the mover is seen stopped (before issue 27)", waited_stop=True),
@@ -233,7 +239,8 @@ def main() -> None:
                 play_one(mode, game, args.poll_interval, work)
     load.append(open("/proc/loadavg").read().split()[0])
     print(f"{args.games} games per mode, two instant agents, the modes in turn game by game; "
-          f"load average {load[0]} before, {load[1]} after\n")
+          f"load average {load[0]} before, {load[1]} after"
+          + ("; the referee first (SCHED_FIFO)" if args.referee_first else "") + "\n")
     print("| mode | relays | median ms | p99 ms | max ms | overhead per game s | wall per game s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = [("floor: raw inotify delivery, no referee", floor), *((mode.label, summary(mode)) for mode in modes)]
