@@ -13,19 +13,38 @@ each version by it, and every game record can name the versions that played.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    import hashlib
 
 CHUNK = 1 << 20
 
 
+def sha256(data: bytes = b"") -> "hashlib._Hash":
+    """A SHA-256 of ``data`` to go on with.
+
+    ``hashlib`` is imported here, when a digest is made: it loads OpenSSL,
+    which every ``othello`` command (through the agents' registry) and every
+    built-in agent's start would pay for otherwise (issue 27).
+    """
+    import hashlib
+
+    return hashlib.sha256(data)
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 (hex) of ``text`` in UTF-8."""
+    return sha256(text.encode("utf-8")).hexdigest()
+
+
 def file_digest(path: Path) -> str:
     """SHA-256 of one regular file, read in chunks (never through a link: the caller checked)."""
-    digest = hashlib.sha256()
+    digest = sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             digest.update(chunk)
@@ -54,7 +73,7 @@ def folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str,
                 continue
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode):
-                found.append((relative, "link:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()))
+                found.append((relative, "link:" + text_digest(os.readlink(path))))
             elif stat.S_ISREG(mode):
                 found.append((relative, file_digest(path)))
     return sorted(found)
@@ -64,7 +83,7 @@ def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable
     """The version's fingerprint: SHA-256 (hex) of the folder's files (less ``leave_out``) and the command and build lines."""
     text = json.dumps({"files": folder_files(folder, leave_out), "command": command.strip(), "build": build.strip()},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_digest(text)
 
 
 # What a command names outside these is the student's: the system's programs are not part of a version.
@@ -119,4 +138,4 @@ def command_version(command: Iterable[str], home: Path | None) -> str:
     words = [Path(word).name if word.startswith("/") else word for word in command]
     text = json.dumps({"command": words, "named": named}, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_digest(text)

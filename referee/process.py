@@ -469,38 +469,45 @@ class AgentProcess:
         self._signal_all(signal.SIGCONT)
 
     def wait_stopped(self, timeout: float = 0.2) -> None:
-        """After :meth:`suspend`: wait until every process is really stopped.
+        """After :meth:`suspend`: wait until every process is really stopped (see :meth:`stop_stragglers`)."""
+        deadline = time.monotonic() + timeout
+        pause = 0.0001  # a sleeping process stops within microseconds: look again soon, then less often
+        while not self.stop_stragglers() and time.monotonic() < deadline:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
+
+    def stop_stragglers(self) -> bool:
+        """After :meth:`suspend`, one look without waiting: stop again what still runs; whether none does.
 
         Without a freezer a process may fork between the scan and its
         ``SIGSTOP``: the tree is scanned again and every newcomer stopped,
-        until a scan finds none running.
+        until a look finds none running.  A process sent ``SIGSTOP`` stops
+        only once the system runs it again, which takes milliseconds on a
+        busy machine: the referee looks again later rather than wait
+        (:meth:`wait_stopped` waits).  True, too, once resumed.
         """
-        if self.cgroup is not None and self.cgroup.can_freeze and self.suspended and self.cgroup.freeze(True, timeout=0):
-            return
-        deadline = time.monotonic() + timeout
-        pause = 0.0001  # a sleeping process stops within microseconds: look again soon, then less often
-        while time.monotonic() < deadline:
-            if self.cgroup is not None:
-                targets = [(pid, 0) for pid in self.cgroup.pids()]
-            else:
-                if self.sandbox is not None:
-                    self.scan_tree()
-                with self._lock:
-                    targets = list(self.known.items())
-            running = [
-                pid for pid, start in targets
-                if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
-                and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
-            ]
-            if not running:
-                return
-            for pid in running:
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(pause)
-            pause = min(pause * 2, 0.002)
+        if not self.suspended:
+            return True
+        if self.cgroup is not None and self.cgroup.can_freeze and self.cgroup.freeze(True, timeout=0):
+            return True
+        if self.cgroup is not None:
+            targets = [(pid, 0) for pid in self.cgroup.pids()]
+        else:
+            if self.sandbox is not None:
+                self.scan_tree()
+            with self._lock:
+                targets = list(self.known.items())
+        running = [
+            pid for pid, start in targets
+            if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
+            and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
+        ]
+        for pid in running:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return not running
 
     def _outer(self) -> set[int]:
         # bwrap's process outside the namespace only waits for the inside one:
