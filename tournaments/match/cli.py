@@ -78,18 +78,23 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
 @click.option("--size", "size", type=click.Choice([str(n) for n in BOARD_SIZES]), default="8", show_default=True,
               help="The board's size (seed 002's 8, 10, 12, 14; PROTOCOL.md section 9).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Every figure after each pair: pentanomial counts, Elo and nElo with intervals, the LLR and "
+                   "the SPRT's parameters (match.json has them too).")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
           openings_file: Optional[str], time_per_move: Optional[float], clock: Optional[tuple[float, float]],
           time_for: tuple[str, ...], seed: Optional[int], concurrency: Optional[int], out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str,
-          quiet: bool) -> None:
+          quiet: bool, verbose: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
     Either a fixed number of games (--games 100) or until a sequential test
     decides (--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05): H1 means A is
     better by about elo1, H0 that it is not better than elo0.  After each
-    pair it prints W-D-L, the pentanomial counts of pairs (A's pair score 0,
-    0.5, 1, 1.5, 2: LL LD DD/WL WD WW), Elo with a 95% interval computed
-    over pairs, and with --sprt the LLR and its bounds.
+    pair it prints A's W-D-L, Elo with a 95% interval computed over pairs
+    and with --sprt the LLR between its two bounds; at the end a verdict in
+    words and each agent's time use.  --verbose adds the pentanomial counts
+    of pairs (A's pair score 0, 0.5, 1, 1.5, 2: LL LD DD/WL WD WW), nElo and
+    the SPRT's parameters.
 
     The match runs on the tournament runner (games in parallel with -j, each
     result stored in SQLite as it comes): its directory holds match.toml, a
@@ -108,7 +113,7 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     else:
         directory = _start(words, games, use_sprt, max_games, openings_file, time_per_move, seed, concurrency,
                            out_dir, sandbox, quiet, int(size), time_for, clock)
-    _play(directory, concurrency, quiet)
+    _play(directory, concurrency, quiet, verbose)
 
 
 def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
@@ -216,22 +221,25 @@ def clock_use(directory: Path) -> list[str]:
             for label, use in sorted(seen.items())]
 
 
-def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
+def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: bool = False) -> None:
     """Play the match in ``directory`` on the runner, printing each pair; exit with the match's code."""
+
+    def figures(state: MatchState) -> str:
+        return " | ".join(state.lines()) if verbose else state.progress_line()
 
     def started(state: MatchState, runner: Runner) -> None:
         if runner.voided_at_start:
             click.echo(f"{len(runner.voided_at_start)} game(s) were in flight when the match stopped: voided "
                        f"(kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
         if state.pairs and not quiet:
-            click.echo(f"{len(state.pairs)} pair(s) already played: " + " | ".join(state.lines()))
+            click.echo(f"{len(state.pairs)} pair(s) already played: {figures(state)}")
 
     def show(state: MatchState, pair: PairResult) -> None:
         if quiet:
             return
         opening = format_opening(pair.opening) or "start position"
         first, second = pair.points
-        click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | " + " | ".join(state.lines()))
+        click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | {figures(state)}")
         for game in pair.games:  # a crash or a fault: where, its output, the known hints
             game_dir = Path(directory) / game
             try:
@@ -260,8 +268,7 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
     for line in clock_use(directory):
         click.echo(line)
-    if state.sprt is not None:
-        click.echo(state.verdict())
+    click.echo(state.verdict())
     if state.stopped == "not-started":
         click.echo(f"error: an agent could not be started (see the game.json files under {directory / 'games'}); "
                    "fix it and start a new match", err=True)
