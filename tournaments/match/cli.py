@@ -6,12 +6,12 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import click
 
 from ...agents.registry import builtin_agents
-from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError, Termination
+from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError
 from ...protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ...referee import AgentSpec, GameConfig, check_opening, distinct_labels
 from ...referee.cli import clock_option, default_time_per_move, parse_agent_times
@@ -20,6 +20,7 @@ from ...referee.config import SANDBOXES
 from ...referee.display import fault_lines, summary
 from ...referee.process import sigterm_as_interrupt
 from ...referee.sandbox import SandboxUnavailable
+from ...referee.time_use import time_use
 from ..results.lock import LockHeldError
 from ..results.store import StoreError
 from ..run.runner import Runner
@@ -189,36 +190,15 @@ def _require_sandbox(directory: Path) -> None:
         require()
 
 
-def clock_use(directory: Path) -> list[str]:
-    """Each agent's time use against its game clock over the match's games (none without a clock).
-
-    ``greedy: clock 10+0.1, 0.05 s a move on average, 8.91 s left at the least, 0 losses on time``.
-    """
-    seen: dict[str, dict[str, Any]] = {}
+def match_records(directory: Path) -> list[GameRecord]:
+    """The records of the match's games that are finished (a game in flight or damaged is left out: the database has its result)."""
+    records = []
     for path in sorted((directory / "games").glob("*/game.json")):
         try:
-            record = GameRecord.load(str(path))
+            records.append(GameRecord.load(str(path)))
         except (OSError, ParseError):
-            continue  # a game in flight or damaged: the database has its result
-        for label, info in record.extra.get("agents", {}).items():
-            if not isinstance(info, dict) or not info.get("clock"):
-                continue
-            mine = [entry for entry in record.moves if entry.move.colour.value == info.get("colour")]
-            use = seen.setdefault(label, {"clock": info["clock"], "seconds": 0.0, "moves": 0, "least": None,
-                                          "timeouts": 0})
-            use["seconds"] += sum(entry.seconds for entry in mine)
-            use["moves"] += len(mine)
-            banks = [entry.clock for entry in mine if entry.clock is not None]
-            if banks:
-                use["least"] = min(banks + ([use["least"]] if use["least"] is not None else []))
-            result = record.result
-            if result is not None and result.termination is Termination.TIMEOUT and result.winner is not None \
-                    and result.winner.value != info.get("colour"):
-                use["timeouts"] += 1
-    return [f"{label}: clock {use['clock']}, {use['seconds'] / max(1, use['moves']):.2f} s a move on average, "
-            f"{use['least'] if use['least'] is not None else 0:.2f} s left at the least, "
-            f"{use['timeouts']} loss{'es' if use['timeouts'] != 1 else ''} on time"
-            for label, use in sorted(seen.items())]
+            continue
+    return records
 
 
 def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: bool = False) -> None:
@@ -266,8 +246,8 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: boo
                    err=True)
         sys.exit(EXIT_INTERRUPTED)
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
-    for line in clock_use(directory):
-        click.echo(line)
+    for use in time_use(match_records(directory)):
+        click.echo(f"time: {use.line()}")
     click.echo(state.verdict())
     if state.stopped == "not-started":
         click.echo(f"error: an agent could not be started (see the game.json files under {directory / 'games'}); "
