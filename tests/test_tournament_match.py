@@ -42,6 +42,8 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     assert "Elo " in final and "(95%" in final and "LLR" not in final
     # Each pair's line is short; the verdict, last, is in words (two pairs cannot tell these two apart).
     assert all(len(line) < 120 for line in lines if line.startswith("pair "))
+    for label in ("random", "greedy"):  # each agent's time use over the match's games
+        assert any(line.startswith(f"time: {label}: ") and " s a move on average" in line for line in lines)
     assert lines[-1].startswith(("no difference found in 4 games (Elo", "greedy is better than random by about",
                                  "greedy is better than random: it won every game, at least")), lines[-1]
     data = json.loads((out / "match.json").read_text())
