@@ -246,7 +246,7 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: boo
                    err=True)
         sys.exit(EXIT_INTERRUPTED)
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
-    for use in time_use(match_records(directory)):
+    for use in sorted(time_use(match_records(directory)), key=lambda use: use.agent != state.a):  # A first
         click.echo(f"time: {use.line()}")
     click.echo(state.verdict())
     if state.stopped == "not-started":
