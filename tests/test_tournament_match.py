@@ -61,6 +61,9 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     assert status.exit_code == 0, status.output
     standings = {line["agent"]: line for line in json.loads(status.output)["standings"]}
     assert standings["random"]["points"] == sum(sum(pair["points"]) for pair in data["pairs"])
+    # Its status says the match's own verdict, as the terminal did.
+    plain = CliRunner().invoke(cli, ["tournament", "status", str(out / "match.toml")])
+    assert plain.exit_code == 0 and lines[-1] in plain.output.splitlines(), plain.output
     # ... but only othello match plays it (it stops at the SPRT's decision).
     run = CliRunner().invoke(cli, ["tournament", "run", str(out / "match.toml")])
     assert run.exit_code == 1 and f"othello match --resume {out}" in run.output
