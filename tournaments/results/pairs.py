@@ -128,6 +128,8 @@ class MatchState:
             return (f"no difference found in {self.games} games ({estimate.short()}, 95 %): "
                     "play more games to tell them apart")
         if self.decision == "H1":
+            if estimate.low <= 0 and not self.repeats:  # (the test's model and the Elo interval may part a little)
+                return f"{self.a} is better than {self.b}: the test accepted H1 ({estimate.short()}, 95 %)"
             return _better(self.a, self.b, estimate)
         if self.decision == "H0":
             if estimate.high < 0:
