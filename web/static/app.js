@@ -351,8 +351,8 @@ const Arena = (() => {
     follow("/api/tournament/agents/" + encodeURIComponent(name) + "/events", (data) => {
       const line = data.line;
       $("summary").textContent = line ? "Rank " + line.rank + " · " + line.points + " points from " + line.games +
-        " games · " + line.wins + " won, " + line.draws + " drawn, " + line.losses + " lost · Elo " +
-        Math.round(line.elo) + " ± " + Math.round(line.elo_error) : "";
+        " games · " + line.wins + " won, " + line.draws + " drawn, " + line.losses + " lost" +
+        (line.elo_text ? " · Elo " + line.elo_text : "") : "";  // (a match's page has its own figures instead)
       $("how").textContent = data.how;
       $("games").replaceChildren(el("tr", {}, ...["game", "White", "Black", "result"].map((h) => el("th", { text: h }))),
         ...data.games.map((g) => el("tr", {},
