@@ -15,6 +15,7 @@ import click
 from .clock import format_clock, parse_clock
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, fault_lines, summary
+from .time_use import time_use
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
@@ -196,6 +197,8 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
         click.echo(summary(record))
         for line in [] if quiet else fault_lines(record, out_dir):  # -q: the result line only
             click.echo(f"  {line}")
+        for use in [] if quiet else time_use([record]):
+            click.echo(f"time: {use.line()}")
     not_started = [label for label, info in record.extra.get("agents", {}).items() if info.get("start_error")]
     if not_started:
         for label in not_started:
@@ -301,6 +304,8 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
                 for colour in (WHITE, BLACK):
                     points[record.name(colour)] += record.result.points(colour)
         click.echo(f"pair: {first.label} {points[first.label]:g} - {points[second.label]:g} {second.label}")
+        for use in [] if quiet else time_use(records):
+            click.echo(f"time: {use.line()}")
     for record in records:
         for info in record.extra.get("agents", {}).values():
             if info.get("start_error"):

@@ -133,20 +133,7 @@ def summary(record: GameRecord) -> str:
     text = f"{record.white} (W) vs {record.black} (B): {result.summary(record.white, record.black)}"
     if result.detail:
         text += f": {result.detail}"
-    return text + "".join(f"\n{line}" for line in clock_use(record))
-
-
-def clock_use(record: GameRecord) -> list[str]:
-    """Each side's time use against its game clock: ``alice: 2.91 s thought in 14 moves, clock 3+0.1, 1.49 s left``."""
-    lines = []
-    agents = record.extra.get("agents", {})
-    for label in (record.white, record.black):
-        info = agents.get(label, {})
-        if isinstance(info, dict) and info.get("clock"):
-            moves = sum(1 for entry in record.moves if entry.move.colour.value == info.get("colour"))
-            lines.append(f"{label}: {float(info.get('seconds', 0.0)):.2f} s thought in {moves} moves, "
-                         f"clock {info['clock']}, {float(info.get('bank', 0.0)):.2f} s left")
-    return lines
+    return text
 
 
 def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:

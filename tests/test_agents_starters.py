@@ -194,6 +194,10 @@ def test_starter_passes_othello_check(starter, tmp_path):
     card = check_agent(starter.spec("--depth", "3"), time_per_move=1.0, workdir=tmp_path)
     assert "openings" in card.items
     assert all(item.status == PASS for item in card.items.values()), "\n".join(card.lines())
+    # It reads as good: no advice or hint line, and one slowest-move figure, named.
+    text = "\n".join(card.lines())
+    assert card.lines()[-1] == "all checks passed" and "advi" not in text.lower() and "hint" not in text
+    assert text.count("slowest move") == 1 and "answers in time: slowest move " in text
 
 
 def assert_clean_game(record, starter_label: str) -> list[str]:

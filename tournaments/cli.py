@@ -405,6 +405,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     elif state.interrupted:
         click.echo(f"No runner is playing it; {state.interrupted} game(s) were in flight when the last runner "
                    f"stopped (resume voids and replays them): othello tournament resume {tournament_.path}")
+    if state.match is not None:  # a match: its own figures over pairs, as othello match prints them
+        click.echo(f"{state.match.a} vs {state.match.b}: {state.match.progress_line()}")
+        click.echo(state.match.verdict())
     click.echo(format_table(state.standings))
     click.echo("")
     click.echo(format_crosstable(state.standings))
