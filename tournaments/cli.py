@@ -148,8 +148,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
     from .run.display import LineDisplay, LiveDisplay
-    from .run.pools import RunnerError
-    from .run.jobs import usable_cores
+    from .run.pools import RunnerError, cpu_line, default_concurrency
 
     tournament_ = runner.tournament
     total = counts.scheduled
@@ -159,9 +158,9 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
         f"{total} games, {tournament_.time_text}, {where}; results in {tournament_.database}"
     )
     slots = concurrency or tournament_.concurrency
-    if not scheduler and slots and slots > usable_cores():
-        console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
-                      "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
+    # How the games at once are kept apart: each on its own cores, or (loudly) not.
+    console.print(cpu_line(slots or default_concurrency(), bool(scheduler),
+                           tournament_.referee.get("sandbox", "bwrap") == "bwrap"))
     runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
     if build:
         # resume builds only the agents whose build never finished (the runner died during it),
