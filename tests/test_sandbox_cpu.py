@@ -155,3 +155,12 @@ def test_doctor_says_how_games_at_once_are_kept_apart(tmp_path: Path) -> None:
     lines = [line for line in done.stdout.splitlines() if line.startswith("cpu: ")]
     assert lines and lines[0].startswith(f"cpu: {len(CORES)} usable core(s)"), done.stdout
     assert any("each game on its own core" in line or "WARNING" in line for line in lines), lines
+
+
+def test_the_examples_of_core_sets_hold() -> None:
+    import doctest
+
+    from othello_arena.referee import cores
+
+    result = doctest.testmod(cores, raise_on_error=False, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
