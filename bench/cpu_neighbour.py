@@ -1,6 +1,6 @@
 """A game's CPU is its own (issue 24): the victim's slowest move alone, and beside a spinner, pinned or not.
 
-    python bench/cpu_neighbour.py [--runs 3] [--work 0.5] [--time 1.0] [--spin 8] [--spin-seconds 0.9]
+    python bench/cpu_neighbour.py [--runs 3] [--work 0.5] [--time 1.0] [--spin 8] [--spin-seconds 0.9] [--calm 2.5]
 
 Each run is a real tournament (the runner, the referee, bwrap) at
 concurrency 2, played by the agents of tests/cpu_agent.py:
@@ -16,7 +16,10 @@ concurrency 2, played by the agents of tests/cpu_agent.py:
 The modes alternate run by run, so the machine's load hits them alike.  For
 the victim: its slowest move (its first left out: it includes the start of
 Python), its median move, and how its game ended; with the load average
-before each run.  Run by hand; nothing is asserted.
+before each run.  On a shared machine, ``--calm L`` waits before each run
+until the one-minute load average is below L (at most ``--calm-wait``
+seconds): other people's processes are on no game's cores and would
+otherwise decide the figures.  Run by hand; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +99,8 @@ def main() -> int:
     parser.add_argument("--spin", type=int, default=8)
     parser.add_argument("--spin-seconds", type=float, default=0.9)
     parser.add_argument("--modes", default="alone,pinned,unpinned")
+    parser.add_argument("--calm", type=float, default=0.0, help="wait until the load average is below this")
+    parser.add_argument("--calm-wait", type=float, default=600.0)
     args = parser.parse_args()
     modes = args.modes.split(",")
     print(f"victim: {args.work} s of CPU a move, {args.time} s a move; spinner: {args.spin} processes x "
@@ -102,12 +108,15 @@ def main() -> int:
     results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
     for run in range(args.runs):
         for mode in modes:
+            waited = time.monotonic()
+            while args.calm and os.getloadavg()[0] >= args.calm and time.monotonic() - waited < args.calm_wait:
+                time.sleep(5)
             found = run_once(mode, args)
             results[mode].append(found)
             print(f"run {run + 1} {mode:9} load {found['load']:5.2f}  slowest {found['slowest']:.3f} s  "
                   f"median {found['median']:.3f} s  {found['end']}  cpus {found['cpus']}", flush=True)
     print("\n| mode | runs | victim's slowest move, s (median of runs; min-max) | its median move, s | "
-          "ended on time | load average |")
+          "lost on time | load average |")
     print("| --- | --- | --- | --- | --- | --- |")
     for mode, found in results.items():
         slowest = [f["slowest"] for f in found]

@@ -148,7 +148,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     """Build what needs building, then play the unfinished games with a live table (or a line per game)."""
     from ..referee.process import sigterm_as_interrupt
     from .run.display import LineDisplay, LiveDisplay
-    from .run.pools import RunnerError, cpu_line, default_concurrency
+    from .run.pools import RunnerError
 
     tournament_ = runner.tournament
     total = counts.scheduled
@@ -157,10 +157,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
         f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
         f"{total} games, {tournament_.time_text}, {where}; results in {tournament_.database}"
     )
-    slots = concurrency or tournament_.concurrency
-    # How the games at once are kept apart: each on its own cores, or (loudly) not.
-    console.print(cpu_line(slots or default_concurrency(), bool(scheduler),
-                           tournament_.referee.get("sandbox", "bwrap") == "bwrap"))
+    console.print(runner.cpu_line())  # how the games at once are kept apart: each on its own cores, or (loudly) not
     runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
     if build:
         # resume builds only the agents whose build never finished (the runner died during it),

@@ -220,6 +220,7 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
     """Play the match in ``directory`` on the runner, printing each pair; exit with the match's code."""
 
     def started(state: MatchState, runner: Runner) -> None:
+        click.echo(runner.cpu_line())  # how the games at once are kept apart (loudly when they share cores)
         if runner.voided_at_start:
             click.echo(f"{len(runner.voided_at_start)} game(s) were in flight when the match stopped: voided "
                        f"(kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
