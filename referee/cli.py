@@ -346,8 +346,8 @@ def doctor() -> None:
     import os
     import tempfile
 
-    from .launch import run_sandboxed
     from .cores import cpu_lines
+    from .launch import run_sandboxed
     from .sandbox import describe, probe, toolchains
 
     isolation = probe()
