@@ -96,8 +96,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     if not loopback:
         echo(f"WARNING: listening on {host}, beyond this machine: anyone who can reach it sees the login page; "
              "every answer still needs a token. Use it on the class network only.")
-    echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
+    echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
     admission.start()
