@@ -23,7 +23,7 @@ from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.run.build import run_build
 from ..tournaments.schedule.config import AgentEntry
 from ..tournaments.run.jobs import GameJob, PlayedGame, play_job
-from ..tournaments.run.pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
+from ..tournaments.run.pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from ..tournaments.results.ratings import Rating, fit
 from ..tournaments.results.store import FinishedGame
 from ..web.app import events
@@ -41,7 +41,7 @@ __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
-    "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
+    "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "WEB_STATIC",
 ]

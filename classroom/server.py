@@ -16,8 +16,8 @@ from typing import Callable, Optional
 
 from .admission import AdmissionWorker
 from .site import create_app
-from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, default_concurrency, is_loopback, kill_orphans,
-                    listen, prepare_builtins, require_sandbox)
+from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
+                    kill_orphans, listen, prepare_builtins, require_sandbox)
 from .ladder import Ladder, Scheduler, recover
 from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
@@ -96,6 +96,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     if not loopback:
         echo(f"WARNING: listening on {host}, beyond this machine: anyone who can reach it sees the login page; "
              "every answer still needs a token. Use it on the class network only.")
+    echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))

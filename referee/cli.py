@@ -359,11 +359,14 @@ def doctor() -> None:
     import os
     import tempfile
 
+    from .cores import cpu_lines
     from .launch import run_sandboxed
     from .sandbox import describe, probe, toolchains
 
     isolation = probe()
     for line in describe(isolation):
+        click.echo(line)
+    for line in cpu_lines(isolation.works):  # how games at once are kept apart
         click.echo(line)
     for what in toolchains().skipped:  # said here once; a build just goes without it
         click.echo(f"builds: {what}: skipped")

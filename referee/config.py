@@ -120,7 +120,10 @@ class GameConfig:
       that do not have ``time_per_move`` (or ``manual_time``); each agent is
       told its own (``OTHELLO_TIME``, ``{time}``);
     - ``agent_clocks``: clock odds in the same way, ``(label, (base,
-      increment))`` pairs for the agents that do not have ``clock``.
+      increment))`` pairs for the agents that do not have ``clock``;
+    - ``cpus``: the cores this game's agents (and all their processes) may
+      run on, set by a tournament for each game at once
+      (:func:`.cores.core_sets`); empty: any core.
     """
 
     time_per_move: Optional[float] = 60.0
@@ -145,6 +148,7 @@ class GameConfig:
     agent_times: tuple[tuple[str, float], ...] = ()
     clock: Optional[tuple[float, float]] = None
     agent_clocks: tuple[tuple[str, tuple[float, float]], ...] = ()
+    cpus: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -180,6 +184,9 @@ class GameConfig:
         for field in ("memory_mb", "max_processes", "disk_mb", "stderr_limit", "max_lost_turns"):
             if getattr(self, field) < 0:
                 raise ValueError(f"{field} must not be negative")
+        if any(isinstance(cpu, bool) or not isinstance(cpu, int) or cpu < 0 for cpu in self.cpus):
+            raise ValueError(f"cpus: expected core numbers (integers from 0), got {list(self.cpus)!r}")
+        object.__setattr__(self, "cpus", tuple(sorted(set(self.cpus))))
         if self.out_limit < 64:
             raise ValueError("out_limit must be at least 64 bytes")
 

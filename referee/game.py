@@ -642,6 +642,7 @@ class _Game:
                 "disk_mb": self.config.disk_mb,
             },
         }
+        referee["cpus"] = list(self.config.cpus)  # the game's cores; []: not pinned, any core
         if self.config.manual_time is not None:
             referee["manual_time"] = self.config.manual_time
         own = {label: seconds for label, seconds in self.config.agent_times if label in (record.white, record.black)}

@@ -113,6 +113,7 @@ def _start(
         file_mb=config.disk_mb,
         sandbox=plan,
         cgroup=cgroup,
+        cpus=config.cpus,
     )
     try:
         process.start()

@@ -124,7 +124,8 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str]) -> Callable[[], None]:
+def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str],
+            cpus: tuple[int, ...] = ()) -> Callable[[], None]:
     parent = os.getpid()
 
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
@@ -137,6 +138,8 @@ def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str]) -
         for procs in cgroup_procs:  # join the agent's cgroup before anything else runs
             with open(procs, "w") as handle:
                 handle.write("0")
+        if cpus:  # the game's cores, inherited by bwrap and every process the agent starts
+            os.sched_setaffinity(0, cpus)
         if memory_mb:
             size = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -204,6 +207,7 @@ class AgentProcess:
     file_mb: int = 0  # RLIMIT_FSIZE: the largest file any of its processes may write
     sandbox: Optional[SandboxPlan] = None  # run inside bwrap (see .sandbox)
     cgroup: Optional[AgentCgroup] = None  # the limits and the freezer of the whole tree
+    cpus: tuple[int, ...] = ()  # the game's cores (see .cores); empty: any
     popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
@@ -220,6 +224,9 @@ class AgentProcess:
         nproc = 0
         argv, cwd = self.argv, self.cwd
         seccomp = None
+        if self.cpus and not set(self.cpus) <= os.sched_getaffinity(0):
+            raise StartError(f"cannot pin {self.argv[0]!r} to cpu {', '.join(map(str, self.cpus))}: the referee "
+                             f"may run on cpu {', '.join(map(str, sorted(os.sched_getaffinity(0))))} only")
         if self.sandbox is not None:
             missing = _program_missing(self.argv, self.cwd, self.env.get("PATH", ""))
             if missing:
@@ -246,7 +253,7 @@ class AgentProcess:
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(seccomp,) if seccomp is not None else (),
-                preexec_fn=_limits(memory, nproc, self.file_mb, joins),
+                preexec_fn=_limits(memory, nproc, self.file_mb, joins, self.cpus),
             )
         except OSError as exc:
             KEEPER.forget(self.kept)

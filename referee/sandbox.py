@@ -318,8 +318,10 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
 
 
 # Calls no agent needs and an attacker would: reading or steering another
-# process (even bwrap's own first process, which shares the sandbox).
-BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
+# process (even bwrap's own first process, which shares the sandbox), and
+# leaving the cores its game was given (.cores: a game's CPU is its own).
+BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+                           "sched_setaffinity": 203}
 _AUDIT_ARCH_X86_64 = 0xC000003E
 
 

@@ -149,7 +149,6 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
     from ..referee.process import sigterm_as_interrupt
     from .run.display import LineDisplay, LiveDisplay
     from .run.pools import RunnerError
-    from .run.jobs import usable_cores
 
     tournament_ = runner.tournament
     total = counts.scheduled
@@ -158,10 +157,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
         f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
         f"{total} games, {tournament_.time_text}, {where}; results in {tournament_.database}"
     )
-    slots = concurrency or tournament_.concurrency
-    if not scheduler and slots and slots > usable_cores():
-        console.print(f"Warning: {slots} games at once on {usable_cores()} cores: the agents compete for "
-                      "the CPU and their clocks are not fair; timeouts that look caused by load are flagged.")
+    console.print(runner.cpu_line())  # how the games at once are kept apart: each on its own cores, or (loudly) not
     runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
     if build:
         # resume builds only the agents whose build never finished (the runner died during it),

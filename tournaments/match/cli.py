@@ -208,6 +208,7 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: boo
         return " | ".join(state.lines()) if verbose else state.progress_line()
 
     def started(state: MatchState, runner: Runner) -> None:
+        click.echo(runner.cpu_line())  # how the games at once are kept apart (loudly when they share cores)
         if runner.voided_at_start:
             click.echo(f"{len(runner.voided_at_start)} game(s) were in flight when the match stopped: voided "
                        f"(kept in the database) and replayed: {', '.join(runner.voided_at_start)}")

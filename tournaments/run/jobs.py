@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
+from ...referee.cores import usable_cores as usable_core_list
 from ...referee.clock import GRACE_SECONDS, parse_clock
 from ..results.safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from ..results.store import GameOutcome
@@ -33,11 +34,8 @@ LOAD_CPU_SHARE = 0.5
 
 
 def usable_cores() -> int:
-    """Cores this process may run on (the affinity mask, not the machine's total)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    """How many cores this process may run on (the affinity mask, not the machine's total)."""
+    return len(usable_core_list())
 
 
 

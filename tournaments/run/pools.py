@@ -1,34 +1,58 @@
 """Where a tournament's games run: threads of this process, or a Dask cluster; and ending what a runner left.
 
 A pool runs :func:`.jobs.play_job` ``slots`` games at once.  How many by
-default (:func:`default_concurrency`) is a load heuristic: one core per game,
-one left for the referees.
+default (:func:`default_concurrency`): one core per game, one left for the
+referees.  On this machine each slot has its own cores
+(:func:`~othello_arena.referee.cores.core_sets`), and the game played in
+it is pinned to them: an agent's busy turn takes no CPU from the games
+beside it.  On a Dask cluster games are not pinned (:func:`cpu_line`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import os
+import queue
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 
+from ...referee.cores import core_sets, default_slots, describe_sets, usable_cores
 from ...referee.keeper import KEEPER
-from .jobs import GameJob, PlayedGame, play_job, usable_cores
+from .jobs import GameJob, PlayedGame, play_job
 
 
 class RunnerError(RuntimeError):
     """The tournament cannot run (a setup problem, not an agent's fault)."""
 
 def default_concurrency(cores: Optional[int] = None) -> int:
-    """Games at once by default: one core per game, one core left for the referees.
+    """Games at once by default (``concurrency = "auto"``): the usable cores less one, at least one.
 
-    The two agents of a game alternate, so a game needs one core; the
-    referees and the runner mostly wait on files but still need some CPU, so
-    on more than two cores one is left for them.  Never more games than cores.
+    The two agents of a game alternate, so a game needs one core, its own
+    (:class:`LocalPool` pins it there); the referees and the runner mostly
+    wait on files but still need some CPU: one core is left for them.
     """
-    cores = cores or usable_cores()
-    return max(1, cores - 1) if cores > 2 else 1
+    return default_slots(cores or len(usable_cores()))
+
+
+def game_cores(slots: int) -> list[tuple[int, ...]]:
+    """The cores of each of ``slots`` games at once on this machine; ``[]`` where there is no CPU affinity."""
+    if not hasattr(os, "sched_setaffinity"):
+        return []
+    return core_sets(slots, usable_cores())
+
+
+def cpu_line(slots: int, remote: bool, sandboxed: bool) -> str:
+    """The start line saying how the games at once are kept apart (loudly where they are not)."""
+    if remote:
+        return ("cpu: WARNING: games on a Dask cluster are not pinned to cores: the games of one worker share its "
+                "cores (one thread per worker keeps them apart)")
+    sets = game_cores(slots)
+    line = describe_sets(sets)
+    if sets and not sandboxed:
+        line += "; WARNING: without the sandbox an agent can leave its cores (sched_setaffinity)"
+    return line
 
 
 class Pool(Protocol):
@@ -47,7 +71,11 @@ class Pool(Protocol):
 
 
 class LocalPool:
-    """Games in threads of this process (each game's agents are processes of their own)."""
+    """Games in threads of this process (each game's agents are processes of their own), each on its own cores.
+
+    A game takes a free slot's cores when it starts and gives them back when
+    it ends: two games in flight never hold the same slot.
+    """
 
     remote = False
 
@@ -55,10 +83,23 @@ class LocalPool:
         self.slots = slots
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
         self.children_before = _child_pids()
+        self.core_sets = game_cores(slots)
+        self.free_cores: queue.SimpleQueue[tuple[int, ...]] = queue.SimpleQueue()
+        for cpus in self.core_sets:
+            self.free_cores.put(cpus)
 
     def submit(self, job: GameJob,
                on_event: Optional[Callable[[Any], None]] = None) -> concurrent.futures.Future[PlayedGame]:
-        return self.executor.submit(play_job, job, on_event)
+        return self.executor.submit(self._play, job, on_event)
+
+    def _play(self, job: GameJob, on_event: Optional[Callable[[Any], None]]) -> PlayedGame:
+        if not self.core_sets:
+            return play_job(job, on_event)
+        cpus = self.free_cores.get()  # never waits: as many sets as threads
+        try:
+            return play_job(dataclasses.replace(job, config={**job.config, "cpus": cpus}), on_event)
+        finally:
+            self.free_cores.put(cpus)
 
     def wait(self, futures: list[Any], timeout: float) -> list[Any]:
         done, _ = concurrent.futures.wait(futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)

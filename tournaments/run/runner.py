@@ -36,7 +36,7 @@ from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check
 from ..schedule.pairing import ScheduledGame, game_opening
 from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, usable_cores
 from .livelog import LiveLogWriter
-from .pools import DaskPool, LocalPool, Pool, default_concurrency, kill_orphans
+from .pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from .versions import (ChangedAgent, agent_version, build_outputs, changed_agents, folder_of, folder_state,
                        refusal)
 
@@ -377,6 +377,11 @@ class Runner:
 
     def game_dir(self, game: ScheduledGame) -> Path:
         return game_directory(self.tournament, game.key, game.white, game.black)
+
+    def cpu_line(self) -> str:
+        """The start's line saying how the games at once are kept apart: their own cores, or loudly not."""
+        sandboxed = self.tournament.referee.get("sandbox", "bwrap") == "bwrap"
+        return cpu_line(self.concurrency or default_concurrency(), bool(self.scheduler), sandboxed)
 
     def make_pool(self) -> Pool:
         if self.scheduler:

@@ -11,7 +11,7 @@ demo runs from any current directory)::
     colours = "both"             # or "random": drawn from the seed, as in seed 003
     time_per_move = 2.0          # seconds
     # clock = "300+2"            # a game clock: a bank of 300 s, 2 s more a move (time_per_move then caps a move)
-    concurrency = "auto"         # or a number of games at once
+    concurrency = "auto"         # or a number of games at once (each on its own core; auto: cores - 1)
     seed = 1
     results = "results/class"    # directory (relative to this file) for the database and game files
     # database = "class.sqlite"  # default: RESULTS/tournament.sqlite (relative to this file)
@@ -345,7 +345,8 @@ class TournamentTable:
     colours: str = key("\"both\": each pairing plays both colours; \"random\": drawn from the seed", "both",
                        choices=COLOUR_MODES)
     time_per_move: float = key("seconds per move", 1.0, positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
-    concurrency: Optional[int] = key("games at once; \"auto\": one per core, one spare", None,
+    concurrency: Optional[int] = key("games at once, each pinned to its own core(s); \"auto\": the usable cores less one "
+                                     "(at least 1), the spare one for the referees", None,
                                      auto=True, low=1, high=MAX_CONCURRENCY)
     seed: int = key("the seed of the schedule, the colours and the games", 0, low=-MAX_SEED, high=MAX_SEED)
     results: Optional[str] = key("directory of the database and the game files (default: results/FILE)", None)
