@@ -312,6 +312,11 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
     return sorted(p for p in found if not _is_system(p) and p != Path("/"))
 
 
+# The file systems in memory an agent may write, sized by its plan: what the
+# memory watchdog (.process) adds to its processes' memory.
+TMPFS_MOUNTS = ("/tmp", "/dev/shm")
+
+
 # Calls no agent needs and an attacker would: reading or steering another
 # process (even bwrap's own first process, which shares the sandbox).
 BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
@@ -343,14 +348,19 @@ class SandboxPlan:
 
     ``directory`` is its own game directory (read-write); ``readable`` the
     folders and files it may read; ``hidden`` the folders covered by an empty
-    ``tmpfs`` where they lie inside a readable one (the game directory, the
-    tournament's results); ``tmp_mb`` the size of its ``/tmp``.
+    read-only ``tmpfs`` where they lie inside a readable one (the game
+    directory, the tournament's results); ``tmp_mb`` the size of its ``/tmp``,
+    ``shm_mb`` of its ``/dev/shm`` (0: the kernel's default, half the RAM).
+    Those two are the only file systems in memory it may write (``/dev``
+    itself is read-only): :data:`TMPFS_MOUNTS`, which the referee's memory
+    watchdog counts.
     """
 
     directory: Path
     readable: list[Path] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
     tmp_mb: int = 256
+    shm_mb: int = 0
     max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
     disable_userns: bool = True
     bwrap: str = "bwrap"
@@ -370,16 +380,26 @@ class SandboxPlan:
             args += ["--cap-drop", "ALL"]
         args += _system_binds()
         # /tmp first: the folders bound next may lie inside the real /tmp.
-        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.tmp_mb << 20), "--tmpfs", "/tmp"]
+        # bwrap's /dev is a tmpfs without a size: /dev/shm gets its own, sized,
+        # and /dev itself is made read-only below.
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += (["--size", str(self.shm_mb << 20)] if self.shm_mb else []) + ["--tmpfs", "/dev/shm"]
+        args += ["--size", str(self.tmp_mb << 20), "--tmpfs", "/tmp"]
         readable = sorted({p for p in self.readable if p.exists()}, key=lambda p: len(p.parts))
         # A folder inside another one bound already costs a mount and adds nothing.
         readable = [p for p in readable if not any(other in p.parents for other in readable)]
         for path in readable:
             args += ["--ro-bind", str(path), str(path)]
-        for path in self.hidden:
-            if any(path == r or r in path.parents for r in readable):
-                args += ["--tmpfs", str(path)]
+        covers = [path for path in self.hidden if any(path == r or r in path.parents for r in readable)]
+        for path in covers:
+            args += ["--tmpfs", str(path)]
         args += ["--bind", str(self.directory), str(self.directory)]
+        # A tmpfs without a size is writable memory without a limit: every one
+        # but /tmp and /dev/shm is made read-only (the agent's own directory,
+        # bound inside a cover, is a mount of its own and stays writable).
+        below = [path for path in covers if path == self.directory or self.directory in path.parents]
+        for path in ["/dev", *(str(path) for path in covers if path not in below)]:
+            args += ["--remount-ro", path]  # (a cover below the directory is hidden by its bind: left alone)
         args += ["--remount-ro", "/", "--chdir", str(cwd), "--"]
         if self.max_processes:
             # Set inside the new user namespace, RLIMIT_NPROC counts the
