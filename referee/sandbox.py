@@ -12,19 +12,24 @@ package bundles (:func:`probe` says which, and why).  It sees:
   names (a venv, pyenv, a JDK outside ``/usr``);
 - its submission folder and the files its command names, read-only;
 - its own game directory read-write, at the same path as outside;
-- a private ``/tmp`` of limited size, ``/proc`` of its own PID namespace and
-  a minimal ``/dev``; no network.
+- a private ``/tmp`` and ``/dev/shm`` of limited size, ``/proc`` of its own
+  PID namespace and a minimal, read-only ``/dev``; no network.
 
 It does not see the opponent, the referee (its process, temporary files,
 ``game.json``, the agents' logs) or the tournament's results: any of those
 that lie inside a folder it may read are covered by an empty ``tmpfs``.
 
 Limits hold for the whole tree: with a cgroup (cgroup v2 ``memory.max`` and
-``pids.max`` under a cgroup the referee may write, or the v1 ``memory`` and
-``pids`` hierarchies when root), else with rlimits (``RLIMIT_AS`` per
-process, and ``RLIMIT_NPROC`` set *inside* the sandbox's user namespace,
-where the kernel counts only that namespace's processes).  ``RLIMIT_FSIZE``
-caps each file; the referee watches the size of the agent's directory.
+``pids.max`` under a cgroup the referee may write, delegated to a user or
+not, or the v1 ``memory`` and ``pids`` hierarchies when root), else with the
+referee's memory watchdog (:mod:`.process`: its processes' memory plus its
+``/tmp`` and ``/dev/shm``) and ``RLIMIT_NPROC`` set *inside* the sandbox's
+user namespace, where the kernel counts only that namespace's processes.
+Its ``/tmp`` (``--disk``) and ``/dev/shm`` (``--memory``) are sized tmpfs;
+``/dev`` and the covers of hidden folders are read-only (a tmpfs without a
+size would be memory without a limit).  ``RLIMIT_FSIZE`` caps each file; the
+referee watches the size of the agent's directory and trims it after the
+game (:mod:`.trim`).  :mod:`.limits` says which limits hold here, and how.
 Suspension freezes the cgroup (``freezer``) or stops every process of the
 agent's PID namespace.  When the sandbox's first process dies the kernel
 kills every process in its PID namespace: nothing outlives its game.
@@ -398,8 +403,8 @@ class SandboxPlan:
         # but /tmp and /dev/shm is made read-only (the agent's own directory,
         # bound inside a cover, is a mount of its own and stays writable).
         below = [path for path in covers if path == self.directory or self.directory in path.parents]
-        for path in ["/dev", *(str(path) for path in covers if path not in below)]:
-            args += ["--remount-ro", path]  # (a cover below the directory is hidden by its bind: left alone)
+        for cover in ["/dev", *(str(path) for path in covers if path not in below)]:
+            args += ["--remount-ro", cover]  # (a cover below the directory is hidden by its bind: left alone)
         args += ["--remount-ro", "/", "--chdir", str(cwd), "--"]
         if self.max_processes:
             # Set inside the new user namespace, RLIMIT_NPROC counts the
@@ -574,6 +579,7 @@ class CgroupRoot:
 
     version: int
     folders: tuple[tuple[str, str], ...]  # (controller, folder) pairs
+    delegated: bool = False  # a cgroup v2 folder that a user (not root) may write: delegated to it (systemd)
 
     def folder(self, controller: str) -> Path:
         return Path(dict(self.folders)[controller])
@@ -597,7 +603,8 @@ class CgroupRoot:
             except OSError:
                 continue
             if {"memory", "pids"} <= set(available) and _writable_dir(base):
-                return CgroupRoot(2, (("memory", str(base)), ("pids", str(base)), ("freezer", str(base)))), ""
+                folders = (("memory", str(base)), ("pids", str(base)), ("freezer", str(base)))
+                return CgroupRoot(2, folders, delegated=os.geteuid() != 0), ""
         v1: dict[str, Path] = {}
         for point, fstype, options in mounts:
             if fstype != "cgroup":
@@ -843,12 +850,13 @@ def describe(isolation: Optional[Isolation] = None) -> list[str]:
         lines.append(f"system calls refused: {blocked}")
     if isolation.cgroup:
         folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders if c != "freezer")
-        lines.append(f"limits: cgroup v{isolation.cgroup.version}: memory and processes for the whole agent ({folders})")
+        delegated = "delegated " if isolation.cgroup.delegated else ""
+        lines.append(f"cgroups: {delegated}cgroup v{isolation.cgroup.version}, one per agent ({folders})")
         how = "the cgroup's freezer" if isolation.cgroup.version == 2 else "SIGSTOP to each process (the v1 freezer would hold off SIGKILL)"
     else:
-        lines.append(f"limits: rlimits ({isolation.cgroup_problem}): memory per process, processes per sandbox")
+        lines.append(f"cgroups: none ({isolation.cgroup_problem})")
         how = "SIGSTOP to each process of its PID namespace"
-    lines.append(f"a waiting agent is frozen by {how}; file size and disk: RLIMIT_FSIZE and the referee's count")
+    lines.append(f"a waiting agent is frozen by {how}")
     return lines
 
 

@@ -162,10 +162,12 @@ def misbehave(board, colour, move):
             f.write("not a record")
         write(format_move(move)); return
     if fault == "tamper-referee":
-        with open("../game.json", "w") as f:
-            f.write("not a record")
-        with open("../junk.txt", "w") as f:
-            f.write("junk")
+        for target, text in (("../game.json", "not a record"), ("../junk.txt", "junk")):
+            try:  # sandboxed, the game directory is a read-only cover
+                with open(target, "w") as f:
+                    f.write(text)
+            except OSError:
+                pass
         other_dirs = [d for d in os.listdir("..") if os.path.isdir(os.path.join("..", d)) and d != os.path.basename(os.getcwd())]
         for d in other_dirs:
             log = os.path.join("..", d, "stderr.log")

@@ -86,7 +86,10 @@ def test_doctor_reports_the_isolation_and_passes_its_self_test(tmp_path: Path) -
     done = othello("doctor", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "sandbox: works" in done.stdout
-    assert "limits: " in done.stdout
+    lines = done.stdout.splitlines()
+    for limit in ("memory", "processes", "file size", "disk", "/tmp and /dev/shm"):  # one line each, enforced here
+        assert any(line.startswith(f"{limit}: ") for line in lines), (limit, done.stdout)
+    assert not any(line.startswith("WARNING") for line in lines), done.stdout
     checks = doctor_checks(done.stdout)
     assert len(checks) >= 6 and all(line.startswith("ok") for line in checks)
 
