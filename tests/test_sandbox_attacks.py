@@ -270,3 +270,76 @@ def test_a_referee_killed_while_its_agents_start_leaves_nothing_running(arena: A
         while left() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left() == [], f"attempt {attempt}: the agents outlived their referee"
+
+
+class HostMemory:
+    """The host's used memory (MemTotal - MemAvailable) and shared memory (Shmem), sampled in a thread."""
+
+    def __init__(self) -> None:
+        self.baseline = self.now()
+        self.peak = self.baseline
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def now() -> tuple[int, int]:
+        fields = {}
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                key, value = line.split(":", 1)
+                fields[key] = int(value.split()[0]) << 10
+        return fields["MemTotal"] - fields["MemAvailable"], fields["Shmem"]
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            used, shared = self.now()
+            self.peak = (max(self.peak[0], used), max(self.peak[1], shared))
+
+    def __enter__(self) -> "HostMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def rise(self) -> tuple[int, int]:
+        """How far the used and the shared memory rose above the baseline at their peak."""
+        return self.peak[0] - self.baseline[0], self.peak[1] - self.baseline[1]
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.lstat().st_blocks * 512 for path in [folder, *folder.rglob("*")])
+
+
+RISE_ALLOWED = int(1.3 * (1 << 30))  # --memory 1024: the limit, and what one burst may add before the kill
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack, hit", [("shm-filler", "out of memory (the limit is 1024 MB for all its processes)"),
+                                         ("children-700", "out of memory (the limit is 1024 MB for all its processes)"),
+                                         ("folder-filler", "more than the 256 MB allowed")])
+def test_memory_and_disk_hold_without_a_cgroup(attack: str, hit: str) -> None:
+    # The attacks of issue 24, run by a user who may make no cgroup: the referee's watchdog, the sized
+    # /dev/shm and the disk watch hold the host's memory and the game folder to about the limits.
+    name = unprivileged_user() if os.geteuid() == 0 else None
+    if os.geteuid() == 0 and name is None:
+        pytest.skip("no unprivileged user can run this Python here")
+    arena = Arena.make(owner=name)
+    try:
+        with HostMemory() as host:
+            record, games = play(arena, name, attack, "--memory", "1024", "--disk", "256")
+        used_rise, shared_rise = host.rise()
+        _, shared_after = HostMemory.now()
+        assert record.result is not None and record.result.termination == "crash", record.result
+        assert record.result.winner is not None and record.result.winner.value == ("W" if record.white == "victim" else "B")
+        assert hit in record.result.detail, record.result
+        assert used_rise <= RISE_ALLOWED and shared_rise <= RISE_ALLOWED, (used_rise >> 20, shared_rise >> 20)
+        assert shared_after - host.baseline[1] < 64 << 20, "shared memory was left after the game"
+        assert folder_bytes(games) <= 300 << 20
+        attacker = record.extra["agents"]["attacker"]
+        if attack == "folder-filler":
+            assert attacker["trimmed"]["why"] == "beyond the 256 MB disk limit", attacker
+        assert left_running(games) == []
+    finally:
+        arena.remove()
