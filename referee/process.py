@@ -70,12 +70,28 @@ class _ProcInfo:
     state: str
 
 
-def _read_stat(pid: int) -> Optional[_ProcInfo]:
+def _read_proc(path: str) -> Optional[bytes]:
+    """A small file of ``/proc`` whole, or ``None`` if it is gone (bare system calls: read many times a second)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read().decode("ascii", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        parts = []
+        while chunk := os.read(fd, 1 << 16):
+            parts.append(chunk)
+        return b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_stat(pid: int) -> Optional[_ProcInfo]:
+    raw = _read_proc(f"/proc/{pid}/stat")
+    if raw is None:
+        return None
+    data = raw.decode("ascii", "replace")
     fields = data[data.rfind(")") + 2 :].split()
     # fields[0] is field 3 of proc(5): state, ppid, pgrp, session, ..., utime(14), stime(15), ..., starttime(22)
     try:
@@ -98,11 +114,9 @@ def _children(pid: int) -> list[int]:
     except OSError:
         return children
     for tid in threads:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
-                children += [int(child) for child in handle.read().split()]
-        except (OSError, ValueError):
-            continue
+        listed = _read_proc(f"/proc/{pid}/task/{tid}/children")
+        if listed:
+            children += [int(child) for child in listed.split() if child.isdigit()]
     return children
 
 
@@ -166,10 +180,8 @@ _ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rol
 
 def _kilobytes(path: str, keys: tuple[bytes, ...]) -> int:
     """The sum of the ``keys`` lines (``Name:  123 kB``) of a /proc file, in bytes (0 for a process gone)."""
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read()
-    except OSError:
+    text = _read_proc(path)
+    if text is None:
         return 0
     total = 0
     for line in text.splitlines():
@@ -180,14 +192,15 @@ def _kilobytes(path: str, keys: tuple[bytes, ...]) -> int:
     return total << 10
 
 
-def resident_bytes(pid: int) -> int:
-    """A fast upper bound of the memory ``pid`` holds: ``RssAnon + RssShmem + VmSwap``."""
-    return _kilobytes(f"/proc/{pid}/status", _STATUS_KEYS)
+def resident_bytes(process: str) -> int:
+    """A fast upper bound of the memory a process holds (its ``/proc`` folder): ``RssAnon + RssShmem + VmSwap``."""
+    return _kilobytes(f"{process}/status", _STATUS_KEYS)
 
 
-def proportional_bytes(pid: int) -> int:
-    """The memory ``pid`` holds, pages shared with other processes divided among them (``Pss_Anon + Pss_Shmem + SwapPss``)."""
-    return _kilobytes(f"/proc/{pid}/smaps_rollup", _ROLLUP_KEYS)
+def proportional_bytes(process: str) -> int:
+    """The memory a process holds (its ``/proc`` folder), pages shared with others divided among them
+    (``Pss_Anon + Pss_Shmem + SwapPss``)."""
+    return _kilobytes(f"{process}/smaps_rollup", _ROLLUP_KEYS)
 
 
 def tmpfs_bytes(root: str, mounts: tuple[str, ...]) -> int:
@@ -267,6 +280,7 @@ class AgentProcess:
     _threads: list[threading.Thread] = field(default_factory=list, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _ending: threading.Event = field(default_factory=threading.Event, init=False)  # stops the watchdog
+    _inner: int = field(default=0, init=False)  # the first process of its PID namespace (sandboxed), once seen
 
     # -- start ------------------------------------------------------------------
 
@@ -337,21 +351,36 @@ class AgentProcess:
                 return
             if self.suspended:
                 continue
-            pids, root = self._memory_scan()
+            processes, root = self._memory_scan()
             stored = tmpfs_bytes(root, TMPFS_MOUNTS) if root else 0
-            bound = stored + sum(resident_bytes(pid) for pid in pids)
+            bound = stored + sum(resident_bytes(process) for process in processes)
             self.peak_memory = max(self.peak_memory, bound)
-            if bound <= limit or stored + sum(proportional_bytes(pid) for pid in pids) <= limit:
+            if bound <= limit or stored + sum(proportional_bytes(process) for process in processes) <= limit:
                 continue
             self.out_of_memory_mb = self.memory_mb
             self.kill_all(term_grace=0)
             return
 
-    def _memory_scan(self) -> tuple[set[int], str]:
-        """The agent's processes now (bwrap's outside one apart) and its sandbox's root in ``/proc`` (``""``: none)."""
-        pids = self._tree() - self._outer()
-        inner = _children(self.pid) if self.sandbox is not None else []
-        return pids, f"/proc/{inner[0]}/root" if inner else ""
+    def _memory_scan(self) -> tuple[list[str], str]:
+        """The ``/proc`` folders of the agent's processes now, and its sandbox's root in ``/proc`` (``""``: none).
+
+        Sandboxed, they are every process of its PID namespace, listed by the
+        sandbox's own ``/proc`` (one listing, where walking the tree reads a
+        file per thread); unsandboxed, those of :meth:`scan_tree`.
+        """
+        if self.sandbox is None:
+            return [f"/proc/{pid}" for pid in self._tree()], ""
+        if not self._inner:
+            inner = _children(self.pid)
+            if not inner:
+                return [], ""
+            self._inner = inner[0]
+        root = f"/proc/{self._inner}/root"
+        try:
+            names = os.listdir(f"{root}/proc")
+        except OSError:
+            return [], ""
+        return [f"{root}/proc/{name}" for name in names if name.isdigit()], root
 
     def _drain(self) -> None:
         """Copy the agent's output into its log: the first half of the cap as it comes, the last half at the end.
@@ -419,19 +448,24 @@ class AgentProcess:
     def _tree(self) -> set[int]:
         """Every live process of the agent's tree (bwrap's too), by the kernel's child lists; remembers them."""
         with self._lock:
-            frontier = [pid for pid, start in self.known.items() if _alive(pid, start)]
+            # (pid, start time known or 0): a known pid whose start differs is another process now
+            frontier = list(self.known.items())
             alive: set[int] = set()
             while frontier:
-                pid = frontier.pop()
+                pid, start = frontier.pop()
                 if pid in alive:
                     continue
                 info = _read_stat(pid)
-                if info is None or info.state == "Z":
+                if info is None:
+                    if start:
+                        self.known.pop(pid, None)  # gone for good: never looked at again
+                    continue
+                if info.state == "Z" or (start and info.start != start):
                     continue
                 alive.add(pid)
-                self.known.setdefault(pid, info.start)
+                self.known[pid] = info.start
                 self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
-                frontier.extend(_children(pid))
+                frontier.extend((child, 0) for child in _children(pid))
             return alive
 
     def _wrappers(self) -> set[int]:
