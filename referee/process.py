@@ -24,6 +24,8 @@ counted once) plus the same tmpfs bytes.  Over the limit, the whole sandbox
 is killed at once and :attr:`AgentProcess.out_of_memory_mb` says why.  A
 fast burst may pass the limit by what it allocates in one interval; a file
 of ``/tmp`` or ``/dev/shm`` that is also mapped counts twice (the safe side).
+Memory it could hold out of sight (a memfd, a detached System V segment) is
+refused by the sandbox's seccomp filter (:data:`.sandbox.BLOCKED_SYSCALLS_X86_64`).
 
 Unsandboxed (``--sandbox none``, only when asked for), the processes of an
 agent are those of its session or process group, every descendant ever
@@ -203,15 +205,19 @@ def proportional_bytes(process: str) -> int:
     return _kilobytes(f"{process}/smaps_rollup", _ROLLUP_KEYS)
 
 
+TMPFS_INODE_BYTES = 1024  # the kernel's memory for one file of a tmpfs (its inode and name), which its size does not count
+
+
 def tmpfs_bytes(root: str, mounts: tuple[str, ...]) -> int:
-    """Bytes used in the file systems ``mounts`` as seen from ``root`` (``/proc/PID/root``)."""
+    """Memory used by the file systems ``mounts`` as seen from ``root`` (``/proc/PID/root``): their blocks, and
+    :data:`TMPFS_INODE_BYTES` a file (a million empty files cost a GB, and no size limit counts them)."""
     total = 0
     for mount in mounts:
         try:
             info = os.statvfs(root + mount)
         except OSError:
             continue
-        total += (info.f_blocks - info.f_bfree) * info.f_frsize
+        total += (info.f_blocks - info.f_bfree) * info.f_frsize + (info.f_files - info.f_ffree) * TMPFS_INODE_BYTES
     return total
 
 

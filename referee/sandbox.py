@@ -323,8 +323,12 @@ TMPFS_MOUNTS = ("/tmp", "/dev/shm")
 
 
 # Calls no agent needs and an attacker would: reading or steering another
-# process (even bwrap's own first process, which shares the sandbox).
-BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311}
+# process (even bwrap's own first process, which shares the sandbox); memory
+# in files that no process maps and no folder shows, out of the memory
+# watchdog's sight (a memfd, a System V segment left detached).  No runtime
+# we run uses the last two (a JVM, node, Python's multiprocessing: /dev/shm).
+BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+                           "memfd_create": 319, "shmget": 29}
 _AUDIT_ARCH_X86_64 = 0xC000003E
 
 

@@ -158,6 +158,11 @@ def attack_once():
                         handle.write(b"x" * (1 << 20))
             except OSError as exc:
                 note("folder", f"file {index}: {exc.strerror}")
+    elif attack == "hidden-memory":  # memory no process maps and no folder shows
+        try_("memfd", lambda: os.memfd_create("hoard"))
+        libc = ctypes.CDLL(None, use_errno=True)
+        note("shmget", [libc.shmget(0, 64 << 20, 0o1600), ctypes.get_errno()])
+        try_("files in /tmp", lambda: [open(f"/tmp/{i}", "w").close() for i in range(2000)] and "made")
     elif attack == "slow":  # thinks for ever: the other side waits, frozen
         time.sleep(1000)
     elif attack == "memory":

@@ -199,6 +199,17 @@ def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]
     assert agent["oom_kills"] >= 1, agent
 
 
+def test_no_memory_out_of_the_watchdogs_sight(arena: Arena, user: Optional[str]) -> None:
+    # A memfd or a detached System V segment holds memory that no process maps and no folder shows.
+    before = arena.fingerprint()
+    record, games = play(arena, user, "hidden-memory")
+    check_game(arena, record, games, before)
+    found = attacker_found(games)
+    assert found["memfd"] == "failed: PermissionError", found
+    assert found["shmget"] == [-1, 1], found  # EPERM
+    assert found["files in /tmp"] == "'made'", found  # files, counted (blocks and inodes)
+
+
 def test_a_sigkilled_referee_takes_its_agents_with_it(arena: Arena, user: Optional[str]) -> None:
     # The victim moves first, then waits frozen while the attacker "thinks" for
     # ever: killing the referee then must end both, the frozen one included.
