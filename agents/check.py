@@ -357,7 +357,8 @@ class ScriptedGame:
                 return message, seconds
             if self.process.exited:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
-                raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
+                raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move"
+                                f"{self.process.memory_note()}")
             if now > deadline:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
                 printed = printed_move(self.output_log())
