@@ -182,9 +182,13 @@ def test_a_big_file_costs_the_attacker(arena: Arena, user: Optional[str]) -> Non
     before = arena.fingerprint()
     record, games = play(arena, user, "big-file", "--disk", "16")
     check_game(arena, record, games, before)
-    # The write stops at the limit (RLIMIT_FSIZE); more would cost the game.
-    big = games / "attacker" / "big"
-    assert big.exists() and big.stat().st_size <= 16 << 20
+    # The write stops at the limit (RLIMIT_FSIZE); more would cost the game.  Its 16 MB and the rest of its
+    # files are over the disk limit together: the largest went after the game, and the record says so.
+    assert not (games / "attacker" / "big").exists()
+    assert folder_bytes(games / "attacker") <= 16 << 20
+    trimmed = record.extra["agents"]["attacker"]["trimmed"]
+    assert trimmed["files"] == 1 and trimmed["bytes"] >= 16 << 20, trimmed
+    assert trimmed["why"] == "beyond the 16 MB disk limit"
 
 
 def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]) -> None:
