@@ -16,8 +16,9 @@ Memory without a cgroup: no address-space limit (``RLIMIT_AS`` breaks the
 runtimes that reserve more than they use: a JVM, javac, rustc) but a
 watchdog thread, every :data:`MEMORY_WATCH_INTERVAL` seconds while the agent
 runs (a stopped agent cannot allocate): the sum of its processes'
-``RssAnon + RssShmem + VmSwap`` (``/proc/PID/status``) plus the bytes used
-in its sandbox's ``/tmp`` and ``/dev/shm``; only when that bound is over
+``RssAnon + RssShmem + VmSwap`` (``/proc/PID/status``; sandboxed, every
+process of its PID namespace, listed by the sandbox's own ``/proc``) plus
+the bytes used in its sandbox's ``/tmp`` and ``/dev/shm``; only when that bound is over
 the limit, the precise figure, ``Pss_Anon + Pss_Shmem + SwapPss``
 (``/proc/PID/smaps_rollup``: the copy-on-write pages of forked children
 counted once) plus the same tmpfs bytes.  Over the limit, the whole sandbox
