@@ -399,7 +399,11 @@ class SandboxPlan:
         readable = [p for p in readable if not any(other in p.parents for other in readable)]
         for path in readable:
             args += ["--ro-bind", str(path), str(path)]
-        covers = [path for path in self.hidden if any(path == r or r in path.parents for r in readable)]
+        covers = sorted({path for path in self.hidden if any(path == r or r in path.parents for r in readable)},
+                        key=lambda p: len(p.parts))
+        # One cover hides all below it: a cover inside another would only be hidden by it (mounted before) or
+        # cost a mount (after).
+        covers = [path for path in covers if not any(other in path.parents for other in covers)]
         for path in covers:
             args += ["--tmpfs", str(path)]
         args += ["--bind", str(self.directory), str(self.directory)]

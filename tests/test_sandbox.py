@@ -313,3 +313,22 @@ def _build_java(tmp_path: Path, user: Optional[str]) -> None:
     assert "hello from the JVM" in log and (folder / "Hello.class").exists()
     limits = next(line for line in log.splitlines() if line.startswith("Max address space"))
     assert limits.split()[3:5] == ["unlimited", "unlimited"], limits
+
+
+@needs_sandbox
+def test_covers_inside_covers_and_dev_are_read_only_and_the_agents_directory_is_not(tmp_path: Path) -> None:
+    # A tournament hides its game's folder inside its hidden results: the covers are empty tmpfs without a
+    # size, so none may be written (nor /dev); only the agent's own directory, /tmp and /dev/shm.
+    agent = tmp_path / "results" / "games" / "g1" / "alice"
+    agent.mkdir(parents=True)
+    (tmp_path / "results" / "secret.sqlite").write_text("standings")
+    plan = sandbox.SandboxPlan(directory=agent, readable=[tmp_path],
+                               hidden=[agent.parent, tmp_path / "results"], bwrap=sandbox.probe().bwrap or "bwrap")
+    script = ("for f in /dev/x /dev/shm/x /tmp/x ../x ../../x ../../../x ./x; do "
+              "(echo hi > $f) 2>/dev/null && echo \"wrote $f\" || echo \"refused $f\"; done; ls ../../..")
+    done = subprocess.run(plan.command(["/bin/sh", "-c", script], agent), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:7] == ["refused /dev/x", "wrote /dev/shm/x", "wrote /tmp/x", "refused ../x", "refused ../../x",
+                         "refused ../../../x", "wrote ./x"], done.stdout
+    assert "secret.sqlite" not in done.stdout
