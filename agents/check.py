@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import tempfile
 import time
@@ -70,6 +71,10 @@ from ..referee.watch import Waker, make_waker
 CHECKER = "checker"  # the checker's side in a scripted game's record
 POLL = 0.005
 QUIET = 0.3  # how long Black is watched for a move written out of turn
+WATCH_LONGER = 2.0  # seconds watched past a move's deadline, to tell a late move from none
+PROGRAM_BYTES = 16 << 20  # the most of a program file searched for a hard-coded name
+# "bob.in" in a program (a string in C's binary, a script's source, a class file): a name it may wait for.
+_IN_NAME = re.compile(rb"(?<![A-Za-z0-9_./{}-])([A-Za-z0-9_-]{1,32})\.in(?![A-Za-z0-9_.])")
 
 
 # ---------------------------------------------------------------------------
@@ -86,9 +91,12 @@ ITEMS = [
     ("receives-pass", "receives a pass"),
     ("must-pass", "passes when it must"),
     ("full-game", "plays a game to the end and exits"),
-    ("liberal", "copes with a lower-case move line and CRLF (advisory: the referee writes upper case)"),
-    ("illegal", "notices an illegal opponent move (advisory: it should say so on stderr and exit)"),
+    ("liberal", "copes with a lower-case move line and CRLF"),
+    ("illegal", "notices an illegal opponent move"),
 ]
+# Good manners the referee never tests (it writes upper case, it relays no illegal move): a miss is advice, shown
+# apart from the failures, with why it does not fail the card.
+WHY_ADVICE = {"liberal": "the referee writes upper case only", "illegal": "the referee never relays an illegal move"}
 
 OUTPUT_LINES = 8  # lines of the agent's output shown under a failure
 
@@ -127,12 +135,25 @@ class ReportCard:
     slowest: float = 0.0
     games: int = 0
     moves_timed: int = 0  # the agent's moves read: no move, no verdict on speed
+    seconds_timed: float = 0.0  # their time in all (a tournament's duration estimate takes their mean)
     kept: Optional[Path] = None  # the game folders, kept because something failed
     notes: list[str] = field(default_factory=list)  # shown after the items
+    hints: list[str] = field(default_factory=list)  # each shown once, however many items it explains
+    not_checked: list[str] = field(default_factory=list)  # what the card leaves out, and why (after the verdict)
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
+
+    def hint(self, text: str) -> None:
+        """A hint for the card, said once (the same cause often fails several items)."""
+        if text not in self.hints:
+            self.hints.append(text)
 
     def __getitem__(self, key: str) -> Item:
         return self.items[key]
+
+    @property
+    def mean_move_seconds(self) -> Optional[float]:
+        """The mean time of the agent's moves in the check, or ``None`` when it made none."""
+        return self.seconds_timed / self.moves_timed if self.moves_timed else None
 
     @property
     def passed(self) -> bool:
@@ -140,10 +161,14 @@ class ReportCard:
         return all(item.status in (PASS, ADVISORY) for item in self.items.values())
 
     def lines(self) -> list[str]:
+        """The card: the items (PASS / FAIL / UNTESTED), the hints once, the verdict, then advice apart."""
         clock = f"clock {self.clock}, at most " if self.clock else ""
         out = [f"othello check {self.agent}  ({clock}{self.time_per_move:g} s per move, {self.games} games)"]
         shown: list[list[str]] = []
+        advice = [item for item in self.items.values() if item.status == ADVISORY]
         for item in self.items.values():
+            if item.status == ADVISORY:
+                continue
             status = item.status or UNTESTED
             detail = item.detail
             out.append(f"  {status:<8} {item.title}" + (f": {detail}" if detail else ""))
@@ -153,13 +178,18 @@ class ReportCard:
                     f"           {line}" for line in item.evidence]
                 shown.append(item.evidence)
         out += [f"  {note}" for note in self.notes]
-        if self.passed:
-            verdict = "all checks passed"
-        elif any(item.status == FAIL for item in self.items.values()):
+        out += [f"  hint: {hint}" for hint in self.hints]
+        if any(item.status == FAIL for item in self.items.values()):
             verdict = "some checks FAILED"
-        else:
+        elif any(item.status is None for item in self.items.values()):
             verdict = "no check failed, but some could not be exercised"
-        out.append(f"{verdict} (slowest move {self.slowest:.2f} s)")
+        else:
+            verdict = "all checks passed"
+        out.append(verdict)
+        if advice:
+            out.append("advice (good manners the referee does not require; the card passes without them):")
+            out += [f"  {item.title}: {item.detail} ({WHY_ADVICE.get(item.key, 'not required')})" for item in advice]
+        out += [f"not checked: {what}" for what in self.not_checked]
         if self.kept is not None:
             out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log, each game in "
                        f"gameN.json: `othello replay {self.kept}/game1.json --rerun NAME --at N` runs it again there)")
@@ -322,18 +352,49 @@ class ScriptedGame:
                   if not hint.startswith("your program printed")]
         return lines
 
-    def untaken_hint(self) -> str:
-        """Why NAME.in is still there: read but kept, or never read (the agent waits for another name)."""
+    def untaken(self) -> str:
+        """Why NAME.in is still there, in a few words for the item; the whole hint goes on the card, once.
+
+        Read but kept, or never read: then the agent waits for another name,
+        which its program may name (:func:`names_in_program`) or a file in
+        its folder may show.
+        """
         try:
             info = os.stat(self.in_name, dir_fd=self.dir_fd, follow_symlinks=False)
             read = info.st_atime_ns > info.st_mtime_ns  # a read after the rename moves the access time on
         except OSError:
             read = False
         if read:
-            return f"it read {self.in_name} but did not delete it: delete it once read (PROTOCOL.md section 3)"
+            self.card.hint(f"it read {self.in_name} but did not delete it: delete it once read (PROTOCOL.md section 3)")
+            return f"it read {self.in_name} but kept it"
         command = " ".join((self.spec.command or ())[:2])
-        return (f"it waited for {self.in_name}: is the name hard-coded? then call it by that name, "
-                f"`NAME={command} ...`, or give the program `{{name}}`")
+        named = names_in_program(self.spec, self.directory)
+        left = self.names_in_folder()
+        if named or left:
+            other = (named or left)[0]
+            where = "its program names it" if named else f"it left {', '.join(self.files_of(other))} in its folder"
+            self.card.hint(f"it never read {self.in_name}: it waits for {other}.in ({where}), so the name is "
+                           f"hard-coded: call it by that name, `{other}={command} ...`, or give the program `{{name}}`")
+        else:
+            self.card.hint(f"it never read {self.in_name}: is the name hard-coded? then call it by that name, "
+                           f"`NAME={command} ...`, or give the program `{{name}}`")
+        return f"it never read {self.in_name}"
+
+    def files_of(self, name: str) -> list[str]:
+        """The files in its folder of the agent name ``name`` (``bob.out``)."""
+        try:
+            return sorted(entry for entry in os.listdir(self.directory) if entry.split(".")[0] == name)
+        except OSError:
+            return []
+
+    def names_in_folder(self) -> list[str]:
+        """Agent names that files in its folder suggest (``bob.out``, ``bob.in.tmp``), other than its own."""
+        try:
+            entries = os.listdir(self.directory)
+        except OSError:
+            return []
+        return sorted({entry.split(".")[0] for entry in entries
+                       if any(part in ("in", "out") for part in entry.split(".")[1:])} - {self.spec.file_name})
 
     def read_move(self, started: float) -> tuple[files.Message, float]:
         """Wait for a complete NAME.out, take it; return the message and the seconds it took."""
@@ -341,7 +402,7 @@ class ScriptedGame:
         clock.start(started)
         deadline = clock.deadline()
         assert deadline is not None  # the checker always has a time per move
-        deadline += 2.0  # watch a little longer to tell late from silent
+        deadline += WATCH_LONGER
         while True:
             message = self.seat.take_message(self.waker, 64 << 10, size=self.board.size)
             now = time.monotonic()
@@ -354,6 +415,7 @@ class ScriptedGame:
                     self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {limit})", evidence=self.evidence())
                 self.moves_read += 1
                 self.card.moves_timed += 1
+                self.card.seconds_timed += seconds
                 return message, seconds
             if self.process.exited:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
@@ -361,12 +423,15 @@ class ScriptedGame:
                                 f"{self.process.memory_note()}")
             if now > deadline:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
+                # What the wait was made of: the limit (the time, the grace, a first move's start-up), then the
+                # checker's own watch, to tell a late move from none.
+                waited = f"{now - started:.1f} s: {clock.explain()} allowed, {WATCH_LONGER:g} s more watched"
                 printed = printed_move(self.output_log())
                 if printed is not None:  # the classic mistake: name it, not its consequence
                     raise AgentSilent(f"your program printed {printed} on standard output: write it to "
-                                      f"{self.out_name} (no {self.out_name} within {now - started:.1f} s)")
-                hint = f"; {self.untaken_hint()}" if self.in_present() and not self.moves_read else ""
-                raise AgentSilent(f"no move within {now - started:.1f} s{hint}")
+                                      f"{self.out_name} (no {self.out_name} within {waited})")
+                why = f"; {self.untaken()}" if self.in_present() and not self.moves_read else ""
+                raise AgentSilent(f"no move within {waited}{why}")
             self.waker.wait(POLL)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
@@ -511,8 +576,8 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
             if game.process.exited:
                 raise AgentGone(f"the agent exited (code {game.process.returncode}) without reading and deleting "
                                 f"{game.in_name}")
-            problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s; "
-                       + game.untaken_hint())
+            problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s: "
+                       + game.untaken())
             card["deletes"].grade(False, problem, evidence=game.evidence())  # not UNTESTED under this line
             raise AgentGone(problem)
         time.sleep(QUIET)
@@ -578,8 +643,8 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     if spec.openings:
         card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
     elif not spec.is_manual:
-        card.notes.append("openings are not checked: not declared (a program that reads them is given as "
-                          "openings:NAME=COMMAND, PROTOCOL.md section 8)")
+        card.not_checked.append("openings, as it does not declare them (a program that reads them is given as "
+                                "openings:NAME=COMMAND, PROTOCOL.md section 8)")
     if _checked_sizes(spec):
         card.items[SIZES_ITEM[0]] = Item(*SIZES_ITEM)
     missing = missing_program(spec)
@@ -592,7 +657,8 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
         scenarios = _run_scenarios(spec, card, root, time_per_move, attempts, random.Random(seed), log, startup, config,
                                    fail_fast)
         if scenarios.refused_first == {WHITE, BLACK}:
-            card.notes.append(f"hint: {ORIENTATION}")
+            card.hint(ORIENTATION)
+        _grade_speed(card, time_per_move, config.grace)
         _untested_without_a_move(card)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
@@ -602,6 +668,36 @@ def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, 
     else:
         shutil.rmtree(root, ignore_errors=True)
     return card
+
+
+def names_in_program(spec: AgentSpec, directory: Path) -> list[str]:
+    """Names ``X`` of ``"X.in"`` written in the agent's program files (the program, and a script or jar it is given).
+
+    A C program that opens ``"bob.in"`` keeps the string in its binary; a
+    script or a class file keeps it in its text.  Built-in agents and
+    programs that are not files here give none.
+    """
+    if spec.command is None or spec.is_manual:
+        return []
+    home = spec.home or Path.cwd()
+    found: list[str] = []
+    for word in spec.argv(directory, 1.0):
+        path = Path(word) if "/" in word else Path(shutil.which(word) or home / word)
+        path = path if path.is_absolute() else home / path
+        if not path.is_file() or path.stat().st_size > PROGRAM_BYTES or _is_interpreter(path):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        found += [name.decode() for name in _IN_NAME.findall(data) if name.decode() not in found]
+    return [name for name in found if name not in ("NAME", spec.file_name)]
+
+
+def _is_interpreter(path: Path) -> bool:
+    """python3, java, node...: a program whose strings say nothing of the agent's."""
+    return path.resolve().parent in {Path(p).resolve() for p in ("/usr/bin", "/bin", "/usr/local/bin", "/usr/lib/jvm")} \
+        or "python" in path.name or path.name in ("java", "node", "awk", "gawk", "mawk")
 
 
 def missing_program(spec: AgentSpec) -> Optional[str]:
@@ -635,6 +731,15 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
 
 # The items that need a move from the agent: with none ever read, their verdicts say nothing.
 NEEDS_A_MOVE = ("in-time", "receives-pass", "must-pass", "full-game", "liberal", "illegal", OPENINGS_ITEM[0], SIZES_ITEM[0])
+
+
+def _grade_speed(card: ReportCard, time_per_move: float, grace: float) -> None:
+    """``answers in time`` over every game played: the card's one slowest-move figure (first moves' start-up apart)."""
+    if not card.moves_timed:  # a program that never moved is not fast
+        return
+    allowed = TimeControl(time_per_move, grace).allowance(first_move=False) or 0.0
+    card["in-time"].grade(card.slowest <= allowed, f"slowest move {card.slowest:.2f} s of {allowed:g} s allowed "
+                          f"(its first moves' start-up apart; {card.moves_timed} moves)")
 
 
 def _untested_without_a_move(card: ReportCard) -> None:
@@ -699,10 +804,6 @@ class _Scenarios:
                     self.refused_first.add(colour)
                 if isinstance(exc, AgentSilent):
                     self.card["in-time"].grade(False, str(exc), evidence=g.evidence())
-        if self.card.moves_timed:  # a program that never moved is not fast
-            slowest = self.card.slowest
-            allowed = TimeControl(self.time_per_move, self.config.grace).allowance(first_move=False) or 0.0
-            self.card["in-time"].grade(slowest <= allowed, f"slowest move {slowest:.2f} s")
 
     def stopped(self) -> bool:
         """With ``fail_fast``, whether a check has failed already (then nothing more is played)."""

@@ -7,14 +7,13 @@ not pay for (or depend on) the compiled champion and numba.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 from pathlib import Path
 from typing import Callable, Iterable
 
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE
-from ..referee.fingerprint import file_digest, folder_files
+from ..referee.fingerprint import file_digest, folder_files, text_digest
 from ..referee.spec import BuiltinAgents
 from .runtime import Strategy
 
@@ -116,7 +115,7 @@ def version_of(name: str) -> str:
     else:
         files.append((f"{module}.py", file_digest(here / f"{module}.py")))
     text = json.dumps({"builtin": name, "files": sorted(files)}, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_digest(text)
 
 
 class UnknownAgentError(KeyError, ValueError):

@@ -4,6 +4,10 @@ Run by hand (never by the tests):
 
     python bench/relay_latency.py --games 20
 
+The modes take turns game by game (the load of a shared machine drifts), and one
+mode is the referee as it was before issue 27 (its relay waited until the side
+that had moved was seen stopped), so that a run gives the before and the after.
+
 Two instant agents (they block on inotify, so they take no CPU while they
 wait) play whole games.  Just before renaming its ``NAME.out`` into place an
 agent writes ``time.monotonic()`` (CLOCK_MONOTONIC, the same clock in every
@@ -20,12 +24,17 @@ end of the game.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Iterator
 
+from othello_arena.protocol import Termination
 from othello_arena.referee import AgentSpec, GameConfig, GameEvent, play_game
 
 AGENT = r'''
@@ -72,45 +81,84 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def measure(games: int, polling: bool, interval: float, work: Path, sandbox: str = "bwrap",
-            suspend: bool = True) -> dict[str, float]:
+@dataclass
+class Mode:
+    """One way of running the referee; its games are interleaved with the other modes' (the machine drifts)."""
+
+    label: str
+    polling: bool = False
+    sandbox: str = "bwrap"
+    suspend: bool = True
+    waited_stop: bool = False  # the referee before issue 27: the relay waited until the mover was seen stopped
+    latencies: list[float] = field(default_factory=list)
+    overheads: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def waiting_for_the_stop(enabled: bool) -> Iterator[None]:
+    """With ``enabled``, the referee as it was before issue 27: ``confirm_suspended`` waited for the stop."""
+    if not enabled:
+        yield
+        return
+    from othello_arena.referee import game
+
+    def confirm_waiting(self: Any, player: Any) -> None:
+        if player.process is None:
+            return
+        if player.process.suspended and self.isolation is not None:
+            player.process.wait_stopped()
+        else:
+            player.process.scan_tree()
+
+    current = game._Game.confirm_suspended
+    game._Game.confirm_suspended = confirm_waiting  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        game._Game.confirm_suspended = current  # type: ignore[method-assign]
+
+
+def play_one(mode: Mode, game: int, interval: float, work: Path) -> None:
+    """Play one game in ``mode`` and add its relay latencies and overhead to the mode's."""
     script = work / "bench_agent.py"
-    script.write_text(AGENT)
-    latencies: list[float] = []
-    overheads: list[float] = []
-    walls: list[float] = []
-    config = GameConfig(time_per_move=10, polling=polling, poll_interval=interval, sandbox=sandbox,
-                        suspend_waiting=suspend)
-    for game in range(games):
-        relayed: list[GameEvent] = []
+    if not script.exists():
+        script.write_text(AGENT)
+    config = GameConfig(time_per_move=10, polling=mode.polling, poll_interval=interval, sandbox=mode.sandbox,
+                        suspend_waiting=mode.suspend)
+    relayed: list[GameEvent] = []
 
-        def collect(event: GameEvent) -> None:
-            if event.kind == "relayed":
-                relayed.append(event)
+    def collect(event: GameEvent) -> None:
+        if event.kind == "relayed":
+            relayed.append(event)
 
-        white = AgentSpec.program("a", [sys.executable, str(script)])
-        black = AgentSpec.program("b", [sys.executable, str(script)])
-        started = time.monotonic()
-        folder = work / f"{'poll' if polling else 'events'}-{sandbox}-{suspend}-{game}"
+    white = AgentSpec.program("a", [sys.executable, str(script)])
+    black = AgentSpec.program("b", [sys.executable, str(script)])
+    folder = work / f"{len(list(work.iterdir()))}-{game}"
+    started = time.monotonic()
+    with waiting_for_the_stop(mode.waited_stop):
         record = play_game(white, black, config, folder, on_event=collect)
-        wall = time.monotonic() - started
-        assert record.result is not None and record.result.termination is Termination.NORMAL, record.result
-        # relayed events follow the moves in order (the last move is never relayed: the game ends).
-        # The first relay is left out: it waits, as the protocol says, until Black (still
-        # starting up) has deleted its colour file.
-        for event, entry in list(zip(relayed, record.moves))[1:]:
-            stamp = float(entry.comments[0].split("=")[1])
-            latencies.append(event.at - stamp)
-        thinking = sum(entry.seconds for entry in record.moves)
-        walls.append(wall)
-        overheads.append(wall - thinking)
+    wall = time.monotonic() - started
+    assert record.result is not None and record.result.termination is Termination.NORMAL, record.result
+    # relayed events follow the moves in order (the last move is never relayed: the game ends).
+    # The first relay is left out: it waits, as the protocol says, until Black (still
+    # starting up) has deleted its colour file.
+    for event, entry in list(zip(relayed, record.moves))[1:]:
+        stamp = float(entry.comments[0].split("=")[1])
+        mode.latencies.append(event.at - stamp)
+    thinking = sum(entry.seconds for entry in record.moves)
+    mode.walls.append(wall)
+    mode.overheads.append(wall - thinking)
+
+
+def summary(mode: Mode) -> dict[str, float]:
     return {
-        "moves": len(latencies),
-        "median_ms": statistics.median(latencies) * 1000,
-        "p99_ms": percentile(latencies, 0.99) * 1000,
-        "max_ms": max(latencies) * 1000,
-        "overhead_s": statistics.median(overheads),
-        "wall_s": statistics.median(walls),
+        "moves": len(mode.latencies),
+        "median_ms": statistics.median(mode.latencies) * 1000,
+        "p99_ms": percentile(mode.latencies, 0.99) * 1000,
+        "max_ms": max(mode.latencies) * 1000,
+        "overhead_s": statistics.median(mode.overheads),
+        "wall_s": statistics.median(mode.walls),
     }
 
 
@@ -167,20 +215,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--poll-interval", type=float, default=0.005, help="polling baseline interval (s)")
+    parser.add_argument("--no-polling", action="store_true", help="leave out the polling row")
+    parser.add_argument("--referee-first", action="store_true",
+                        help="run the referee's main thread under SCHED_FIFO (root; the agents it starts are not): "
+                             "the referee's own path, without the queue of a loaded machine in front of it")
     args = parser.parse_args()
+    if args.referee_first:
+        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
+    modes = [
+        Mode("file events, sandbox, waiting side frozen (default)"),
+        Mode("the same, the relay waiting until the mover is seen stopped (before issue 27)", waited_stop=True),
+        Mode("file events, sandbox, not frozen", suspend=False),
+        Mode("file events, no sandbox, not frozen", sandbox="none", suspend=False),
+    ]
+    if not args.no_polling:
+        modes.append(Mode(f"polling every {args.poll_interval * 1000:g} ms, sandbox, frozen", polling=True))
+    load = [open("/proc/loadavg").read().split()[0]]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        rows = [
-            ("floor: raw inotify delivery, no referee", delivery_floor(60 * args.games, work)),
-            ("file events, sandbox, waiting side frozen (default)", measure(args.games, False, args.poll_interval, work)),
-            ("file events, sandbox, not frozen", measure(args.games, False, args.poll_interval, work, suspend=False)),
-            ("file events, no sandbox, not frozen", measure(args.games, False, args.poll_interval, work, "none", False)),
-            (f"polling every {args.poll_interval * 1000:g} ms, sandbox, frozen",
-             measure(args.games, True, args.poll_interval, work)),
-        ]
-    print(f"{args.games} games per mode, two instant agents\n")
+        floor = delivery_floor(60 * args.games, work)
+        for game in range(args.games):  # the modes in turn, game by game
+            for mode in modes:
+                play_one(mode, game, args.poll_interval, work)
+    load.append(open("/proc/loadavg").read().split()[0])
+    print(f"{args.games} games per mode, two instant agents, the modes in turn game by game; "
+          f"load average {load[0]} before, {load[1]} after"
+          + ("; the referee first (SCHED_FIFO)" if args.referee_first else "") + "\n")
     print("| mode | relays | median ms | p99 ms | max ms | overhead per game s | wall per game s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
+    rows = [("floor: raw inotify delivery, no referee", floor), *((mode.label, summary(mode)) for mode in modes)]
     for label, row in rows:
         print(
             f"| {label} | {row['moves']} | {row['median_ms']:.3f} | {row['p99_ms']:.3f} | {row['max_ms']:.2f} "

@@ -49,7 +49,7 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
 
     Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
-    command, build, openings = parse_command(command, build)
+    command, build, openings, reads_clock = parse_command(command, build)
     hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
     if store.submissions_since(student, hour_ago) >= settings.submissions_per_hour:
         raise RateLimited(f"at most {settings.submissions_per_hour} submissions an hour: try again later")
@@ -64,19 +64,19 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
             return db.execute(select, (student, fingerprint)).fetchone(), True
         if existing is not None:
             return existing, False
-        db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, files, bytes, submitted_at, "
-                   "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
-                   (student, fingerprint, command, build, int(openings), json.dumps(listing),
+        db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, bytes, "
+                   "submitted_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
+                   (student, fingerprint, command, build, int(openings), int(reads_clock), json.dumps(listing),
                     sum(size for _, size in listing), now()))
         row = db.execute(select, (student, fingerprint)).fetchone()
     assert row is not None
     return row, True
 
 
-def agent_spec(student: str, command: str, openings: bool, home: Path) -> AgentSpec:
+def agent_spec(student: str, command: str, openings: bool, home: Path, reads_clock: bool = False) -> AgentSpec:
     """The referee's view of a version: its command, run with ``home`` (its built copy) as ``{home}``."""
     spec = AgentSpec.from_command(student, command, base=home)
-    return dataclasses.replace(spec, openings=True) if openings else spec
+    return dataclasses.replace(spec, openings=openings or spec.openings, reads_clock=reads_clock or spec.reads_clock)
 
 
 def links_out_of(root: Path) -> list[str]:
@@ -102,7 +102,8 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     built = version_folder(settings, student, fingerprint, "builds")
     card: dict[str, Any] = {"student": student, "version": version["id"], "fingerprint": fingerprint,
                             "command": version["command"], "build": version["build"],
-                            "time_per_move": settings.time_per_move, "build_log": "", "check": [],
+                            "time_per_move": settings.time_per_move, "clock": settings.clock_text,
+                            "build_log": "", "check": [],
                             "items": [], "stderr": ""}
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
     built.parent.mkdir(parents=True, exist_ok=True)
@@ -122,10 +123,11 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
         # The referee shows a program every file its command names, following links: a link out of the
         # folder would show it someone else's files.
         return _decided(card, "rejected", f"the build left a link out of the submission's folder: {escaping[0]}")
-    spec = agent_spec(student, version["command"], bool(version["openings"]), built)
+    spec = agent_spec(student, version["command"], bool(version["openings"]), built, bool(version["reads_clock"]))
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
-    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log)
+    # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
+    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log, clock=settings.clock)
     # the card names the folder as the student knows it: {home}, not the server's path
     shown = str(built)
     card["check"] = [line.replace(shown, "{home}") for line in report.lines()
@@ -208,7 +210,8 @@ def public_version(row: sqlite3.Row, with_card: bool = True) -> dict[str, Any]:
     """A version as the API shows it to its owner and the instructor."""
     data: dict[str, Any] = {"version": row["id"], "fingerprint": row["fingerprint"], "status": row["status"],
                             "reason": row["reason"], "command": row["command"], "build": row["build"],
-                            "openings": bool(row["openings"]), "submitted_at": row["submitted_at"],
+                            "openings": bool(row["openings"]), "reads_clock": bool(row["reads_clock"]),
+                            "submitted_at": row["submitted_at"],
                             "decided_at": row["decided_at"], "files": json.loads(row["files"]), "bytes": row["bytes"]}
     if with_card:
         data["card"] = json.loads(row["card"]) if row["card"] else None

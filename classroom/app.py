@@ -146,7 +146,7 @@ class ClassApi:
                                 "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT 500", person, person)
         return {"id": person, "name": student["name"], "instructor": False, "versions": versions,
                 "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
-                "time_per_move": self.settings.time_per_move}
+                **self.time_fields()}
 
     def owned_version(self, request: Request, refusal: str) -> sqlite3.Row | Response:
         """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
@@ -214,7 +214,7 @@ class ClassApi:
                 data.pop(private)
             public.append(data)
         counts = {row["status"]: row["n"] for row in self.store.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
-        return {"class": self.settings.name, "time_per_move": self.settings.time_per_move, "students": public,
+        return {"class": self.settings.name, **self.time_fields(), "students": public,
                 "references": references, "games": counts}
 
     async def export(self, request: Request) -> Response:
@@ -235,6 +235,11 @@ class ClassApi:
             return self.refuse(403, "the class view is for the instructor only")
         return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
 
+    def time_fields(self) -> dict[str, Any]:
+        """The class's time rule in every page's data: seconds a move, the game clock (``None``: none), the text shown."""
+        return {"time_per_move": self.settings.time_per_move, "clock": self.settings.clock_text,
+                "time_text": self.settings.time_text}
+
     def class_data(self) -> dict[str, Any]:
         lines, references = standings(self.settings, self.store)
         by_id = {line.id: line for line in lines}
@@ -244,7 +249,7 @@ class ClassApi:
             students.append({**line.to_dict(), "extra": json.loads(student["extra"]),
                              "versions": [public_version(row) for row in self.store.versions(student["id"])]})
         games = self.store.rows("SELECT * FROM games ORDER BY id DESC LIMIT 2000")
-        return {"class": self.settings.name, "time_per_move": self.settings.time_per_move,
+        return {"class": self.settings.name, **self.time_fields(),
                 "deadline": self.settings.deadline.isoformat() if self.settings.deadline else None,
                 "students": students, "references": references, "games": [game_summary(row) for row in games],
                 "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}

@@ -14,6 +14,7 @@ from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
+from ..referee.clock import TimeControl, format_clock, parse_clock
 from ..referee.fingerprint import fingerprint
 from ..referee.game_pair import nth_opening
 from ..referee.sandbox import SandboxUnavailable
@@ -31,14 +32,14 @@ from ..web.files import NotServed, read_under
 from ..web.gameview import entries_from_record, game_view
 
 # The starters' tournament file (each starter's command and build line) and their source files.
-STARTERS_FILE = resources.files("othello_arena.tournaments").joinpath("starters.toml")
+STARTERS_FILE = resources.files("othello_arena.agents").joinpath("starters.toml")
 EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 # The web app's stylesheet, script and board drawing, which the class pages reuse.
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
-    "read_openings", "suite_path", "GameConfig", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
+    "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",

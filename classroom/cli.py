@@ -68,7 +68,8 @@ def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--token", required=True, envvar="OTHELLO_CLASS_TOKEN", help="Your token (or $OTHELLO_CLASS_TOKEN).")
 @click.option("--command", "command", required=True,
-              help="How to run it, e.g. 'python3 agent.py {name}'; 'openings:...' if it reads openings.")
+              help="How to run it, e.g. 'python3 agent.py {name}'; 'openings:...' if it reads openings, "
+                   "'clock:...' if it reads the clock line (both: 'clock:openings:...').")
 @click.option("--build", default="", help="How to build it, e.g. 'gcc -O2 -o agent agent.c' (run in the sandbox).")
 @click.option("--wait", is_flag=True, help="Wait for the admission card, print it; exit 0 admitted, 1 rejected.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds --wait waits.")
@@ -123,8 +124,8 @@ def export(folder: str, output: Optional[str]) -> None:
 def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
     """The final tournament: each student's last admitted version before the deadline, with the tournament runner.
 
-    It writes FOLDER/final/final.toml, runs it (resuming an interrupted
-    final), then writes its report.
+    It writes FOLDER/final.toml (its results in FOLDER/final/results),
+    runs it (resuming an interrupted final), then writes its report.
     """
     from .final import run_final
     from .settings import SettingsError, load

@@ -1,11 +1,13 @@
 """``othello class final DIR``: the final tournament on each student's last version admitted before the deadline.
 
-It writes ``DIR/final/final.toml`` (a tournament file as ``othello
-tournament`` reads it: the students' built copies, already built and
-checked, and the reference agents class.toml names for the final) and runs
-it with the existing runner, then its report, as the instructor would by
-hand: ``othello tournament run final/final.toml`` and ``othello tournament
-report final/final.toml``.
+It writes ``DIR/final.toml`` (a tournament file as ``othello tournament``
+reads it: the students' built copies, already built and checked, and the
+reference agents class.toml names for the final; its results in
+``DIR/final/results``) and runs it with the existing runner, then its
+report, as the instructor would by hand: ``othello tournament run
+final.toml`` and ``othello tournament report final.toml``.  The file lies
+in the class's folder because each agent's ``cwd``, ``builds/ID/FP``, must
+lie inside the file's folder (an agent's home is its own folder, never more).
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
              f"name = {json.dumps(settings.name + ' final')}",
              f"format = {json.dumps(settings.final_format)}",
              f"games_per_pairing = {settings.final_games_per_pairing}",
-             f"time_per_move = {settings.time_per_move:g}",
-             'results = "results"']
+             'results = "final/results"']
+    if settings.clock is None or settings.capped:  # under a clock without a cap: the bank alone
+        lines.insert(-1, f"time_per_move = {settings.time_per_move:g}")
+    if settings.clock_text:
+        lines.insert(-1, f"clock = {json.dumps(settings.clock_text)}")
     if everyone_reads_openings and settings.final_games_per_pairing % 2 == 0 and settings.openings.lower() != "none":
         lines.append(f"openings = {json.dumps(settings.openings)}")
     if settings.final_format == "swiss":
@@ -55,6 +60,8 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
                   f"# version {version['id']}, fingerprint {version['fingerprint']}, submitted {version['submitted_at']}"]
         if version["openings"]:
             lines.append("openings = true")
+        if version["reads_clock"]:
+            lines.append("reads_clock = true")
     for reference in references:
         lines += ["", "[[agents]]", f"name = {json.dumps(reference.name)}", f"builtin = {json.dumps(reference.builtin)}"]
         if reference.time_per_move:
@@ -69,7 +76,7 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
         raise ValueError("the final needs two players at least: fewer students have an admitted version")
     folder = settings.folder / "final"
     folder.mkdir(exist_ok=True)
-    path = folder / "final.toml"
+    path = settings.folder / "final.toml"
     text = tournament_file(settings, versions)
     changed = not path.exists() or path.read_text(encoding="utf-8") != text
     path.write_text(text, encoding="utf-8")

@@ -219,14 +219,14 @@ class Ladder:
         assert version is not None
         home = self.settings.folder / "builds" / version["student"] / version["fingerprint"]
         return AgentEntry(name=version["student"], command=version["command"], cwd=str(home),
-                          openings=bool(version["openings"]))
+                          openings=bool(version["openings"]), reads_clock=bool(version["reads_clock"]))
 
     def job(self, game: sqlite3.Row, remote: bool) -> GameJob:
         white, black = self.entry(game["white"], game["white_version"]), self.entry(game["black"], game["black_version"])
         pair = self.store.row("SELECT opening FROM pairs WHERE id = ?", game["pair"])
         opening = tuple(json.loads(pair["opening"] or "[]") if pair else ())
         config: dict[str, Any] = {
-            "time_per_move": self.settings.time_per_move,
+            **self.settings.game_time(),  # time per move, or the game clock (maybe with a cap on a move)
             "agent_times": [(e.name, e.time_per_move) for e in (white, black) if e.time_per_move],
             # no program may see the class's other folders, even where one lies inside a folder it may read
             "hidden_paths": [str(self.settings.folder / name) for name in ("submissions", "cards", "checks", "games")],

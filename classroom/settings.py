@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .arena import builtin_names, check_file_name
+from .arena import TimeControl, builtin_names, check_file_name, format_clock, parse_clock
 
 SETTINGS_FILE = "class.toml"
 DATABASE_FILE = "class.sqlite"
@@ -40,6 +40,8 @@ TEMPLATE = """\
 [class]
 name = {name}
 time_per_move = {time}              # seconds per move, in the checks and every game
+# clock = "300+2"                   # a game clock instead (PROTOCOL.md section 10): a bank of 300 s, 2 s more a
+#                                   # move; time_per_move then caps a single move (delete it for the bank alone)
 # deadline = "2026-12-04T18:00:00+01:00"   # ISO 8601: the final plays each student's last version admitted before it
 # The reference agents, weakest first: the rungs a new version climbs.  A built-in agent by name, or
 # NAME@SECONDS: that agent with its own seconds per move (the champion at small times).
@@ -101,8 +103,10 @@ class ClassSettings:
 
     folder: Path
     name: str
-    time_per_move: float
+    time_per_move: float  # under a clock: the cap on one move, else (no cap) what the checks give a move: a fair share
     references: tuple[Reference, ...]
+    clock: Optional[tuple[float, float]] = None  # the game clock (base, increment) of every check and ladder game
+    capped: bool = True  # under a clock: whether time_per_move caps a single move (class.toml gives it)
     deadline: Optional[dt.datetime] = None
     games_per_pairing: int = 2
     openings: str = "balanced"
@@ -127,6 +131,24 @@ class ClassSettings:
     def reference(self, name: str) -> Optional[Reference]:
         return next((ref for ref in self.references if ref.name == name), None)
 
+    def game_time(self) -> dict[str, Any]:
+        """The referee's time settings of every check and ladder game (GameConfig's ``time_per_move`` and ``clock``)."""
+        if self.clock is None:
+            return {"time_per_move": self.time_per_move}
+        return {"time_per_move": self.time_per_move if self.capped else None, "clock": self.clock}
+
+    @property
+    def clock_text(self) -> Optional[str]:
+        """The game clock as class.toml writes it, ``"300+2"``; ``None`` without one."""
+        return None if self.clock is None else format_clock(*self.clock)
+
+    @property
+    def time_text(self) -> str:
+        """The time rule as the pages say it: ``0.3 s a move``, ``clock 300+2``, ``clock 300+2, 10 s a move at most``."""
+        if self.clock is None:
+            return f"{self.time_per_move:g} s a move"
+        return f"clock {self.clock_text}" + (f", {self.time_per_move:g} s a move at most" if self.capped else "")
+
 
 def write_template(folder: Path, name: str, time_per_move: float) -> Path:
     """Write a fresh class.toml (init, once: an existing one is the instructor's and is kept)."""
@@ -142,7 +164,7 @@ def _toml_string(text: str) -> str:
 
 
 _KNOWN = {
-    "class": {"name", "time_per_move", "deadline", "references"},
+    "class": {"name", "time_per_move", "clock", "deadline", "references"},
     "ladder": {"games_per_pairing", "openings", "concurrency", "pairs_per_opponent", "stop_climb_at"},
     "admission": {"build_timeout", "submissions_per_hour", "max_upload_bytes", "max_files", "max_file_bytes",
                   "max_depth"},
@@ -195,11 +217,24 @@ def load(folder: Path) -> ClassSettings:
     games = get.number("ladder", "games_per_pairing", 2, 2, 100, whole=True)
     if games % 2:
         raise SettingsError(f"{path}: ladder.games_per_pairing must be even (game pairs, colours swapped)")
+    clock_text = get.text("class", "clock", "")
+    try:
+        clock = parse_clock(clock_text) if clock_text else None  # the rule of --clock and the tournament key
+    except ValueError as exc:
+        raise SettingsError(f"{path}: class.clock: {exc}") from None
+    # Under a clock the bank rules: time_per_move caps a move only if class.toml gives it (as a tournament file).
+    capped = clock is None or "time_per_move" in data.get("class", {})
+    time_per_move = get.number("class", "time_per_move", 1.0, 0.01, 600)
+    if not capped:
+        assert clock is not None
+        time_per_move = TimeControl(None, base=clock[0], increment=clock[1]).fair_share() or time_per_move
     return ClassSettings(
         folder=folder,
         name=get.text("class", "name", folder.name),
-        time_per_move=get.number("class", "time_per_move", 1.0, 0.01, 600),
+        time_per_move=time_per_move,
         references=references,
+        clock=clock,
+        capped=capped,
         deadline=deadline,
         games_per_pairing=int(games),
         openings=get.text("ladder", "openings", "balanced"),

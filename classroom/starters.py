@@ -29,6 +29,6 @@ def starters() -> list[dict[str, Any]]:
                  if name in words or any(word.endswith("/" + name) for word in words)}
         if not files:
             continue
-        prefix = "openings:" if agent.get("openings") else ""
+        prefix = ("clock:" if agent.get("reads_clock") else "") + ("openings:" if agent.get("openings") else "")
         found.append({"language": agent["name"], "command": prefix + command, "build": build, "files": files})
     return found

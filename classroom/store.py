@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS versions (
     command TEXT NOT NULL,
     build TEXT NOT NULL DEFAULT '',
     openings INTEGER NOT NULL DEFAULT 0,   -- the program declared that it reads openings
+    reads_clock INTEGER NOT NULL DEFAULT 0, -- the program declared that it reads the clock line
     files TEXT NOT NULL,                   -- JSON: [[path, bytes], ...]
     bytes INTEGER NOT NULL,
     submitted_at TEXT NOT NULL,
@@ -93,6 +94,9 @@ class ClassStore:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+            columns = {row["name"] for row in self.db.execute("PRAGMA table_info(versions)")}
+            if "reads_clock" not in columns:  # a class.sqlite made before the game clock
+                self.db.execute("ALTER TABLE versions ADD COLUMN reads_clock INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         with self.lock:

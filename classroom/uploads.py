@@ -23,13 +23,23 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
 from .arena import fingerprint
 from .settings import ClassSettings
 
 COMMAND_LIMIT = 1000  # characters of a command or build line
-OPENINGS_PREFIX = "openings:"
+OPENINGS_PREFIX = "openings:"  # the program reads openings (PROTOCOL.md section 8)
+CLOCK_PREFIX = "clock:"  # the program reads the clock line, its bank (PROTOCOL.md section 10)
+
+
+class Command(NamedTuple):
+    """A version's command and build lines, checked, and what its program declared it reads."""
+
+    command: str
+    build: str
+    openings: bool
+    reads_clock: bool = False
 
 
 class UploadRefused(ValueError):
@@ -145,17 +155,20 @@ def _without_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return files
 
 
-def parse_command(command: str, build: str) -> tuple[str, str, bool]:
-    """The command and build lines checked: ``(command, build, openings)``.
+def parse_command(command: str, build: str) -> Command:
+    """The command and build lines checked, with the program's declarations.
 
-    ``openings:COMMAND`` declares that the program reads openings.  The
-    command may name only the submission's own files: no absolute path, no
-    ``..`` (the sandbox shows a program only what its command names).
+    ``openings:COMMAND`` declares that the program reads openings,
+    ``clock:COMMAND`` that it reads the clock line (in either order, as
+    ``othello play`` takes them).  The command may name only the
+    submission's own files: no absolute path, no ``..`` (the sandbox shows a
+    program only what its command names).
     """
     command, build = command.strip(), build.strip()
-    openings = command.lower().startswith(OPENINGS_PREFIX)
-    if openings:
-        command = command[len(OPENINGS_PREFIX):].strip()
+    declared = {OPENINGS_PREFIX: False, CLOCK_PREFIX: False}
+    while prefix := next((p for p in declared if command.lower().startswith(p)), None):
+        declared[prefix] = True
+        command = command[len(prefix):].strip()
     if not command:
         raise UploadRefused("no command line: say how to run the program, e.g. python3 agent.py {name}")
     for line, what in ((command, "command"), (build, "build line")):
@@ -171,7 +184,7 @@ def parse_command(command: str, build: str) -> tuple[str, str, bool]:
         if word.startswith("/") or ".." in PurePosixPath(word).parts or word.startswith("~"):
             raise UploadRefused(f"the command's {word!r} names something outside the submission: "
                                 "name the submission's own files (agent.py, ./agent) or a program such as python3")
-    return command, build, openings
+    return Command(command, build, declared[OPENINGS_PREFIX], declared[CLOCK_PREFIX])
 
 
 def store_version(folder: Path, student: str, files: dict[str, bytes], command: str, build: str) -> tuple[str, Path]:

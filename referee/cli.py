@@ -15,6 +15,7 @@ import click
 from .clock import format_clock, parse_clock
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, fault_lines, summary
+from .time_use import time_use
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
 from .game import check_opening, play_game
@@ -34,7 +35,7 @@ def _builtins(ctx: click.Context) -> BuiltinAgents:
 
 def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
     try:
-        return AgentSpec.parse(value, builtins=_builtins(ctx))
+        return AgentSpec.parse(value, builtins=_builtins(ctx)).versioned()
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
@@ -60,6 +61,10 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="An illegal move loses the game, or only the turn (seed 003's other rule).")
 @click.option("--manual-time", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per move for a person (manual:NAME); default: no limit.")
+@click.option("--manual-clock", "manual_clock", metavar="BASE+INC", default=None,
+              callback=lambda ctx, param, value: clock_option(value, "--manual-clock"),
+              help="A game clock for a person (manual:NAME), as --clock gives programs one; each prompt says "
+                   "what is left of it.")
 @click.option("--strict-manual", is_flag=True,
               help="A person's malformed or illegal move loses, as a program's does (default: they are told "
                    "what was wrong and asked again).")
@@ -98,6 +103,7 @@ def play(
     as_json: bool,
     illegal: str,
     manual_time: Optional[float],
+    manual_clock: Optional[tuple[float, float]],
     strict_manual: bool,
     memory_mb: int,
     max_processes: int,
@@ -159,6 +165,8 @@ def play(
         polling=polling,
         size=int(size),
         agent_times=agent_times,
+        # a person has no clock unless given one: theirs, whatever the programs have
+        agent_clocks=tuple((spec.label, manual_clock) for spec in (white, black) if spec.is_manual and manual_clock),
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if opening is not None:
@@ -189,6 +197,8 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
         click.echo(summary(record))
         for line in [] if quiet else fault_lines(record, out_dir):  # -q: the result line only
             click.echo(f"  {line}")
+        for use in [] if quiet else time_use([record]):
+            click.echo(f"time: {use.line()}")
     not_started = [label for label, info in record.extra.get("agents", {}).items() if info.get("start_error")]
     if not_started:
         for label in not_started:
@@ -235,7 +245,8 @@ def default_time_per_move(given: Optional[float], clock: Optional[tuple[float, f
 
 def time_text(config: GameConfig) -> str:
     """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``; under a clock ``clock 300+2``."""
-    own = ", ".join(f"{label} {seconds:g} s" for label, seconds in config.agent_times)
+    own = ", ".join([f"{label} {seconds:g} s" for label, seconds in config.agent_times]
+                    + [f"{label} clock {format_clock(*clock)}" for label, clock in config.agent_clocks])
     parts = [f"clock {format_clock(*config.clock)}"] if config.clock else []
     if config.time_per_move is not None:
         parts.append(f"{config.time_per_move:g} s per move" + (" at most" if config.clock else ""))
@@ -293,6 +304,8 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
                 for colour in (WHITE, BLACK):
                     points[record.name(colour)] += record.result.points(colour)
         click.echo(f"pair: {first.label} {points[first.label]:g} - {points[second.label]:g} {second.label}")
+        for use in [] if quiet else time_use(records):
+            click.echo(f"time: {use.line()}")
     for record in records:
         for info in record.extra.get("agents", {}).values():
             if info.get("start_error"):

@@ -88,8 +88,9 @@ class Display:
         example = event.board.legal_moves()[0].line() if event.board.legal_moves() else f"({event.colour.value} P)"
         limit = "no time limit" if event.time_limit is None else f"{event.time_limit:.3g} s"
         bank = event.banks.get(event.colour)
-        if bank is not None:
-            limit += f" (your clock: {bank:.1f} s left)"
+        if bank is not None:  # under a game clock: the bank, and a cap on the move only where one binds
+            capped = event.time_limit is not None and event.time_limit < bank
+            limit = f"your clock: {bank:.1f} s left" + (f", {event.time_limit:.3g} s at most this move" if capped else "")
         in_path = event.path.with_suffix(".in")
         holds = event.message or "the opponent's last move"
         self.prompts.print(
@@ -132,20 +133,7 @@ def summary(record: GameRecord) -> str:
     text = f"{record.white} (W) vs {record.black} (B): {result.summary(record.white, record.black)}"
     if result.detail:
         text += f": {result.detail}"
-    return text + "".join(f"\n{line}" for line in clock_use(record))
-
-
-def clock_use(record: GameRecord) -> list[str]:
-    """Each side's time use against its game clock: ``alice: 2.91 s thought in 14 moves, clock 3+0.1, 1.49 s left``."""
-    lines = []
-    agents = record.extra.get("agents", {})
-    for label in (record.white, record.black):
-        info = agents.get(label, {})
-        if isinstance(info, dict) and info.get("clock"):
-            moves = sum(1 for entry in record.moves if entry.move.colour.value == info.get("colour"))
-            lines.append(f"{label}: {float(info.get('seconds', 0.0)):.2f} s thought in {moves} moves, "
-                         f"clock {info['clock']}, {float(info.get('bank', 0.0)):.2f} s left")
-    return lines
+    return text
 
 
 def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:

@@ -13,19 +13,38 @@ each version by it, and every game record can name the versions that played.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    import hashlib
 
 CHUNK = 1 << 20
 
 
+def sha256(data: bytes = b"") -> "hashlib._Hash":
+    """A SHA-256 of ``data`` to go on with.
+
+    ``hashlib`` is imported here, when a digest is made: it loads OpenSSL,
+    which every ``othello`` command (through the agents' registry) and every
+    built-in agent's start would pay for otherwise (issue 27).
+    """
+    import hashlib
+
+    return hashlib.sha256(data)
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 (hex) of ``text`` in UTF-8."""
+    return sha256(text.encode("utf-8")).hexdigest()
+
+
 def file_digest(path: Path) -> str:
     """SHA-256 of one regular file, read in chunks (never through a link: the caller checked)."""
-    digest = hashlib.sha256()
+    digest = sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             digest.update(chunk)
@@ -54,7 +73,7 @@ def folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str,
                 continue
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode):
-                found.append((relative, "link:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()))
+                found.append((relative, "link:" + text_digest(os.readlink(path))))
             elif stat.S_ISREG(mode):
                 found.append((relative, file_digest(path)))
     return sorted(found)
@@ -64,4 +83,59 @@ def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable
     """The version's fingerprint: SHA-256 (hex) of the folder's files (less ``leave_out``) and the command and build lines."""
     text = json.dumps({"files": folder_files(folder, leave_out), "command": command.strip(), "build": build.strip()},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_digest(text)
+
+
+# What a command names outside these is the student's: the system's programs are not part of a version.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+FOLDER_FILES_CAP = 1000  # a folder a command names is digested whole only up to this many files...
+FOLDER_BYTES_CAP = 50 << 20  # ...and bytes (a class path may be a whole home folder)
+
+
+def _is_system(path: Path) -> bool:
+    return any(path == Path(folder) or Path(folder) in path.parents for folder in SYSTEM_FOLDERS)
+
+
+def _small_folder_files(folder: Path) -> list[tuple[str, str]] | None:
+    """:func:`folder_files` of a folder within the caps, or ``None`` for a larger one (never walked to its end)."""
+    count = size = 0
+    for root, directories, names in os.walk(folder, followlinks=False):
+        for name in names:
+            count += 1
+            try:
+                size += os.lstat(Path(root) / name).st_size
+            except OSError:
+                continue
+            if count > FOLDER_FILES_CAP or size > FOLDER_BYTES_CAP:
+                return None
+    return folder_files(folder)
+
+
+def command_version(command: Iterable[str], home: Path | None) -> str:
+    """The version of a program given by its command line alone (``othello play``, ``match``): no submission folder.
+
+    SHA-256 over the command and the files it names (a binary, a script, a
+    jar: by name and content, wherever they lie); a folder it names (``-cp
+    {home}``) is digested whole when small, else stands for its name only.
+    The system's own programs (``python3``, ``java``) are not part of it.
+    """
+    command = list(command)
+    named: list[tuple[str, object]] = []
+    for token in command:
+        value = token.replace("{home}", str(home)) if home is not None else token
+        for piece in value.split("=", 1)[-1:] if value.startswith("-") else [value]:
+            path = Path(piece)
+            if "{" in piece or not path.is_absolute() or _is_system(path):
+                continue
+            try:
+                if path.is_file():
+                    named.append((path.name, file_digest(path)))
+                elif path.is_dir():
+                    named.append((path.name + "/", _small_folder_files(path) or "a large folder"))
+            except OSError:
+                continue
+    # Named files count by name and content: the same program elsewhere is the same version.
+    words = [Path(word).name if word.startswith("/") else word for word in command]
+    text = json.dumps({"command": words, "named": named}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+    return text_digest(text)

@@ -122,6 +122,21 @@ def _directory_names(white: AgentSpec, black: AgentSpec) -> tuple[str, str]:
     return first, second
 
 
+# A side told to stop is looked at again (a newcomer stopped too) after a pause that doubles up to this,
+# for at most STOP_LOOKS_SECONDS: as long as the referee waited for it before (AgentProcess.wait_stopped).
+STOP_LOOK_MAX_PAUSE = 0.002
+STOP_LOOKS_SECONDS = 0.2
+
+
+@dataclass
+class _PendingStop:
+    """A side whose processes were told to stop and not all seen stopped yet."""
+
+    player: Player
+    until: float  # looks end then: what still runs is left to the next suspension
+    pause: float = 0.0001
+
+
 class _Game:
     """The state of one game being played; :func:`play_game` is its only user."""
 
@@ -158,6 +173,7 @@ class _Game:
         self.timeout_seen = False
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
+        self.stopping: Optional[_PendingStop] = None  # a side told to stop, not yet seen stopped (see confirm_suspended)
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -272,6 +288,8 @@ class _Game:
     # -- the files ------------------------------------------------------------------
 
     def sleep(self, deadline: Optional[float]) -> None:
+        """Wait for the files to change, until ``deadline``; a side still stopping is looked at meanwhile."""
+        deadline = _earliest(deadline, self.look_stopping())
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         self.waker.wait(timeout)
 
@@ -344,13 +362,34 @@ class _Game:
                 player.take_snapshot()
 
     def confirm_suspended(self, player: Player) -> None:
-        """After the relay: wait until every process of ``player`` is stopped (newcomers too)."""
+        """After the relay: see every process of ``player`` stopped (newcomers too), without waiting for it.
+
+        A process sent ``SIGSTOP`` stops when the system next runs it: on a
+        busy machine milliseconds later.  Waiting here held up the
+        ``relayed`` event and the reading of the other side's answer (issue
+        27: a relay's 10 ms tail, sandboxed); the other side plays
+        meanwhile, so one look is taken now and the rest while the game
+        waits for the files (:meth:`sleep`), until none runs.
+        """
         if player.process is None:
             return
         if player.process.suspended and self.isolation is not None:
-            player.process.wait_stopped()
+            if not player.process.stop_stragglers():
+                self.stopping = _PendingStop(player, time.monotonic() + STOP_LOOKS_SECONDS)
         else:
             player.process.scan_tree()
+
+    def look_stopping(self) -> Optional[float]:
+        """One more look at the side still stopping, if any; when to look again (``None``: no need)."""
+        pending = self.stopping
+        if pending is None or pending.player.process is None:
+            return None
+        now = time.monotonic()
+        if pending.player.process.stop_stragglers() or now >= pending.until:
+            self.stopping = None
+            return None
+        pending.pause = min(pending.pause * 2, STOP_LOOK_MAX_PAUSE)
+        return now + pending.pause
 
     # -- the game ---------------------------------------------------------------------
 

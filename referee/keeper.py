@@ -16,9 +16,11 @@ the referee is gone (it exited, or was killed: the kernel closes the pipe
 either way), and the keeper kills whatever is left of the agents it still
 watches: every process of their cgroups (thawed first: a process frozen by
 the cgroup v1 freezer would hold off ``SIGKILL``) and every process whose
-environment holds their ``OTHELLO_DIR`` marker (bwrap's and the agent's
-own); then it removes their cgroups.  A referee that ends its agents itself
-says ``forget`` first, so at a normal exit the keeper has nothing to do.
+environment holds their ``OTHELLO_SEAT`` marker (bwrap's and the agent's
+own; unique to one agent in one game, so that one agent's cleanup never
+touches another's); then it removes their cgroups.  A referee that ends its
+agents itself says ``forget`` first, so at a normal exit the keeper has
+nothing to do.
 
 This file is also the keeper's program (``python -I -S keeper.py``): it
 imports nothing but the standard library.

@@ -8,7 +8,9 @@ an agent.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -23,6 +25,23 @@ def isolation_for(config: GameConfig) -> Optional[sandbox.Isolation]:
     return sandbox.require() if config.sandbox == "bwrap" else None
 
 
+def seat_marker(directory: Path) -> str:
+    """An environment entry that only the processes of the agent playing in ``directory`` have, ``OTHELLO_SEAT=...``.
+
+    The keeper and the referee find an agent's processes by it (see
+    :mod:`.keeper`).  It names neither the game nor the opponent: a digest
+    of the folder of the game directories (:func:`games_mark`, so that a
+    runner finds the agents a dead runner left under it), then a random part
+    that makes it the agent's alone (one agent may play in two games at once).
+    """
+    return f"OTHELLO_SEAT={games_mark(directory.parent.parent)}.{uuid.uuid4().hex}"
+
+
+def games_mark(root: Path) -> str:
+    """The first part of :func:`seat_marker` for the agents of every game directory in ``root``."""
+    return hashlib.sha256(str(Path(root).absolute()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
 def _plan(
     isolation: sandbox.Isolation,
     directory: Path,
@@ -33,10 +52,12 @@ def _plan(
     hidden: Sequence[Path],
     config: GameConfig,
     cgroup: Optional[sandbox.AgentCgroup],
+    seen_as: Optional[Path] = None,
 ) -> sandbox.SandboxPlan:
     seen = [*sandbox.python_paths(), *sandbox.program_paths(list(argv), cwd, path), *sandbox.existing(readable)]
     return sandbox.SandboxPlan(
         directory=directory,
+        seen_as=seen_as,
         readable=seen,
         hidden=[*hidden, *map(Path, config.hidden_paths)],
         tmp_mb=config.disk_mb or 1024,
@@ -73,12 +94,13 @@ def _start(
     stderr_limit: int,
     on_exit: Optional[Callable[[], None]] = None,
     warn: Callable[[str], None] = lambda text: None,
+    seen_as: Optional[Path] = None,
 ) -> AgentProcess:
-    """Start ``argv`` in ``cwd`` with ``directory`` writable, sandboxed when ``isolation`` is given."""
+    """Start ``argv`` in ``cwd`` with ``directory`` writable (at ``seen_as`` inside), sandboxed when ``isolation`` is given."""
     cgroup = _cgroup(isolation, config, warn)
     plan = None
     if isolation is not None:
-        plan = _plan(isolation, directory, argv, cwd, env["PATH"], readable, hidden, config, cgroup)
+        plan = _plan(isolation, directory, argv, cwd, env["PATH"], readable, hidden, config, cgroup, seen_as)
     process = AgentProcess(
         argv=argv,
         cwd=cwd,
@@ -127,20 +149,27 @@ def start_agent(
     and a cap per move under that clock as ``OTHELLO_MOVE_CAP``.
     """
     limit = time_per_move or config.time_per_move or 0.0
-    variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(directory), "OTHELLO_TIME": f"{limit:g}"}
+    # Sandboxed, the agent knows its directory as /game/NAME: the real path
+    # (results/games/r01-p001-g1_carol_vs_bob/carol) would name its opponent.
+    # Unsandboxed it cannot be hidden.
+    seen = sandbox.SEEN_ROOT / directory.name if isolation is not None else directory
+    variables = {"OTHELLO_NAME": spec.file_name, "OTHELLO_DIR": str(seen), "OTHELLO_TIME": f"{limit:g}"}
     if clock:
         variables["OTHELLO_CLOCK"] = clock
         if move_cap is not None:
             variables["OTHELLO_MOVE_CAP"] = f"{move_cap:g}"
     if spec.kind == BUILTIN:  # our own agents find their compiled code there (read-only)
         variables["OTHELLO_CACHE_DIR"] = str(compiled_cache_dir())
-    env = sandbox.minimal_environment(directory, variables, isolation is not None)
+    env = sandbox.minimal_environment(seen, variables, isolation is not None)
+    marker = seat_marker(directory)
+    key, _, value = marker.partition("=")
+    env[key] = value
     # The submission folder when the agent has one (a tournament's cwd) or its
     # command names it ({home}); never a whole folder it did not ask for.
     home = spec.home if spec.cwd is not None or "{home}" in " ".join(spec.command or ()) else None
     readable = [spec.cwd, home, compiled_cache_dir() if spec.kind == BUILTIN else None]
-    return _start(spec.argv(directory, limit), spec.cwd or directory, directory, env, log_path, config, isolation,
-                  readable, hidden, f"OTHELLO_DIR={directory}", config.stderr_limit, on_exit, warn)
+    return _start(spec.argv(seen, limit), spec.cwd or directory, directory, env, log_path, config, isolation,
+                  readable, hidden, marker, config.stderr_limit, on_exit, warn, seen_as=seen)
 
 
 def run_sandboxed(
@@ -185,4 +214,4 @@ def run_sandboxed(
     return (None if timed_out else code), timed_out
 
 
-__all__ = ["StartError", "isolation_for", "run_sandboxed", "start_agent"]
+__all__ = ["StartError", "games_mark", "isolation_for", "run_sandboxed", "seat_marker", "start_agent"]

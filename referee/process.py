@@ -30,7 +30,7 @@ refused by the sandbox's seccomp filter (:data:`.sandbox.BLOCKED_SYSCALLS_X86_64
 
 Unsandboxed (``--sandbox none``, only when asked for), the processes of an
 agent are those of its session or process group, every descendant ever
-seen, and any process whose environment holds the agent's ``OTHELLO_DIR``.
+seen, and any process whose environment holds the agent's ``OTHELLO_SEAT``.
 ``RLIMIT_NPROC`` then counts every process of the *user* (and not at all for
 root), so the child gets "the user's current count plus the agent's
 allowance", and the referee counts the agent's processes itself.  A program
@@ -272,7 +272,7 @@ class AgentProcess:
     max_processes: int = 0
     stderr_limit: int = 1 << 20
     on_exit: Optional[Callable[[], None]] = None
-    marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_DIR=...)
+    marker: bytes = b""  # an environment entry only this agent's processes have (OTHELLO_SEAT=...)
     file_mb: int = 0  # RLIMIT_FSIZE: the largest file any of its processes may write
     sandbox: Optional[SandboxPlan] = None  # run inside bwrap (see .sandbox)
     cgroup: Optional[AgentCgroup] = None  # the limits and the freezer of the whole tree
@@ -486,7 +486,7 @@ class AgentProcess:
 
         An agent's process is one of its session or process group, one seen
         before, a descendant of those, or one whose environment holds the
-        agent's ``OTHELLO_DIR`` (inherited by every descendant, so a daemon
+        agent's ``OTHELLO_SEAT`` (inherited by every descendant, so a daemon
         that left the session and lost its parent is still found).
         """
         if not self.popen:
@@ -601,38 +601,45 @@ class AgentProcess:
         self._signal_all(signal.SIGCONT)
 
     def wait_stopped(self, timeout: float = 0.2) -> None:
-        """After :meth:`suspend`: wait until every process is really stopped.
+        """After :meth:`suspend`: wait until every process is really stopped (see :meth:`stop_stragglers`)."""
+        deadline = time.monotonic() + timeout
+        pause = 0.0001  # a sleeping process stops within microseconds: look again soon, then less often
+        while not self.stop_stragglers() and time.monotonic() < deadline:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
+
+    def stop_stragglers(self) -> bool:
+        """After :meth:`suspend`, one look without waiting: stop again what still runs; whether none does.
 
         Without a freezer a process may fork between the scan and its
         ``SIGSTOP``: the tree is scanned again and every newcomer stopped,
-        until a scan finds none running.
+        until a look finds none running.  A process sent ``SIGSTOP`` stops
+        only once the system runs it again, which takes milliseconds on a
+        busy machine: the referee looks again later rather than wait
+        (:meth:`wait_stopped` waits).  True, too, once resumed.
         """
-        if self.cgroup is not None and self.cgroup.can_freeze and self.suspended and self.cgroup.freeze(True, timeout=0):
-            return
-        deadline = time.monotonic() + timeout
-        pause = 0.0001  # a sleeping process stops within microseconds: look again soon, then less often
-        while time.monotonic() < deadline:
-            if self.cgroup is not None:
-                targets = [(pid, 0) for pid in self.cgroup.pids()]
-            else:
-                if self.sandbox is not None:
-                    self.scan_tree()
-                with self._lock:
-                    targets = list(self.known.items())
-            running = [
-                pid for pid, start in targets
-                if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
-                and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
-            ]
-            if not running:
-                return
-            for pid in running:
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(pause)
-            pause = min(pause * 2, 0.002)
+        if not self.suspended:
+            return True
+        if self.cgroup is not None and self.cgroup.can_freeze and self.cgroup.freeze(True, timeout=0):
+            return True
+        if self.cgroup is not None:
+            targets = [(pid, 0) for pid in self.cgroup.pids()]
+        else:
+            if self.sandbox is not None:
+                self.scan_tree()
+            with self._lock:
+                targets = list(self.known.items())
+        running = [
+            pid for pid, start in targets
+            if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
+            and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
+        ]
+        for pid in running:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return not running
 
     def _outer(self) -> set[int]:
         # bwrap's process outside the namespace only waits for the inside one:

@@ -11,7 +11,8 @@ package bundles (:func:`probe` says which, and why).  It sees:
   package's own code, and the install prefix of the program its command
   names (a venv, pyenv, a JDK outside ``/usr``);
 - its submission folder and the files its command names, read-only;
-- its own game directory read-write, at the same path as outside;
+- its own game directory read-write, at ``/game/NAME`` (:data:`SEEN_ROOT`):
+  the real path names the game, and so the opponent (``r01-p001-g1_carol_vs_bob``);
 - a private ``/tmp`` and ``/dev/shm`` of limited size, ``/proc`` of its own
   PID namespace and a minimal, read-only ``/dev``; no network.
 
@@ -55,6 +56,10 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from .keeper import end_agent
+
+# Where a game's agent finds its own directory inside its sandbox (SEEN_ROOT/NAME):
+# a path that names no game and no opponent (PROTOCOL.md section 2).
+SEEN_ROOT = Path("/game")
 
 # Folders of the system every program may need; bound read-only if they exist
 # (and re-created as the same symbolic links where the system has links).
@@ -362,10 +367,12 @@ class SandboxPlan:
     ``shm_mb`` of its ``/dev/shm`` (0: the kernel's default, half the RAM).
     Those two are the only file systems in memory it may write (``/dev``
     itself is read-only): :data:`TMPFS_MOUNTS`, which the referee's memory
-    watchdog counts.
+    watchdog counts.  ``seen_as`` is the path the agent knows its directory
+    by (a game's agent: ``/game/NAME``); the referee keeps using the real one.
     """
 
     directory: Path
+    seen_as: Optional[Path] = None  # where ``directory`` appears inside (default: its own path)
     readable: list[Path] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
     tmp_mb: int = 256
@@ -373,6 +380,16 @@ class SandboxPlan:
     max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
     disable_userns: bool = True
     bwrap: str = "bwrap"
+
+    def inside(self, path: Path) -> Path:
+        """``path`` as the sandbox sees it: under ``seen_as`` if it lies in ``directory``, else the same."""
+        if self.seen_as is None:
+            return path
+        if path == self.directory:
+            return self.seen_as
+        if self.directory in path.parents:
+            return self.seen_as / path.relative_to(self.directory)
+        return path
 
     def command(self, argv: list[str], cwd: Path, seccomp_fd: Optional[int] = None) -> list[str]:
         """The bwrap command line that runs ``argv`` in ``cwd`` inside the sandbox.
@@ -406,14 +423,15 @@ class SandboxPlan:
         covers = [path for path in covers if not any(other in path.parents for other in covers)]
         for path in covers:
             args += ["--tmpfs", str(path)]
-        args += ["--bind", str(self.directory), str(self.directory)]
+        seen = self.inside(self.directory)
+        args += ["--bind", str(self.directory), str(seen)]
         # A tmpfs without a size is writable memory without a limit: every one
         # but /tmp and /dev/shm is made read-only (the agent's own directory,
         # bound inside a cover, is a mount of its own and stays writable).
-        below = [path for path in covers if path == self.directory or self.directory in path.parents]
+        below = [path for path in covers if path == seen or seen in path.parents]
         for cover in ["/dev", *(str(path) for path in covers if path not in below)]:
             args += ["--remount-ro", cover]  # (a cover below the directory is hidden by its bind: left alone)
-        args += ["--remount-ro", "/", "--chdir", str(cwd), "--"]
+        args += ["--remount-ro", "/", "--chdir", str(self.inside(cwd)), "--"]
         if self.max_processes:
             # Set inside the new user namespace, RLIMIT_NPROC counts the
             # processes of this sandbox only (outside it would count every

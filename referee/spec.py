@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE
+from .fingerprint import command_version
 
 BUILTIN, PROGRAM, MANUAL = "builtin", "program", "manual"
 OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understands openings
@@ -230,6 +231,13 @@ class AgentSpec:
     def manual(cls, name: str) -> "AgentSpec":
         """A person editing the files by hand (who can read an opening's moves too, and play any board size)."""
         return cls(label=name, file_name=name, kind=MANUAL, openings=True, sizes=BOARD_SIZES)
+
+    def versioned(self) -> "AgentSpec":
+        """This spec with its ``version`` set from its command line and the files it names (a program given on the
+        command line: ``othello play``, ``match``); one that has a version (a tournament's folder) is kept as it is."""
+        if self.kind != PROGRAM or self.version:
+            return self
+        return replace(self, version=command_version(self.command or (), self.home))
 
     def relabelled(self, label: str) -> "AgentSpec":
         """The same agent under another label in the record (its files keep their name)."""

@@ -17,8 +17,6 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-import psutil
-
 from watchdog.events import (
     FileClosedEvent,
     FileCreatedEvent,
@@ -260,14 +258,31 @@ class PollingWaker(Waker):
 
 
 def _held_open(path: Path, pids: Iterable[int]) -> bool:
-    target = os.path.realpath(path)
+    """Whether one of ``pids`` holds ``path`` open for writing.
+
+    Compared by device and inode, never by name: a sandboxed agent's open
+    files show the path it sees (``/game/NAME/NAME.out``), not the real one.
+    """
+    try:
+        target = os.stat(path)
+    except OSError:
+        return False
     for pid in pids:
         try:
-            for handle in psutil.Process(pid).open_files():
-                if handle.path == target and handle.mode in ("w", "a", "r+", "a+"):
-                    return True
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
             continue
+        for fd in descriptors:
+            try:
+                found = os.stat(f"/proc/{pid}/fd/{fd}")  # follows the link to the open file itself
+                if (found.st_dev, found.st_ino) != (target.st_dev, target.st_ino):
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as handle:
+                    flags = next((int(line.split()[1], 8) for line in handle if line.startswith("flags:")), 0)
+            except (OSError, ValueError, IndexError):
+                continue
+            if flags & os.O_ACCMODE != os.O_RDONLY:
+                return True
     return False
 
 

@@ -163,11 +163,11 @@ def misbehave(board, colour, move):
         write(format_move(move)); return
     if fault == "tamper-referee":
         for target, text in (("../game.json", "not a record"), ("../junk.txt", "junk")):
-            try:  # sandboxed, the game directory is a read-only cover
+            try:
                 with open(target, "w") as f:
                     f.write(text)
             except OSError:
-                pass
+                pass  # sandboxed, the folder above its own (/game) is read-only
         other_dirs = [d for d in os.listdir("..") if os.path.isdir(os.path.join("..", d)) and d != os.path.basename(os.getcwd())]
         for d in other_dirs:
             log = os.path.join("..", d, "stderr.log")
@@ -252,10 +252,15 @@ def left_running(game_dir: Path) -> list[str]:
 
     Inside its PID namespace an agent cannot know its pid here, so a
     process is found by what it cannot hide: its working directory, its
-    command line or its environment naming a folder of the game (a zombie
-    waiting for its parent does not count).
+    command line or its environment naming a folder of the game, or its
+    environment holding the seat marker of a game beside it (inside its
+    sandbox an agent sees its directory as /game/NAME); a zombie waiting for
+    its parent does not count.
     """
+    from othello_arena.referee.launch import games_mark
+
     marker = str(Path(game_dir).resolve())
+    seat = f"OTHELLO_SEAT={games_mark(Path(game_dir).resolve().parent)}."
     running = []
     for process in psutil.process_iter():
         try:
@@ -264,7 +269,7 @@ def left_running(game_dir: Path) -> list[str]:
             seen = [process.cwd(), *process.cmdline(), *(f"{k}={v}" for k, v in process.environ().items())]
         except (psutil.Error, OSError):
             continue
-        if any(marker in text for text in seen):
+        if any(marker in text or text.startswith(seat) for text in seen):
             running.append(f"{process.pid} {' '.join(process.cmdline())[:80]}")
     return running
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,10 @@ def test_a_correct_agent_passes_every_check():
     card = card_for(broken("none"))
     assert {key: item.status for key, item in card.items.items()} == {key: PASS for key in card.items}
     assert card.passed
+    # A good agent's card reads as good: no advice, no hint, and one slowest-move figure with its name.
+    text = "\n".join(card.lines())
+    assert "advi" not in text.lower() and "hint" not in text
+    assert text.count("slowest move") == 1 and f"answers in time: slowest move {card.slowest:.2f} s of 1.25 s allowed" in text
 
 
 @pytest.mark.parametrize("fault, failed", [
@@ -52,13 +57,20 @@ def test_an_agent_that_plays_on_after_an_illegal_move_gets_an_advisory_only():
     assert card["illegal"].status == "ADVISORY"
     assert card.passed, card.lines()
     assert "it should say so on stderr and exit" in card["illegal"].detail
+    # Apart from the items, after the verdict: advice, not a failure.
+    lines = card.lines()
+    verdict = lines.index("all checks passed")
+    assert lines[verdict + 1].startswith("advice (good manners the referee does not require")
+    assert lines[verdict + 2].startswith("  notices an illegal opponent move: it answered (W A 1)")
+    assert lines[verdict + 2].endswith("(the referee never relays an illegal move)")
+    assert not any("notices an illegal" in line for line in lines[:verdict])
 
 
 def test_lower_case_and_crlf_which_the_referee_never_sends_are_advisory():
     card = card_for(broken("strict"), attempts=1, startup=1.0)
     assert card["liberal"].status == "ADVISORY", card.lines()
     assert card.passed, card.lines()
-    assert "(advisory: the referee writes upper case)" in "\n".join(card.lines())
+    assert "(the referee writes upper case only)" in "\n".join(card.lines())
 
 
 def test_cli_exit_codes_and_report_card():
@@ -111,10 +123,30 @@ def test_a_passing_agent_leaves_no_folder(tmp_path):
 
 
 def test_an_agent_with_a_hard_coded_name_is_told_to_use_it():
-    # the program always waits for bob.in, but was called player
+    # the program always waits for bob.in, but was called player: said once, for every item it fails
     card = card_for(f"player=python {TESTS / 'broken_agent.py'} none bob", attempts=0, startup=1.0)
-    assert "it waited for player.in: is the name hard-coded? then call it by that name" in card["white"].detail
-    assert "it waited for player.in: is the name hard-coded?" in card["black"].detail
+    text = "\n".join(card.lines())
+    assert card["white"].detail.endswith("; it never read player.in")
+    assert card["black"].detail.endswith(": it never read player.in")
+    assert text.count("hard-coded") == 1
+    assert "hint: it never read player.in: is the name hard-coded? then call it by that name" in text
+    # What the program waited for, when it can be found: a C binary's string, a script's text.
+    # What the wait was made of: the limit part by part, then the checker's watch.
+    assert re.search(r"no move within \d+\.\d s: 1 \+ 0\.25 s \+ 1 s to start up allowed, 2 s more watched",
+                     card["white"].detail), card["white"].detail
+
+
+def test_the_hard_coded_name_is_found_in_the_program(tmp_path: Path) -> None:
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    (tmp_path / "bob.c").write_text('#include <stdio.h>\n#include <unistd.h>\n'
+                                    'int main(void) { while (!fopen("bob.in", "r")) usleep(10000); return 0; }\n')
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "bob"), str(tmp_path / "bob.c")], check=True)
+    card = check_agent(AgentSpec.parse("player=./bob", base=tmp_path), 1.0, attempts=0, startup=1.0)
+    text = "\n".join(card.lines())
+    assert text.count("hard-coded") == 1, text
+    assert ("hint: it never read player.in: it waits for bob.in (its program names it), so the name is hard-coded: "
+            f"call it by that name, `bob={tmp_path / 'bob'} ...`, or give the program `{{name}}`") in text
 
 
 @pytest.fixture(scope="module")

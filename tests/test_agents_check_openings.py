@@ -50,7 +50,7 @@ def test_an_agent_that_does_not_declare_openings_is_not_checked_for_them(tmp_pat
     card = check_agent(AgentSpec.parse(f"plain={sys.executable} forgetful.py {{name}}", base=tmp_path), 1.0,
                        attempts=1, startup=2.0)
     assert "openings" not in card.items
-    assert "openings are not checked: not declared" in "\n".join(card.lines())
+    assert "not checked: openings, as it does not declare them" in "\n".join(card.lines())
 
 
 # The same mistake on a bigger board: a runtime agent that declares the sizes but reads only the colour

@@ -163,7 +163,19 @@ def test_an_agent_whose_referee_died_exits_by_itself(tmp_path):
         "p = subprocess.Popen([sys.executable, '-m', 'othello_arena', 'agent', 'random', '--name', 'orphan'],"
         " stdin=subprocess.DEVNULL, stderr=open('stderr.log', 'w'))\n"
         "print(p.pid, flush=True)\n"
-        "import time; time.sleep(1.5)\n"  # let the agent start and begin to wait
+        # Exit only once the agent waits: its inotify watch exists after it noted its parent.
+        # (A fixed sleep was too short under load: an agent still starting when its parent
+        # died took the reaper for its parent and waited on.)
+        "import os, time\n"
+        "deadline = time.monotonic() + 60\n"
+        "def watching():\n"
+        "    for fd in os.listdir(f'/proc/{p.pid}/fd'):\n"
+        "        try:\n"
+        "            if 'inotify' in os.readlink(f'/proc/{p.pid}/fd/{fd}'): return True\n"
+        "        except OSError: pass\n"
+        "    return False\n"
+        "while not watching() and time.monotonic() < deadline: time.sleep(0.05)\n"
+        "time.sleep(0.2)\n"
     )
     out = subprocess.run([sys.executable, "-c", middle], cwd=tmp_path, capture_output=True, text=True, check=True)
     agent = psutil.Process(int(out.stdout.split()[0]))

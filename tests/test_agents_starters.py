@@ -1,7 +1,7 @@
 """The starter agents (agents/examples/starter.*, Starter.java): built, checked and played for real.
 
 Each language's starter is built with the very ``build`` line of
-tournaments/starters.toml, in the tournament's sandbox, from a copy of
+agents/starters.toml, in the tournament's sandbox, from a copy of
 agents/examples (the repository is never written); then it must pass
 ``othello check`` (its openings too: every starter declares them), play
 through the referee against ``greedy`` from an opening at 1 s a move and
@@ -33,12 +33,12 @@ from othello_arena.referee import AgentSpec, GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "agents" / "examples"
-TOURNAMENT = ROOT / "tournaments" / "starters.toml"
+TOURNAMENT = ROOT / "agents" / "starters.toml"
 
 
 @dataclass(frozen=True)
 class Language:
-    agent: str  # its name in tournaments/starters.toml
+    agent: str  # its name in agents/starters.toml
     tools: tuple[str, ...]  # programs its build and its command need
     package: str  # the Debian package(s) that provide them
 
@@ -64,6 +64,7 @@ class Built:
     command: str  # as in the tournament file: "./starter_c {name}", "java -cp {home} Starter {name}"
     home: Path
     openings: bool = True  # declared in the tournament file (PROTOCOL.md section 8)
+    reads_clock: bool = True  # declared in the tournament file too (PROTOCOL.md section 10)
 
     def spec(self, *options: str) -> AgentSpec:
         """The referee's agent, as the tournament makes it, with ``options`` before its name."""
@@ -71,7 +72,8 @@ class Built:
         from othello_arena.tournaments.run.jobs import agent_spec
 
         command = self.command.replace("{name}", " ".join([*options, "{name}"]))
-        return agent_spec(AgentEntry(name=self.name, command=command, cwd=str(self.home), openings=self.openings))
+        return agent_spec(AgentEntry(name=self.name, command=command, cwd=str(self.home), openings=self.openings,
+                                     reads_clock=self.reads_clock))
 
     def argv(self, *arguments: str) -> list[str]:
         """Its command line, run by hand in its home folder, with ``arguments`` in place of its name."""
@@ -87,15 +89,14 @@ class Built:
 
 @pytest.fixture(scope="session")
 def starters_tournament(tmp_path_factory):
-    """tournaments/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
+    """agents/starters.toml loaded against a copy of agents/examples (builds write there, not in the repo)."""
     from othello_arena.tournaments.schedule import config
 
     root = tmp_path_factory.mktemp("starters")
     shutil.copytree(EXAMPLES, root / "agents" / "examples",
                     ignore=shutil.ignore_patterns("starter_*", "*.class", "greedy"))
-    (root / "tournaments").mkdir()
-    shutil.copy(TOURNAMENT, root / "tournaments" / "starters.toml")
-    return config.load(root / "tournaments" / "starters.toml")
+    shutil.copy(TOURNAMENT, root / "agents" / "starters.toml")
+    return config.load(root / "agents" / "starters.toml")
 
 
 def missing_toolchain(language: Language, path: Optional[str] = None) -> Optional[str]:
@@ -138,7 +139,7 @@ def build_starter(language: Language, tournament, tmp_path_factory) -> Built:
             result = run_build(entry.name, entry.build, entry.cwd, log, timeout=600, config=GameConfig())
             assert result.ok, f"{entry.build!r} failed ({result.detail}):\n{log.read_text(errors='replace')}"
         assert entry.command and entry.cwd
-        _BUILDS[language.agent] = Built(entry.name, entry.command, Path(entry.cwd), entry.openings)
+        _BUILDS[language.agent] = Built(entry.name, entry.command, Path(entry.cwd), entry.openings, entry.reads_clock)
     return _BUILDS[language.agent]
 
 
@@ -162,6 +163,7 @@ def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
         if entry.name in IDS:
             assert Path(entry.cwd or "") == EXAMPLES and "{name}" in (entry.command or "")
             assert entry.openings, f"{entry.name} reads openings: its table says openings = true"
+            assert entry.reads_clock, f"{entry.name} reads the clock line: its table says reads_clock = true"
 
 
 def test_readme_gives_each_build_and_run_line():
@@ -192,6 +194,10 @@ def test_starter_passes_othello_check(starter, tmp_path):
     card = check_agent(starter.spec("--depth", "3"), time_per_move=1.0, workdir=tmp_path)
     assert "openings" in card.items
     assert all(item.status == PASS for item in card.items.values()), "\n".join(card.lines())
+    # It reads as good: no advice or hint line, and one slowest-move figure, named.
+    text = "\n".join(card.lines())
+    assert card.lines()[-1] == "all checks passed" and "advi" not in text.lower() and "hint" not in text
+    assert text.count("slowest move") == 1 and "answers in time: slowest move " in text
 
 
 def assert_clean_game(record, starter_label: str) -> list[str]:
@@ -410,20 +416,52 @@ def assert_plays_as_starter_py(starter: Built, colour: Colour, name: str, prefix
     assert len(chosen) >= 20 and not differences, f"{starter.name} differs from starter.py: {differences[:3]}"
 
 
+# -- under a game clock (PROTOCOL.md section 10) -----------------------------------------
+
+
+def test_starter_thinks_from_its_bank_not_from_othello_time(starter):
+    """A whole game by hand with a (CLOCK 0.500) line in every file that asks for a move, and
+    $OTHELLO_TIME at 1000 s: a starter that manages its bank thinks a share of 0.5 s a move
+    and finishes the game; one that skipped the line would think 400 s before its first move
+    (far past the driver's wait).  Every move must be legal, and the starter sees the end itself."""
+    rng = random.Random(5)
+    driver = HandDriver(starter.argv("clocked"), "clocked", starter.home,
+                        env={"OTHELLO_TIME": "1000", "OTHELLO_CLOCK": "3+0.1"})
+    bank = "(CLOCK 0.500)\n"
+    try:
+        board = Board()
+        driver.send("W\n" + bank)
+        moves = 0
+        while not board.is_game_over():
+            if board.to_move is WHITE:
+                _, move = driver.receive()
+                board = board.play(move)  # raises on an illegal move
+                moves += 1
+            else:
+                move = rng.choice(board.legal_moves())
+                board = board.play(move)
+                driver.send(move.line() + "\n" + ("" if board.is_game_over() else bank))
+        code, _, err = driver.wait_exit()
+    finally:
+        driver.close()
+    assert code == 0, err
+    assert moves >= 20
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["python", "c"])
+@pytest.mark.parametrize("agent", IDS)
 def test_starter_manages_a_short_game_clock_without_losing_on_time(agent, starters_tournament, tmp_path_factory,
                                                                   tmp_path):
-    """Under --clock 4+0.1, declared as reading its bank (clock:), the starter spreads the bank over the game:
-    two games against greedy, one with each colour, end on the board, every move of the record with its bank."""
-    import dataclasses
-
+    """Under --clock 3+0.1, declared as reading its bank (reads_clock = true in agents/starters.toml), the
+    starter spreads the bank over the game: two games against greedy, one with each colour, end on the board,
+    every move of the record with its bank."""
     from othello_arena.referee import play_game
 
     built = build_starter(language_of(agent), starters_tournament, tmp_path_factory)
-    spec = dataclasses.replace(built.spec(), reads_clock=True)
-    config = GameConfig(time_per_move=None, clock=(4.0, 0.1))
+    spec = built.spec()
+    assert spec.reads_clock
+    config = GameConfig(time_per_move=None, clock=(3.0, 0.1))
     for number, (white, black) in enumerate([(spec, AgentSpec.builtin("greedy")), (AgentSpec.builtin("greedy"), spec)]):
         record = play_game(white, black, config, tmp_path / f"game{number}")
         assert_clean_game(record, spec.label)  # no loss on time
-        assert record.clock == "4+0.1" and all(entry.clock is not None for entry in record.moves)
+        assert record.clock == "3+0.1" and all(entry.clock is not None for entry in record.moves)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -11,9 +13,10 @@ from click.testing import CliRunner
 
 from champion_helpers import position_with_empties
 from othello_arena.agents.champion import search as S
+from othello_arena.agents.champion.cli import finished_score
 from othello_arena.agents.champion.patterns import load_weights
 from othello_arena.cli import cli
-from othello_arena.protocol import BLACK, WHITE, Board, format_obf, parse_move
+from othello_arena.protocol import BLACK, WHITE, Board, format_obf, parse_move, parse_obf
 
 
 def test_analyze_json_gives_the_exact_score_of_an_endgame():
@@ -77,6 +80,68 @@ def test_the_engine_counts_empties_for_the_winner_where_the_referee_does_not():
     assert board.is_game_over() and (board.count(WHITE), board.count(BLACK)) == (13, 0)
     for_side_to_move = S.final_score(np.uint64(board.own), np.uint64(board.opp))
     assert for_side_to_move == (64 if board.to_move is WHITE else -64)
+
+
+def test_a_finished_game_is_scored_by_the_engine_s_rule_without_the_engine():
+    wiped_out = Board()
+    for text in ("(W D 3)", "(B C 3)", "(W B 3)", "(B D 2)", "(W E 1)", "(B D 6)", "(W D 7)", "(B E 3)", "(W F 4)"):
+        wiped_out = wiped_out.play(parse_move(text))
+    finished = [wiped_out, parse_obf("X" * 40 + "O" * 24 + " O;"), parse_obf("X" * 32 + "O" * 32 + " X;"),
+                parse_obf("X" * 50 + "-" * 14 + " O;")]
+    for board in finished:
+        assert board.is_game_over()
+        assert finished_score(board) == S.final_score(np.uint64(board.own), np.uint64(board.opp)), board.draw()
+    assert [finished_score(board) for board in finished[1:]] == [-16, 0, -64]
+
+
+def othello(*args: str) -> subprocess.CompletedProcess[str]:
+    """``othello ARGS`` as a user runs it: a process of its own."""
+    return subprocess.run([sys.executable, "-m", "othello_arena", *args], capture_output=True, text=True, timeout=280)
+
+
+def test_a_file_of_positions_gives_what_each_position_gives_alone(tmp_path):
+    rng = random.Random(5)
+    lines = [format_obf(position_with_empties(rng, 8)), format_obf(position_with_empties(rng, 10)),
+             "X" * 40 + "O" * 24 + " X;"]  # the last a finished game
+    path = tmp_path / "positions.obf"
+    path.write_text(f"# three positions\n{lines[0]}\n\n{lines[1]}\n% FFO-style comment line\n{lines[2]}\n")
+    batch = othello("analyze", "--file", str(path), "--exact", "--json")
+    assert batch.returncode == 0, batch.stderr
+    reports = json.loads(batch.stdout)
+    assert [report.pop("line") for report in reports] == [2, 4, 6]
+    alone = []
+    for line in lines:
+        result = othello("analyze", "--exact", "--json", "--", line)
+        assert result.returncode == 0, result.stderr
+        alone.append(json.loads(result.stdout))
+    for report in reports + alone:
+        report.pop("seconds")
+    assert reports == alone
+    assert alone[2]["best_move"] is None and alone[0]["exact"] and alone[0]["nodes"] > 0
+    text = othello("analyze", "--exact", "--file", str(path))
+    assert text.returncode == 0, text.stderr
+    printed = text.stdout.splitlines()
+    assert [line.split()[:2] for line in printed] == [["line", "2"], ["line", "4"], ["line", "6"]]
+    for line, report in zip(printed, alone):
+        assert f"score {report['score']:+d} (" in line
+        assert report["best_move"] is None or f"best move {report['best_move']} " in line
+
+
+def test_a_file_with_bad_lines_names_each_of_them_and_analyzes_nothing(tmp_path):
+    path = tmp_path / "positions.obf"
+    good = format_obf(Board())
+    path.write_text(f"{good}\nnot a position\n{good}\n{good[:40]} X;\n")
+    result = CliRunner().invoke(cli, ["analyze", "--file", str(path), "--json"])
+    assert result.exit_code == 2
+    assert f"{path}, line 2:" in result.output and f"{path}, line 4:" in result.output
+    assert "line 1:" not in result.output and "line 3:" not in result.output
+    assert "best_move" not in result.output
+
+
+def test_analyze_wants_one_position_or_one_file():
+    for args in (["analyze"], ["analyze", format_obf(Board()), "--file", "positions.obf"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2 and "give one POSITION, or --file FILE" in result.output
 
 
 def test_analyze_rejects_a_bad_position():

@@ -45,7 +45,7 @@ def test_the_final_plays_the_last_versions_before_the_deadline(tmp_path: Path) -
     result = subprocess.run([sys.executable, "-m", "othello_arena", "class", "final", str(folder), "-j", "2"],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
-    final = (folder / "final" / "final.toml").read_text()
+    final = (folder / "final.toml").read_text()
     assert before in final and bob in final and "v2" not in final and f"builds/alice/{before}" in final
     assert 'name = "greedy"' in final
     games = sqlite3.connect(folder / "final" / "results" / "tournament.sqlite")

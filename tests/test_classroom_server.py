@@ -282,7 +282,7 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         assert status == 200 and json.loads(body)["id"] == "bob"
         # the starters as templates; the final's button is the instructor's
         starters = get_json(base, "/api/starters", tokens["bob"])["starters"]
-        assert len(starters) == 8 and starters[0]["command"] == "openings:python3 starter.py {name}"
+        assert len(starters) == 8 and starters[0]["command"] == "clock:openings:python3 starter.py {name}"
         assert "starter.py" in starters[0]["files"]
         assert call(base, "/api/final", tokens["bob"], body=b"")[0] == 403
         assert call(base, "/api/final", tokens["instructor"], body=b"")[0] == 202

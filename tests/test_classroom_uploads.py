@@ -77,7 +77,9 @@ def test_a_zipped_folder_becomes_its_contents() -> None:
 
 
 def test_the_command_names_only_the_submission(tmp_path: Path) -> None:
-    assert parse_command("openings:python3 agent.py {name}", "") == ("python3 agent.py {name}", "", True)
+    assert parse_command("openings:python3 agent.py {name}", "") == ("python3 agent.py {name}", "", True, False)
+    assert parse_command("clock:openings:./agent {name}", "") == ("./agent {name}", "", True, True)
+    assert parse_command("openings: clock:./agent {name}", "") == ("./agent {name}", "", True, True)
     for bad in ("python3 ../bob/agent.py", "/bin/sh -c x", "python3 ~/x.py", ""):
         with pytest.raises(UploadRefused):
             parse_command(bad, "")

@@ -183,10 +183,10 @@ def test_the_command_line_refuses_a_bad_clock_by_name(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_othello_play_shows_time_use_against_the_bank(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["play", "greedy", "random", "--clock", "3+0.1", "--seed", "3", "-q",
+    result = CliRunner().invoke(cli, ["play", "greedy", "random", "--clock", "3+0.1", "--seed", "3",
                                       "--out", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
-    assert "thought in" in result.output and "clock 3+0.1" in result.output and "s left" in result.output
+    assert "time: greedy: " in result.output and "clock 3+0.1: " in result.output and "s left at the least" in result.output
 
 
 BANK_READER = """

@@ -221,8 +221,10 @@ def test_cli_plays_and_prints_the_board(tmp_path: Path) -> None:
     assert "    A B C D E F G H" in result.output and "game over" in result.output
     record = GameRecord.load(str(tmp_path / "g" / "game.json"))
     assert record.result is not None and record.result.termination == "normal"
-    assert result.output.splitlines()[-1] == (
-        f"{record.white} (W) vs {record.black} (B): {record.result.summary(record.white, record.black)}")
+    lines = result.output.splitlines()
+    assert lines[-3] == f"{record.white} (W) vs {record.black} (B): {record.result.summary(record.white, record.black)}"
+    assert [line.split(":")[1].strip() for line in lines[-2:]] == [record.white, record.black]  # then each one's time use
+    assert all(line.startswith("time: ") and " s a move on average" in line for line in lines[-2:])
     assert record.seed == 4
 
 

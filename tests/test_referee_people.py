@@ -196,3 +196,33 @@ def test_a_program_still_loses_on_a_typo(tmp_path: Path) -> None:
                        GameConfig(time_per_move=3, end_grace=0.3), tmp_path / "g")
     assert record.result is not None and record.result.termination == "malformed"
     assert "retries" not in record.extra["agents"]["alice"]
+
+
+def test_a_persons_own_game_clock_is_said_in_every_prompt(tmp_path: Path) -> None:
+    """``--manual-clock`` gives the person a bank (programs keep theirs: --clock); each prompt says what is left
+    of it, the figure the record keeps after the person's previous move, and the record keeps the person's clock."""
+    script = write_agent(tmp_path)
+    with Person(tmp_path / "g" / "me"):
+        result = CliRunner().invoke(cli, [
+            "play", "manual:me", f"bot={command(script)[0]} {script}", "--seed", "1", "--clock", "5+0.1",
+            "--manual-clock", "30+1", "-q", "--out", str(tmp_path / "g")])
+    assert result.exit_code == 0, result.output
+    record = GameRecord.load(str(tmp_path / "g" / "game.json"))
+    assert record.result is not None and record.result.termination == "normal", record.result
+    assert record.white == "me" and record.extra["agents"]["me"]["clock"] == "30+1"
+    assert record.extra["agents"]["bot"]["clock"] == "5+0.1"
+    said = [line.split("your clock: ", 1)[1].split(" s left", 1)[0]
+            for line in result.stderr.splitlines() if line.startswith("me (White) to move")]
+    banks = [entry.clock for entry in record.moves if entry.move.colour is WHITE]
+    assert said[0] == "30.0" and len(said) == len(banks)
+    # each later prompt: what is left when it is printed, the bank after the person's last move (the record's
+    # figure) less the moments since the turn began (well under a second: the bot answers at once), to 0.1 s
+    wrong = [(n, text, bank) for n, (text, bank) in enumerate(zip(said[1:], banks))
+             if not (bank or 0) - 1.0 <= float(text) <= (bank or 0) + 0.05]
+    assert not wrong, (wrong, result.stderr)
+    assert float(said[-1]) > 30  # the increments: a person who answers at once gains time
+
+
+def test_a_bad_manual_clock_is_named() -> None:
+    result = CliRunner().invoke(cli, ["play", "manual:me", "random", "--manual-clock", "30"])
+    assert result.exit_code == 2 and "--manual-clock" in result.output and "BASE+INC" in result.output

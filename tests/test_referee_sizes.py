@@ -192,7 +192,8 @@ def _tournament(tmp_path: Path, agents: str) -> Path:
 
 
 def test_a_tournament_on_10x10_boards_plays_every_game_on_them(tmp_path: Path) -> None:
-    script = tmp_path / "sized.py"
+    (tmp_path / "bob").mkdir()
+    script = tmp_path / "bob" / "sized.py"  # in a folder of its own: never beside the tournament file
     script.write_text(SIZED_PROGRAM)
     path = _tournament(tmp_path, f'agents = ["greedy", "sizes:bob=python3 {script} {{name}}"]\n')
     result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
@@ -206,7 +207,7 @@ def test_a_tournament_on_10x10_boards_plays_every_game_on_them(tmp_path: Path) -
 
 @pytest.mark.parametrize("agents, words", [
     ('agents = ["champion", "greedy"]', "the built-in agent 'champion' plays only on 8x8"),
-    ('agents = ["greedy", "bob=./bob"]', "size = 10: bob does not declare that it plays bigger boards"),
+    ('agents = ["greedy", "bob=./bob/bob"]', "size = 10: bob does not declare that it plays bigger boards"),
 ])
 def test_a_tournament_refuses_an_agent_that_does_not_play_its_size(tmp_path: Path, agents: str, words: str) -> None:
     path = _tournament(tmp_path, agents + "\n")

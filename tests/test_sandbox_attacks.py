@@ -111,8 +111,9 @@ def test_a_snooping_agent_sees_none_of_the_referee_the_opponent_or_the_instructo
     assert "the instructor's token" not in found and "attack_once" not in found  # no file of theirs readable
     environ = attacker_found(games)["environ"]
     assert isinstance(environ, dict)
-    assert set(environ) <= {"PATH", "HOME", "LANG", "TMPDIR", "OTHELLO_NAME", "OTHELLO_DIR", "OTHELLO_TIME", "PWD"}
-    assert environ["HOME"] == str(games / "attacker")
+    assert set(environ) <= {"PATH", "HOME", "LANG", "TMPDIR", "OTHELLO_NAME", "OTHELLO_DIR", "OTHELLO_TIME",
+                            "OTHELLO_SEAT", "PWD"}
+    assert environ["HOME"] == environ["OTHELLO_DIR"] == "/game/attacker"  # never the game's folder: it names the opponent
     processes = attacker_found(games)["processes"]
     assert isinstance(processes, list) and len(processes) <= 3  # bwrap's first process, itself, maybe a thread's child
 

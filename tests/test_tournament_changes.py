@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.tournaments.schedule import config, pairing
-from tournament_helpers import AGENT, agent, query, write_tournament
+from tournament_helpers import AGENT, agent, agent_with_build, query, write_tournament
 
 THREE = [agent("first", "first"), agent("last", "last"), agent("flips", "flips")]
 
@@ -190,7 +190,7 @@ def test_rerun_after_a_resubmission_replays_only_that_agents_games(tmp_path: Pat
                 f'command = "{sys.executable} alice.py --name {{name}} --style {style}"\n'
                 'build = "echo built >> builds.txt"\n')
 
-    bob = agent("bob", "last").replace("[[agents]]\n", '[[agents]]\nbuild = "echo built >> bob-builds.txt"\n', 1)
+    bob = agent_with_build(tmp_path, "bob", "last", "echo built >> bob-builds.txt")
     field = [bob, agent("carol", "flips")]
     path = write_tournament(tmp_path, [alice("first --crash-at 3"), *field], concurrency=2, seed=8)
     database = tmp_path / "results" / "tournament.sqlite"

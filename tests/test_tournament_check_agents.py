@@ -47,4 +47,9 @@ def test_check_agents_gives_a_card_per_agent_and_exit_1_with_the_compilers_error
     assert any(line.startswith("bob ") and "build failed" in line for line in lines)
     assert any(line.startswith("alice ") and "passed" in line for line in lines)
     assert "2 of 3 agents passed; failed: bob" in result.output
-    assert not (tmp_path / "results" / "tournament.sqlite").exists()  # nothing played, nothing stored
+    # Nothing played; what the checks measured is kept for the duration estimate of `tournament check`.
+    check = CliRunner().invoke(cli, ["tournament", "check", str(path)], catch_exceptions=False)
+    estimate = check.output.split("typically about")[1].splitlines()[0]
+    assert "in check-agents (" in estimate and "alice " in estimate and "greedy " in estimate
+    assert "no measure yet for bob" in estimate  # its build failed: never checked
+    assert "A database exists" not in check.output  # no game stored

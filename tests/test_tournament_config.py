@@ -303,8 +303,9 @@ def test_reference_agents_and_student_ids(tmp_path: Path) -> None:
 def test_a_game_clock_for_the_tournament_and_for_one_agent(tmp_path: Path) -> None:
     from othello_arena.tournaments.run.jobs import agent_spec, game_config_fields
 
+    (tmp_path / "bob").mkdir()
     text = ('[tournament]\nclock = "10+0.1"\n[[agents]]\nname = "greedy"\n'
-            '[[agents]]\nname = "bob"\ncommand = "./bob {name}"\nclock = "20+0.5"\nreads_clock = true\n')
+            '[[agents]]\nname = "bob"\ncwd = "bob"\ncommand = "./bob {name}"\nclock = "20+0.5"\nreads_clock = true\n')
     tournament = config.parse(text, tmp_path / "t.toml")
     assert tournament.clock == "10+0.1" and tournament.time_per_move is None  # the bank rules: no cap unless given
     fields = game_config_fields(tournament)

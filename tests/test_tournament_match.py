@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +19,7 @@ from othello_arena.protocol import GameRecord
 from othello_arena.protocol.openings import format_opening, parse_openings
 from othello_arena.referee import draw_openings
 from othello_arena.tournaments.match.match import MatchState, PairResult
+from othello_arena.tournaments.stats import SPRT
 from othello_arena.tournaments.schedule.pairing import derive_seed
 from tournament_helpers import AGENT as TINY_AGENT, query
 
@@ -35,9 +37,15 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     drawn = [format_opening(o) for o in draw_openings(parse_openings(BOOK), 2, derive_seed(3, "openings"))]
     assert sorted(line.split(":")[0] for line in lines if line.startswith("pair ")) == [
         f"pair 1 ({drawn[0]})", f"pair 2 ({drawn[1]})"]  # (with -j 2 the second pair may finish first)
-    final = lines[-1]
+    final = next(line for line in lines if line.startswith("final: "))
     assert final.startswith("final: random vs greedy: 4 games, W-D-L ") and "pairs [LL LD DD/WL WD WW] " in final
-    assert "Elo " in final and ("(95%)" in final or "(no interval" in final) and "LLR" not in final
+    assert "Elo " in final and "(95%" in final and "LLR" not in final
+    # Each pair's line is short; the verdict, last, is in words (two pairs cannot tell these two apart).
+    assert all(len(line) < 120 for line in lines if line.startswith("pair "))
+    for label in ("random", "greedy"):  # each agent's time use over the match's games
+        assert any(line.startswith(f"time: {label}: ") and " s a move on average" in line for line in lines)
+    assert lines[-1].startswith(("no difference found in 4 games (Elo", "greedy is better than random by about",
+                                 "greedy is better than random: it won every game, at least")), lines[-1]
     data = json.loads((out / "match.json").read_text())
     assert data["games"] == 4 and sum(data["pentanomial"]) == 2 and data["stopped"] == "games"
     assert data["wins"] + data["draws"] + data["losses"] == 4
@@ -53,6 +61,9 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     assert status.exit_code == 0, status.output
     standings = {line["agent"]: line for line in json.loads(status.output)["standings"]}
     assert standings["random"]["points"] == sum(sum(pair["points"]) for pair in data["pairs"])
+    # Its status says the match's own verdict, as the terminal did.
+    plain = CliRunner().invoke(cli, ["tournament", "status", str(out / "match.toml")])
+    assert plain.exit_code == 0 and lines[-1] in plain.output.splitlines(), plain.output
     # ... but only othello match plays it (it stops at the SPRT's decision).
     run = CliRunner().invoke(cli, ["tournament", "run", str(out / "match.toml")])
     assert run.exit_code == 1 and f"othello match --resume {out}" in run.output
@@ -66,7 +77,9 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
                                       "--time", "3", "--out", str(tmp_path / "m"), "-q"])
     assert result.exit_code == 0, result.output
     assert "LLR " in result.output and "[-2.94, 2.94] (elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized)" in result.output
-    assert result.output.splitlines()[-1] == "no decision after 4 games"  # fewer than 10 pairs: no decision yet
+    verdict = result.output.splitlines()[-1]  # fewer than 10 pairs: no decision yet, and what to do
+    assert verdict.startswith("no decision after 4 games (Elo ") and "more games expected. Start a new match with a " \
+        "larger --max-games (about " in verdict and "or ask a coarser question: elo1=50 decides sooner" in verdict
     data = json.loads((tmp_path / "m" / "match.json").read_text())
     assert data["stopped"] == "max-games" and data["sprt"]["decision"] is None
 
@@ -78,7 +91,12 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["match", "greedy", loser, "--sprt", "elo0=0", "elo1=10", "--max-games", "200",
                                       "--seed", "2", "--time", "5", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1] == "H1 accepted: greedy is better (elo1=10)"
+    # Without openings every pair is the same two games: one distinct pair, and the verdict says so.
+    assert result.output.splitlines()[-1] == (
+        "greedy scored more than loser (Elo at least -636, 95 %), not enough to be sure it is better; "
+        f"{len(json.loads((tmp_path / 'm' / 'match.json').read_text())['pairs']) - 1} of "
+        f"{len(json.loads((tmp_path / 'm' / 'match.json').read_text())['pairs'])} pairs repeat an earlier pair move "
+        "for move and count once in the Elo (deterministic agents: --openings gives each pair its own opening)")
     data = json.loads((tmp_path / "m" / "match.json").read_text())
     assert data["stopped"] == "sprt" and data["sprt"]["decision"] == "H1"
     # The pairs in flight when it decided are counted too: at most one more with two games at once.
@@ -137,6 +155,63 @@ def test_repeated_pairs_are_said_and_the_interval_uses_the_distinct_ones() -> No
     assert state.to_dict()["distinct_pentanomial"] == [0, 0, 0, 1, 0]
 
 
+def _state(pairs: list[tuple[float, float]], sprt: Optional[SPRT] = SPRT(0, 10), stopped: str = "",
+           limit: int = 1000) -> MatchState:
+    """A match of v3 against v2 that saw these pairs (each distinct), as the runner would have counted them."""
+    state = MatchState("v3", "v2", sprt=sprt, limit=limit)
+    for number, points in enumerate(pairs, 1):
+        state.add(PairResult(number, [], points, ("g1", "g2"), (f"k{number}", "k")))
+    state.stopped = stopped
+    return state
+
+
+def test_the_verdict_says_who_is_better_by_how_much_with_a_lower_bound() -> None:
+    # 30 pairs [LL LD DD WD WW] = [0 0 6 12 12] (elo1=50, logistic): LLR 16.2 >= 2.94, H1 taken at the 10th pair.
+    state = _state([(1, 0.5), (1, 1), (0.5, 0.5)] * 6 + [(1, 0.5), (1, 1)] * 6, SPRT(0, 50, model="logistic"))
+    assert state.decision == "H1"
+    estimate = state.estimate()
+    assert state.verdict() == (f"v3 is better than v2 by about {estimate.elo:.0f} Elo "
+                               f"(at least {estimate.low:.0f}, 95 %)") == "v3 is better than v2 by about 241 Elo (at least 175, 95 %)"
+    # A sweep has no finite estimate: its lower bound is said instead of "+inf".
+    sweep = _state([(1, 1)] * 10)
+    assert sweep.decision == "H1" and sweep.verdict() == "v3 is better than v2: it won every game, at least +140 Elo (95 %)"
+    assert sweep.progress_line() == "20 games, W-D-L 20-0-0 | Elo at least +140 | LLR 14.86 (-2.94, +2.94)"
+    assert _state([(0, 0)] * 10).verdict() == "v2 is better than v3: it won every game, at least +140 Elo (95 %)"
+
+
+def test_an_undecided_match_says_about_how_many_more_games_the_test_expects() -> None:
+    # 12 pairs [LL LD DD WD WW] = [0 3 3 3 3], A ahead: the LLR (0.57) is between its bounds; the wait comes
+    # from its drift (about 100 pairs).
+    state = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30))
+    assert state.decision is None and state.sprt is not None
+    pairs = state.sprt.expected_pairs(state.counts)
+    assert pairs is not None and pairs > 12
+    more = state.expected_games()
+    assert more is not None and abs(more - 2 * pairs) <= 0.05 * 2 * pairs + 2
+    assert state.verdict() == "not decided yet: about 200 more games expected (Elo +89 [-23, +223], 95 %)"
+    assert more == 200
+    assert state.to_dict()["expected_games"] == more and state.to_dict()["verdict"] == state.verdict()
+    # The cap is said when the wait is longer than the games left.
+    capped = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30), limit=30)
+    assert f"more than the 6 left before the cap (--max-games 30)" in capped.verdict()
+    # Stopped at the cap undecided: what to do.
+    stopped = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30), stopped="max-games", limit=24)
+    assert stopped.verdict().startswith("no decision after 24 games (Elo +89 [-23, +223], 95 %): "
+                                        f"about {more} more games expected. Start a new match with a larger "
+                                        f"--max-games (about {24 + more} games), or ask a coarser question: elo1=90")
+
+
+def test_no_difference_found_when_the_test_accepts_h0_or_the_interval_holds_zero() -> None:
+    # Equal agents, 144 pairs [LL LD DD WD WW] = [24 24 48 24 24] (elo1=50): LLR -2.98 <= -2.94, H0 accepted.
+    state = _state([(0, 0), (0, 0.5), (0.5, 0.5), (0.5, 0.5), (1, 0.5), (1, 1)] * 24, SPRT(0, 50))
+    assert state.decision == "H0" and state.sprt is not None and state.sprt.llr(state.counts) < state.sprt.lower
+    assert state.verdict() == ("no difference found: v3 is not better than v2 by 50 nElo (elo1) or more "
+                               f"({state.estimate().short()}, 95 %)")
+    assert state.estimate().short() == "Elo +0 [-37, +37]"
+    fixed = _state([(1, 0), (0.5, 0.5), (0, 1), (1, 0.5), (0, 0.5)], sprt=None, stopped="games")
+    assert fixed.verdict() == "no difference found in 10 games (Elo +0 [-99, +99], 95 %): play more games to tell them apart"
+
+
 def _count(database: Path, status: str) -> int:
     if not database.exists():
         return 0
@@ -180,8 +255,8 @@ def test_resume_says_what_is_wrong(tmp_path: Path) -> None:
     mixed = CliRunner().invoke(cli, ["match", "random", "greedy", "--resume", str(tmp_path / "m")])
     assert mixed.exit_code == 2 and "--resume DIR goes on with the match as it was started" in mixed.output
     done = CliRunner().invoke(cli, ["match", "--resume", str(tmp_path / "m")])
-    assert done.exit_code == 0 and "1 pair(s) already played" in done.output and done.output.splitlines()[-1].startswith(
-        "final: random vs greedy: 2 games")
+    assert done.exit_code == 0 and "1 pair(s) already played" in done.output
+    assert any(line.startswith("final: random vs greedy: 2 games") for line in done.output.splitlines())
 
 
 @pytest.mark.parametrize("table, message", [

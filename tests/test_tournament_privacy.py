@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
-from tournament_helpers import agent, write_tournament
+from tournament_helpers import agent, agent_with_build, write_tournament
 from web_helpers import raw_get, serving, token_of
 
 pytestmark = pytest.mark.slow
@@ -33,8 +33,7 @@ BUILD_SECRET = "heidi-source-line-42-SECRET"  # the build computes the 42: its c
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tournament file of a class whose run is over (the published report written by the run)."""
     root = tmp_path_factory.mktemp("privacy")
-    broken = agent("broken", "first").replace(
-        "[[agents]]\n", "[[agents]]\nbuild = \"echo main.c:3: heidi-source-line-$((6*7))-SECRET; exit 2\"\n", 1)
+    broken = agent_with_build(root, "broken", "first", "echo main.c:3: heidi-source-line-$((6*7))-SECRET; exit 2")
     agents = [agent("first", "first"), agent("leaky", "flips", "--crash-at 3", "--secret", STDERR_SECRET[::-1]), broken]
     path = write_tournament(root, agents, concurrency=2, seed=4, games_per_pairing=2)
     result = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"])

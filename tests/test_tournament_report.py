@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE, GameRecord
-from tournament_helpers import agent, query, write_tournament
+from tournament_helpers import agent, agent_with_build, query, write_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -125,8 +125,7 @@ def test_a_forfeited_game_replays_in_chromium(report: tuple[Path, Path], tmp_pat
 @pytest.fixture(scope="module")
 def class_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("class")
-    broken = agent("broken", "first").replace(
-        "[[agents]]\n", "[[agents]]\nbuild = \"echo 'error: expected ; before }'; exit 2\"\n", 1)
+    broken = agent_with_build(root, "broken", "first", "echo 'error: expected ; before }'; exit 2")
     agents = [agent("first", "first"), agent("last", "last"), agent("crasher", "flips", "--crash-at 4"), broken,
               agent("cheat", "flips")]
     path = write_tournament(root, agents, concurrency=2, seed=5)
@@ -243,3 +242,28 @@ def test_a_game_under_a_clock_shows_the_bank_in_chromium(tmp_path: Path) -> None
     shown = open_in_chromium(tmp_path / "out" / "index.html", f"selftest={row['key']}:1", tmp_path / "profile")
     assert shown["errors"] == []
     assert f"{round(record.moves[0].clock or 0, 2):g} s left" in shown["info"]
+    # The time use of each agent over its games (the same function as othello play's): a row each, with its clock.
+    records = [GameRecord.from_dict(json.loads(r["record"]))
+               for r in query(tmp_path / "results" / "tournament.sqlite", "SELECT record FROM games")]
+    from othello_arena.referee.time_use import time_use
+
+    expected = {use.agent: use for use in time_use(records)}
+    assert sorted(cells[0] for cells in shown["timeUse"]) == ["first", "last"]
+    for cells in shown["timeUse"]:
+        use = expected[cells[0]]
+        assert cells[1:6] == [str(use.games), str(use.moves), f"{use.mean:.2f}", f"{use.longest:.2f}", str(use.near_limit)]
+        assert cells[6] == f"{use.least_left:.2f} s (30+1)"
+    assert shown["matchVerdict"] is None and shown["ratingsShown"]
+
+
+def test_a_match_report_shows_the_verdict_of_othello_match_not_pool_ratings(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    played = CliRunner().invoke(cli, ["match", "greedy", "random", "--games", "2", "--seed", "4", "--time", "3",
+                                      "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    report = CliRunner().invoke(cli, ["tournament", "report", str(out / "match.toml"), "-o", str(tmp_path / "r")])
+    assert report.exit_code == 0, report.output
+    shown = open_in_chromium(tmp_path / "r" / "index.html", "selftest=:0", tmp_path / "profile")
+    assert shown["errors"] == []
+    assert shown["matchVerdict"] == played.output.splitlines()[-1] and not shown["ratingsShown"]
+    assert sorted(cells[0] for cells in shown["timeUse"]) == ["greedy", "random"]

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from othello_arena.cli import cli
 from othello_arena.protocol import GameRecord
-from tournament_helpers import agent, build_output, kill_agents_under, query, write_tournament
+from tournament_helpers import agent, agent_with_build, build_output, kill_agents_under, query, write_tournament
 
 THREE = [agent("first", "first"), agent("last", "last"), agent("flips", "flips")]
 
@@ -242,7 +242,7 @@ def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
         '[[agents]]\nname = "alice"\ncwd = "students/alice"\n'
         f'command = "{_sys.executable} alice.py --name {{name}} --style first"\n'
         'build = "echo built >> build-count.txt"\n',
-        agent("bob", "last").replace('[[agents]]\n', '[[agents]]\nbuild = "echo oops; exit 3"\n', 1),
+        agent_with_build(tmp_path, "bob", "last", "echo oops; exit 3"),
     ]
     path = write_tournament(tmp_path, tables)
     result = invoke("run", str(path), "-q")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
-from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, pair_index, simulate_sprt
+from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, logistic_score, pair_index, simulate_sprt
 
 
 def test_a_pair_is_counted_by_its_score() -> None:
@@ -57,10 +58,50 @@ def test_pairing_widens_the_interval_when_the_games_of_a_pair_agree() -> None:
     together = Pentanomial([5, 0, 0, 0, 5]).elo()
     split = Pentanomial([0, 0, 10, 0, 0]).elo()
     assert together.elo == split.elo == 0
-    assert together.high > 150 and split.high == 0  # ten identical split pairs say "exactly equal"
-    assert "(no interval: every pair scored alike so far)" in Pentanomial([0, 0, 10, 0, 0]).elo().line()
+    assert together.high > 150 > split.high > 0  # (ten identical split pairs: the exact bound, not "exactly equal")
+    assert "(95%, every pair scored alike so far)" in Pentanomial([0, 0, 10, 0, 0]).elo().line()
     assert "(95%)" in Pentanomial([5, 0, 0, 0, 5]).elo().line()
     assert Pentanomial().elo().low == -math.inf
+
+
+def test_a_sweep_has_a_lower_bound_not_just_plus_infinity() -> None:
+    # Ten WW pairs: a pair unlike them comes with chance q <= 1 - 0.025**(1/10) = 0.3085 (97.5%), and could
+    # score 0, so the mean score is at least 0.6915: Elo -400 log10(1/0.6915 - 1) = +140.2.
+    sweep = Pentanomial([0, 0, 0, 0, 10]).elo()
+    assert sweep.elo == math.inf and sweep.low == pytest.approx(140.2, abs=0.1) and sweep.high == math.inf
+    assert sweep.short() == "Elo at least +140"
+    assert Pentanomial([10, 0, 0, 0, 0]).elo().short() == "Elo at most -140"
+    assert Pentanomial([20, 0, 0, 0, 0]).elo().high < Pentanomial([10, 0, 0, 0, 0]).elo().high  # more pairs, tighter
+    assert HAND.elo().short() == "Elo +89 [-43, +254]"
+
+
+def test_the_expected_wait_follows_the_drift_and_is_longest_between_equals() -> None:
+    sprt = SPRT(0, 10)
+    assert sprt.expected_pairs(Pentanomial()) is None
+    assert sprt.expected_pairs(Pentanomial([0, 0, 0, 0, 3])) == 7  # a sweep: only min_pairs is left
+    equal = sprt.expected_pairs(Pentanomial([10, 30, 20, 30, 10]))
+    ahead = sprt.expected_pairs(Pentanomial([5, 20, 30, 30, 15]))
+    assert equal is not None and ahead is not None and equal > 2 * ahead > 0
+
+
+def test_the_expected_wait_is_within_a_factor_of_three_of_the_real_one() -> None:
+    """After 100 simulated pairs, the median estimate against the median of the pairs the test then needed."""
+    sprt = SPRT(0, 10)
+    for elo in (20, 50):
+        rng = random.Random(7)
+        estimates, waits = [], []
+        for _run in range(25):
+            win = logistic_score(elo) - 0.025
+            counts, estimate = Pentanomial(), None
+            while sprt.decision(counts) is None and counts.pairs < 20000:
+                counts.add(*(1.0 if r < win else 0.5 if r < win + 0.05 else 0.0 for r in (rng.random(), rng.random())))
+                if counts.pairs == 100:
+                    estimate = sprt.expected_pairs(counts)
+            if estimate is not None and counts.pairs > 100:
+                estimates.append(estimate)
+                waits.append(counts.pairs - 100)
+        ratio = statistics.median(estimates) / statistics.median(waits)
+        assert 1 / 3 < ratio < 3, (elo, ratio)
 
 
 def test_empty_counts_are_regularized_and_early_pairs_decide_nothing() -> None:

@@ -92,3 +92,14 @@ def test_a_schema_2_database_is_upgraded_when_only_its_agents_changed(tmp_path: 
         store.bind("basis", {})  # from now on the basis alone decides
         with pytest.raises(StoreError, match="different schedule"):
             store.bind("other", {})
+
+
+def test_a_new_results_folder_is_the_instructors_alone(tmp_path: Path) -> None:
+    # Every student's games, stderr and build logs end up in it: other users of a lab server must not read it.
+    import stat
+
+    from othello_arena.tournaments.results.store import Store
+
+    store = Store(tmp_path / "class" / "results" / "tournament.sqlite")
+    store.close()
+    assert stat.S_IMODE((tmp_path / "class" / "results").stat().st_mode) == 0o700

@@ -140,8 +140,9 @@ def test_a_flagged_timeout_says_at_which_move_and_the_agents_times_elsewhere_and
     from tournament_helpers import agent
 
     # The sleeper never answers its 3rd move, asleep (no CPU): the referee flags the timeout as maybe load.
+    # 2 s a move: its CPU (a Python's start-up, slower under load) stays well under half its clock's time.
     path = write_tournament(tmp_path, [agent("sleeper", "last", "--sleep-at 3"), agent("first", "first")],
-                            time_per_move=1.0, games_per_pairing=2, seed=4)
+                            time_per_move=2.0, games_per_pairing=2, seed=4)
     assert invoke("run", str(path), "-q").exit_code == 0
     database = tmp_path / "results" / "tournament.sqlite"
     rows = query(database, "SELECT key, plies, load_flag FROM games WHERE reason = 'timeout'")
@@ -164,3 +165,29 @@ def test_a_flagged_timeout_says_at_which_move_and_the_agents_times_elsewhere_and
     replaced = query(database, "SELECT key, why FROM replaced")
     assert sorted(row["key"] for row in replaced) == sorted(row["key"] for row in rows)
     assert {row["why"] for row in replaced} == {"timeout under load?"}
+
+
+def test_a_game_of_othello_play_names_each_programs_version_from_the_files_its_command_names(tmp_path: Path) -> None:
+    # Without a submission folder the version is the command and the files it names: v1 and v2 of one
+    # student's program differ, the same file copied elsewhere is the same version, and the system's
+    # python3 is not part of it.
+    for name in ("v1", "v2", "elsewhere"):
+        (tmp_path / name).mkdir()
+        shutil.copy(AGENT, tmp_path / name / "agent.py")
+    with open(tmp_path / "v2" / "agent.py", "a") as handle:
+        handle.write("\n# v2: one more line\n")
+
+    def played(first: str, second: str) -> dict[str, str]:
+        out = tmp_path / f"game-{first}-{second}"
+        result = CliRunner().invoke(cli, [
+            "play", f"a={sys.executable} {tmp_path / first / 'agent.py'} --name {{name}} --style first",
+            f"b={sys.executable} {tmp_path / second / 'agent.py'} --name {{name}} --style first",
+            "--time", "5", "--sandbox", "none", "--out", str(out), "-q"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        agents = json.loads((out / "game.json").read_text())["agents"]
+        return {name: entry["version"] for name, entry in agents.items()}
+
+    versions = played("v1", "v2")
+    assert len(versions["a"]) == 64 and versions["a"] != versions["b"]
+    again = played("elsewhere", "v1")
+    assert again["a"] == again["b"] == versions["a"]

@@ -81,3 +81,32 @@ def test_a_class_of_30_fits_its_crosstable_at_1366_pixels(tmp_path: Path, browse
             assert geometry["pageWidth"] <= geometry["viewport"], geometry  # the page itself does not scroll sideways
             assert geometry["panelWidth"] > 1200, geometry  # the crosstable has the page's full width
             context.close()
+
+
+def test_a_match_page_shows_the_match_figures_the_terminal_printed(tmp_path: Path, browser) -> None:  # noqa: F811
+    """othello serve DIR/match.toml: the verdict and the short line of othello match, not the pool ratings."""
+    book = tmp_path / "book.txt"
+    book.write_text("d3 c5 f6\nd3 c3 c4\nf5 f6 e6\n")
+    out = tmp_path / "m"
+    played = CliRunner().invoke(cli, ["match", "greedy", "random", "--sprt", "elo1=50", "--max-games", "4",
+                                      "--openings", str(book), "--seed", "4", "--time", "3", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    lines = played.output.splitlines()
+    verdict = lines[-1]
+    progress = lines[[n for n, line in enumerate(lines) if line.startswith("pair ")][-1]].split(" | ", 1)[1]
+    assert verdict.startswith("no decision after 4 games (Elo ")
+    with serving(tmp_path, str(out / "match.toml"), "--games", str(tmp_path / "web-games")) as (base, _):
+        for scripts in (False, True):
+            context = browser.new_context(java_script_enabled=scripts, viewport={"width": 1366, "height": 768})
+            page = context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            page.goto(base + "/tournament")
+            if scripts:
+                page.wait_for_function("() => document.querySelectorAll('#standings tr[data-agent]').length === 2")
+            assert page.inner_text("#match-verdict") == verdict
+            assert page.inner_text("#match-progress") == progress
+            assert "LLR" in page.locator("#match-figures").text_content()
+            # The pool rating (1500 +- ...) would be a second Elo of the same fact: left out of a match's page.
+            assert [cells.split("\t")[6].strip() for cells in page.locator("#standings tr[data-agent]").all_inner_texts()
+                    ] == ["", ""]
+            context.close()

@@ -246,3 +246,49 @@ def test_the_game_page_shows_the_faults_detail_move_number_and_output(tmp_path: 
         # The output is its owner's: without the token the server refuses it.
         status, _ = raw_get(base, href)
         assert status == 403
+
+
+# -- a game clock (PROTOCOL.md section 10) ------------------------------------------------------------
+
+
+def seconds_shown(text: str) -> float:
+    """A clock as the page writes it, ``29.8 s`` or ``1:05``, in seconds."""
+    if text.endswith(" s"):
+        return float(text[:-2])
+    minutes, seconds = text.split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_under_a_game_clock_the_bank_of_the_side_to_move_ticks_down(tmp_path: Path, browser) -> None:  # noqa: F811
+    """A person against beginner under a 30+1 clock from the play page: while the person thinks, the page counts
+    their bank down (two readings a second and a half apart); the waiting side's clock stands still at the bank
+    the server computed (its view, from the game's log), and does so again after the person's move."""
+    with serving(tmp_path, "--games", str(tmp_path / "games")) as (base, lines):
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(base + "/play?token=" + token_of(lines))
+        page.fill("#name", "me")
+        page.fill("#opponent", "beginner")
+        page.select_option("#colour", "B")
+        page.fill("#clock", "30+1")
+        page.click("#start")
+        page.wait_for_url("**/games/*")
+        mine, theirs = page.locator("#player-B .clock"), page.locator("#player-W .clock")
+
+        def server_bank(colour: str) -> float:
+            view = json.loads(page.evaluate(
+                "async () => (await fetch(location.pathname.replace('/games/', '/api/games/'))).text()"))
+            return float(view["banks"][colour])
+
+        for ply in (1, 3):  # the person's first two turns, after each of beginner's moves
+            page.wait_for_selector(f"#moves tr[data-ply='{ply - 1}']" if ply > 1 else "#moves")
+            page.wait_for_selector("#status[data-state=your-turn]")
+            first, waiting = seconds_shown(mine.inner_text()), theirs.inner_text()
+            page.wait_for_timeout(1500)
+            second = seconds_shown(mine.inner_text())
+            assert second < first, (ply, first, second)  # the person's bank ticks down
+            assert theirs.inner_text() == waiting == f"{server_bank('W'):.1f} s"  # beginner's stands still
+            assert seconds_shown(waiting) > 30.0  # beginner moved at once: its increments
+            page.locator(".sq.legal").first.click()
+        page.wait_for_selector("#moves tr[data-ply='4']")
+        page.close()

@@ -417,6 +417,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     elif state.interrupted:
         click.echo(f"No runner is playing it; {state.interrupted} game(s) were in flight when the last runner "
                    f"stopped (resume voids and replays them): othello tournament resume {tournament_.path}")
+    if state.match is not None:  # a match: its own figures over pairs, as othello match prints them
+        click.echo(f"{state.match.a} vs {state.match.b}: {state.match.progress_line()}")
+        click.echo(state.match.verdict())
     click.echo(format_table(state.standings))
     click.echo("")
     click.echo(format_crosstable(state.standings))
@@ -498,6 +501,19 @@ def verify(file: Optional[str], demo: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
+def _has_games(tournament_: Tournament) -> bool:
+    """Whether the tournament's database holds a game (``check-agents`` alone stores only its checks)."""
+    from .results.store import Store
+
+    if not tournament_.database.exists():
+        return False
+    try:
+        with Store(tournament_.database, create=False) as store:
+            return next(store.game_rows(), None) is not None
+    except Exception:  # noqa: BLE001 - an unreadable database is said by the commands that read it
+        return True
+
+
 def _print_estimate(tournament_: Tournament, concurrency: int) -> None:
     """How long the games should take (worst case, and typical from earlier games' move times)."""
     from .results.estimate import estimate
@@ -576,7 +592,7 @@ def check(file: Optional[str], demo: bool) -> None:
                    + (f" ({agent.time_per_move:g} s a move of its own)" if agent.time_per_move else "")
                    + (f" WITHDRAWN: {tournament_.withdrawn[agent.name]}" if agent.withdraw else ""))
     _print_estimate(tournament_, tournament_.concurrency or default_concurrency())
-    if tournament_.database.exists():
+    if _has_games(tournament_):
         click.echo(f"A database exists ({tournament_.database}): `othello tournament status` shows what is played; "
                    "the schedule below is the file's for a fresh start (games already stored keep theirs).")
     schedule = pairing.fixed_schedule(tournament_, tournament_.withdrawn)

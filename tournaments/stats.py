@@ -140,6 +140,8 @@ class Pentanomial:
             return EloEstimate(0.0, -math.inf, math.inf, 0.0, math.inf, 0.5, 0.0)
         error = math.sqrt(var / n)
         low, high = mu - Z95 * error, mu + Z95 * error
+        if error == 0:
+            low, high = alike_bounds(mu, int(n))
         nelo = (mu - 0.5) / math.sqrt(2 * var) * NELO_PER_NT if var > 0 else (0.0 if mu == 0.5 else math.copysign(math.inf, mu - 0.5))
         nelo_error = Z95 * NELO_PER_NT / math.sqrt(2 * n)
         return EloEstimate(logistic_elo(mu), logistic_elo(low), logistic_elo(high), nelo, nelo_error, mu, error)
@@ -148,6 +150,21 @@ class Pentanomial:
         """``W-D-L 12-5-9, pairs [LL LD DD/WL WD WW] 1 3 4 3 2``."""
         return (f"W-D-L {self.wins}-{self.draws}-{self.losses}, "
                 f"pairs [{' '.join(PAIR_NAMES)}] {' '.join(str(c) for c in self.counts)}")
+
+
+def alike_bounds(score: float, pairs: int) -> tuple[float, float]:
+    """The 95% bounds of the per-game score when all ``pairs`` scored ``score`` alike (a sweep: ``score`` 1).
+
+    The normal interval has no width then ("+inf [+inf, +inf]" for a sweep),
+    which claims too much after ten pairs.  Exact instead: if a pair unlike
+    the others came with chance q, seeing none in N pairs has chance
+    (1 - q)**N, at least 2.5% while q <= 1 - 0.025**(1/N); such a pair
+    scores anything from 0 to 1, so the mean is within ``score`` - q*score
+    and ``score`` + q*(1 - score) (each end one-sided 97.5%, as the normal
+    interval's ends are).
+    """
+    q = 1.0 - 0.025 ** (1.0 / pairs)
+    return score - q * score, score + q * (1.0 - score)
 
 
 @dataclass(frozen=True)
@@ -168,10 +185,23 @@ class EloEstimate:
         When every pair so far scored alike (no spread) the interval says
         nothing, and the line says so instead of showing a zero width.
         """
-        interval = (f"[{_signed(self.low)}, {_signed(self.high)}] (95%)" if self.score_error > 0
-                    else "(no interval: every pair scored alike so far)")
-        return (f"Elo {_signed(self.elo)} {interval}, "
+        alike = "" if self.score_error > 0 else ", every pair scored alike so far"
+        return (f"Elo {_signed(self.elo)} [{_signed(self.low)}, {_signed(self.high)}] (95%{alike}), "
                 f"nElo {_signed(self.nelo)} +- {self.nelo_error:.1f}, score {100 * self.score:.1f}%")
+
+    def short(self) -> str:
+        """``Elo +89 [-43, +254]``; ``Elo at least +115`` when every game so far was won (no finite estimate)."""
+        if self.elo == math.inf:
+            return f"Elo at least {_whole(self.low)}"
+        if self.elo == -math.inf:
+            return f"Elo at most {_whole(self.high)}"
+        return f"Elo {_whole(self.elo)} [{_whole(self.low)}, {_whole(self.high)}]"
+
+
+def _whole(value: float) -> str:
+    if not math.isfinite(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{round(value) + 0:+d}"
 
 
 def _signed(value: float) -> str:
@@ -263,10 +293,59 @@ class SPRT:
             return "H0"
         return None
 
+    def expected_pairs(self, counts: Pentanomial) -> Optional[float]:
+        """About how many more pairs until the test decides, from the LLR's drift so far.
+
+        The LLR is a sum of one step per pair, ``(s1 - s0) * (x - (s0 + s1) / 2) / var``
+        for a pair of per-game score x: steps of mean d (the drift, set by the
+        mean score) and variance ``(s1 - s0)**2 / var``.  As a random walk with
+        that drift between the two bounds (Wald's approximation, a Brownian
+        motion) it needs ``(P * B - (1 - P) * A) / d`` more steps, A and B its
+        distances to the lower and upper bound, P its chance of reaching the
+        upper one first; ``A * B / variance`` without drift (equal agents: the
+        longest wait).  The mean score so far is uncertain, and the wait is
+        longest near no drift, so the wait is averaged over the mean's normal
+        uncertainty (41 points over +-4 standard errors) rather than taken at
+        the estimate, which promised a third of the real wait.  Measured with
+        :func:`simulate_sprt`'s model (tests/test_tournament_stats.py): after
+        100 pairs the median estimate is within a factor of 3 of the median
+        wait.  At least the pairs left before ``min_pairs``; ``None`` before
+        any pair.
+        """
+        n, mu, var = counts.moments(regularize=True)
+        if n == 0 or var <= 0:
+            return None
+        s0, s1 = self.scores(var)
+        variance = (s1 - s0) ** 2 / var
+        llr = self.llr(counts)
+        below, above = max(0.0, llr - self.lower), max(0.0, self.upper - llr)
+        error = math.sqrt(var / n)
+        total = weights = 0.0
+        for step in range(41):
+            z = -4.0 + step / 5.0
+            weight = math.exp(-z * z / 2)
+            drift = (s1 - s0) * (mu + z * error - (s0 + s1) / 2) / var
+            total += weight * _walk_steps(drift, variance, below, above)
+            weights += weight
+        return max(total / weights, float(self.min_pairs - counts.pairs))
+
     def line(self, counts: Pentanomial) -> str:
         """``LLR 1.23 [-2.94, 2.94] (elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized)``."""
         return (f"LLR {self.llr(counts):.2f} [{self.lower:.2f}, {self.upper:.2f}] "
                 f"(elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}, {self.model})")
+
+
+def _walk_steps(drift: float, variance: float, below: float, above: float) -> float:
+    """Expected steps of a Brownian motion (``drift``, ``variance`` per step) from 0 to -below or +above."""
+    theta = 2 * drift / variance
+    if abs(theta) * (below + above) < 1e-9:
+        return below * above / variance
+    exponent = -theta * (below + above)
+    if exponent > 700:  # a strong drift down: the upper bound is out of reach
+        upper_first = math.exp(theta * above)
+    else:
+        upper_first = math.expm1(-theta * below) / math.expm1(exponent)
+    return (upper_first * above - (1 - upper_first) * below) / drift
 
 
 def simulate_sprt(elo: float, sprt: SPRT, rng: random.Random, draw_rate: float = 0.05,

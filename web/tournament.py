@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..protocol import GameRecord, ParseError
-from ..tournaments.results.state import TournamentState, game_directory, read_state
+from ..tournaments.results.pairs import MatchState
+from ..tournaments.results.paths import game_directory
+from ..tournaments.results.state import TournamentState, read_state
 from ..tournaments.results.store import GameRow, GameStatus, StoreError, result_from_row
 from ..tournaments.run.livelog import read_live_log
 from ..tournaments.schedule.config import Tournament
@@ -75,7 +77,8 @@ class TournamentView:
             data = self._empty(f"no results yet in {t.database}: start the tournament (othello tournament run {t.path})")
             data["standings"] = [{"rank": 0, "agent": name, "games": 0, "points": 0, "wins": 0, "draws": 0,
                                   "losses": 0, "disc_difference": 0, "elo": 0, "elo_error": 0, "forfeits": {},
-                                  "reference": name in t.references, "shown_rank": "", "forfeits_text": ""}
+                                  "reference": name in t.references, "shown_rank": "", "forfeits_text": "",
+                                  "elo_text": ""}
                                  for name in t.agent_names]
             return data
         data = self._empty("")
@@ -96,6 +99,8 @@ class TournamentView:
                 view = game_view(entries, row.white, row.black)
                 view["key"] = row.key
                 data["live"].append(view)
+        if state.match is not None:
+            data["match"] = match_view(state.match)
         data["now"] = time.time()
         return data
 
@@ -169,7 +174,19 @@ class TournamentView:
 
 
 def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
-    """A line of the standings as the page shows it: the rank among the students (``ref`` for a reference)."""
+    """A line of the standings as the page shows it: the rank among the students (``ref`` for a reference).
+
+    A match's page leaves the pool rating out: the match's own figures over
+    pairs (:func:`match_view`) say how far apart the two are, as the terminal does.
+    """
     rank = state.student_ranks.get(line["agent"])
     forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
-    return {**line, "reference": rank is None, "shown_rank": "ref" if rank is None else rank, "forfeits_text": forfeits}
+    elo = "" if state.match is not None else f"{round(line['elo'])} ± {round(line['elo_error'])}"
+    return {**line, "reference": rank is None, "shown_rank": "ref" if rank is None else rank, "forfeits_text": forfeits,
+            "elo_text": elo}
+
+
+def match_view(match: MatchState) -> dict[str, Any]:
+    """A match's figures for its page: the verdict, the short line and every figure, as ``othello match`` prints them."""
+    return {"a": match.a, "b": match.b, "verdict": match.verdict(), "progress": match.progress_line(),
+            "figures": match.lines(), "games": match.games, "expected_games": match.expected_games()}

@@ -1,15 +1,18 @@
-"""``othello analyze`` (the engine on one position) and ``othello train``."""
+"""``othello analyze`` (the engine on one position, or a file of them) and ``othello train``."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 
 from ...protocol import Board, ParseError, parse_board, parse_obf
+
+if TYPE_CHECKING:
+    from .engine import Engine  # numba: loaded only when a position needs a search
 
 
 def read_position(position: str) -> Board:
@@ -33,41 +36,86 @@ def read_position(position: str) -> Board:
         raise click.BadParameter(str(exc), param_hint="POSITION") from None
 
 
+def read_positions(path: str) -> list[tuple[int, Board]]:
+    """The positions of a file, one OBF line each, with their line numbers; ``-`` is standard input.
+
+    Blank lines and lines starting with ``#`` or ``%`` are skipped.  Every
+    bad line is named (all of them, before anything is searched).
+    """
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--file") from None
+    positions: list[tuple[int, Board]] = []
+    errors: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#%":
+            continue
+        try:
+            positions.append((number, parse_obf(stripped)))
+        except ParseError as exc:
+            errors.append(f"{path}, line {number}: {exc}")
+    if errors:
+        raise click.BadParameter("\n".join(errors), param_hint="--file")
+    if not positions:
+        raise click.BadParameter(f"{path} holds no position (one OBF line a position)", param_hint="--file")
+    return positions
+
+
 # How a printed score counts, named wherever one is printed.
 EMPTIES_TO_WINNER = "empties to the winner"  # the standard: every Othello program and published suite
 EVALUATION = "evaluation in discs"
 
 
-# An OBF line starts with "-" whenever a1 is empty (most of the FFO suite):
-# unknown "options" are taken as the position, as users type it.
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("position")
-@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
-              help="Seconds of search.")
-@click.option("--exact/--no-exact", default=None,
-              help="Solve the endgame exactly (--exact: whatever the time; --no-exact: never). "
-                   "Default: solve when few squares are empty.")
-@click.option("--depth", type=click.IntRange(min=1, max=60), default=60, help="Deepest iteration.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON line for programs.")
-def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as_json: bool) -> None:
-    """Search POSITION with the champion's engine and print the best move.
+def finished_score(board: Board) -> int:
+    """A finished game's score for the side to move: the disc difference, empty squares to the winner.
 
-    POSITION is an OBF line (64 cells a1..h8 then X or O; X is White, who
-    moves first; quote it), a file holding one or a drawn board, or - for
-    standard input.  The score is the side to move's final disc difference
-    when solved, counting empty squares for the winner as every Othello
-    program and published suite does; else the evaluation in discs.
-    --exact without --time waits for the solver however long it takes.
+    The rule of the engine's compiled :func:`.search.final_score`, here in
+    plain Python so that a finished position is scored without loading the
+    engine (tests check that the two agree).
     """
-    from .agent import load_engine
+    own, opp = board.count(board.to_move), board.count(board.to_move.opponent)
+    empties = board.size * board.size - own - opp
+    difference = own - opp
+    return difference + empties if difference > 0 else difference - empties if difference < 0 else 0
 
-    board = read_position(position)
+
+class LazyEngine:
+    """The champion's engine, loaded (numba and every compiled function) the first time a position needs one."""
+
+    def __init__(self) -> None:
+        self._engine: Optional["Engine"] = None
+
+    def fresh(self) -> "Engine":
+        """The engine with an empty transposition table: each position is searched as if it were the only one."""
+        if self._engine is None:
+            from .agent import load_engine
+
+            self._engine = load_engine()  # every compiled function loaded before the clock starts
+        else:
+            self._engine.clear()
+        return self._engine
+
+
+Iterations = list[tuple[int, float, Optional[int]]]
+
+
+def analysis(board: Board, engine: LazyEngine, seconds: Optional[float], depth: int,
+             exact: Optional[bool]) -> tuple[dict[str, object], Iterations]:
+    """The report of one position (the ``--json`` object) and the search's iterations.
+
+    A finished game needs no search: its ``best_move`` is ``None`` and its
+    score the final one.
+    """
     if board.is_game_over():
-        raise click.UsageError("the game is over in this position: nothing to analyze")
-    limit = None if exact and not _time_given() else seconds
-    engine = load_engine()  # every compiled function loaded before the clock starts
-    result = engine.think(board, seconds=limit, max_depth=depth, exact=exact)
-    report: dict[str, object] = {
+        report: dict[str, object] = {
+            "best_move": None, "score": finished_score(board), "exact": True, "depth": 0, "nodes": 0,
+            "seconds": 0.0, "score_convention": EMPTIES_TO_WINNER,
+        }
+        return report, []
+    result = engine.fresh().think(board, seconds=seconds, max_depth=depth, exact=exact)
+    report = {
         "best_move": result.move_name,
         "score": int(result.score) if result.exact else round(result.score, 2),
         "exact": result.exact and not result.outcome_only,
@@ -78,14 +126,72 @@ def analyze(position: str, seconds: float, exact: Optional[bool], depth: int, as
     }
     if result.outcome_only:
         report["outcome"] = "win" if result.score > 0 else "loss" if result.score < 0 else "draw"
+    return report, result.iterations
+
+
+def summary(report: dict[str, object]) -> str:
+    """The report in one line for people."""
+    score = report["score"]
+    assert isinstance(score, (int, float))
+    if report["best_move"] is None:
+        return f"game over  score {score:+g} (final, {report['score_convention']})"
+    kind = "exact" if report["exact"] else f"outcome {report['outcome']}" if "outcome" in report else "eval"
+    return (f"best move {report['best_move']}  score {score:+g} ({kind}, {report['score_convention']})  "
+            f"depth {report['depth']}  nodes {report['nodes']}  {report['seconds']:.2f}s")
+
+
+# An OBF line starts with "-" whenever a1 is empty (most of the FFO suite):
+# unknown "options" are taken as the position, as users type it.
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("position", required=False)
+@click.option("--file", "positions_file", metavar="FILE", default=None,
+              help="Analyze every position of FILE (one OBF line each; - for standard input) in one process: "
+                   "one line a result, or with --json one JSON list.")
+@click.option("--time", "seconds", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Seconds of search (a position).")
+@click.option("--exact/--no-exact", default=None,
+              help="Solve the endgame exactly (--exact: whatever the time; --no-exact: never). "
+                   "Default: solve when few squares are empty.")
+@click.option("--depth", type=click.IntRange(min=1, max=60), default=60, help="Deepest iteration.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line for programs.")
+def analyze(position: Optional[str], positions_file: Optional[str], seconds: float, exact: Optional[bool], depth: int,
+            as_json: bool) -> None:
+    """Search POSITION with the champion's engine and print the best move.
+
+    POSITION is an OBF line (64 cells a1..h8 then X or O; X is White, who
+    moves first; quote it), a file holding one or a drawn board, or - for
+    standard input.  The score is the side to move's final disc difference
+    when solved, counting empty squares for the winner as every Othello
+    program and published suite does; else the evaluation in discs.
+    --exact without --time waits for the solver however long it takes.
+    A finished game is not searched: no best move, its final score.
+    --file FILE analyzes many positions in one process (the engine loads
+    once), each exactly as POSITION alone would be; a result line starts
+    with the position's line number, a JSON result holds it as "line".
+    """
+    if (position is None) == (positions_file is None):
+        raise click.UsageError("give one POSITION, or --file FILE with one position a line (not both)")
+    limit = None if exact and not _time_given() else seconds
+    engine = LazyEngine()
+    if positions_file is not None:
+        reports = []
+        for number, board in read_positions(positions_file):
+            report, _ = analysis(board, engine, limit, depth, exact)
+            reports.append({**report, "line": number})
+            if not as_json:
+                click.echo(f"line {number}  {summary(report)}")
+        if as_json:
+            click.echo(json.dumps(reports))
+        return
+    assert position is not None
+    board = read_position(position)
+    report, iterations = analysis(board, engine, limit, depth, exact)
     if as_json:
         click.echo(json.dumps(report))
         return
     click.echo(board.draw(), nl=False)
-    kind = "exact" if report["exact"] else f"outcome {report['outcome']}" if result.outcome_only else "eval"
-    click.echo(f"best move {report['best_move']}  score {result.score:+g} ({kind}, {report['score_convention']})  "
-               f"depth {result.depth}  nodes {result.nodes}  {result.seconds:.2f}s")
-    for it_depth, score, square in result.iterations:
+    click.echo(summary(report))
+    for it_depth, score, square in iterations:
         name = "pass" if square is None else f"{'ABCDEFGH'[square % 8]}{square // 8 + 1}"
         click.echo(f"  depth {it_depth:2d}  {name}  {score:+.2f}")
 

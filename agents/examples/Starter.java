@@ -19,6 +19,9 @@
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 // It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+// Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+// "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+// a share of it: see moveSeconds().
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -168,6 +171,21 @@ public class Starter {
         }
     }
 
+    /**
+     * Seconds for this move: $OTHELLO_TIME, or under a game clock (a bank) the bank spread over
+     * our moves still to come (half the empty squares, at least 8) plus most of the increment,
+     * never more than 0.6 of the bank (the increment comes after the move) nor 0.9 of a cap.
+     * (TUNE HERE)
+     */
+    static Double moveSeconds(Double seconds, Double bank, int[] b, double increment, Double cap) {
+        if (seconds == null || bank == null) return seconds;
+        int empties = 0;
+        for (int cell : b) if (cell == EMPTY) empties++;
+        int movesLeft = Math.max(8, (empties + 1) / 2);
+        double budget = Math.min(bank / movesLeft + 0.8 * increment, 0.6 * bank);
+        return cap == null ? budget : Math.min(budget, 0.9 * cap);
+    }
+
     /** The value of {@code b} for {@code colour} to move, searched {@code depth} plies (a pass is a ply). */
     static int negamax(int[] b, int colour, int depth, int alpha, int beta, Clock clock) throws TimeUp {
         clock.check();
@@ -237,13 +255,22 @@ public class Starter {
         return "(" + c + " " + "ABCDEFGH".charAt(sq % 8) + " " + (sq / 8 + 1) + ")";
     }
 
-    enum Kind { SKIP, END, MOVE, BAD }
+    enum Kind { SKIP, END, MOVE, BAD, CLOCK }
 
-    record Parsed(Kind kind, int colour, int sq) {}
+    record Parsed(Kind kind, int colour, int sq, double bank) {
+        Parsed(Kind kind, int colour, int sq) { this(kind, colour, sq, 0); }
+    }
 
-    /** Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"). */
+    /** Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"); the clock line "(CLOCK 12.345)" gives the bank. */
     static Parsed parseLine(String line) {
         String text = line.toUpperCase().replaceAll("[\\s()]", "");
+        if (text.startsWith("CLOCK")) {
+            try {
+                return new Parsed(Kind.CLOCK, 0, PASS, Double.parseDouble(text.substring(5)));
+            } catch (NumberFormatException e) {
+                return new Parsed(Kind.BAD, 0, PASS);
+            }
+        }
         if (text.isEmpty() || text.charAt(0) == 'C') return new Parsed(Kind.SKIP, 0, PASS);
         if (text.startsWith("END")) return new Parsed(Kind.END, 0, PASS);
         char c = text.charAt(0);
@@ -326,9 +353,15 @@ public class Starter {
         Path inbox = Path.of(name + ".in");
         int[] board = startBoard();
         int toMove = WHITE;
+        // $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10)
+        String clockText = System.getenv("OTHELLO_CLOCK"), capText = System.getenv("OTHELLO_MOVE_CAP");
+        int plus = clockText == null ? -1 : clockText.indexOf('+');
+        double increment = plus < 0 ? 0 : Double.parseDouble(clockText.substring(plus + 1));
+        Double cap = capText == null || capText.isEmpty() ? null : Double.parseDouble(capText);
+        Double bank = null; // under a game clock: the seconds left, from the (CLOCK ...) line
         startWatching();
         List<String> lines = takeFile(inbox);
-        Clock clock = new Clock(seconds); // our clock starts when NAME.in is there
+        long arrived = System.nanoTime(); // our clock starts when NAME.in is there
         int me = !lines.isEmpty() && lines.get(0).trim().toUpperCase().startsWith("W") ? WHITE : BLACK;
         // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
         lines = lines.isEmpty() ? lines : lines.subList(1, lines.size());
@@ -336,6 +369,10 @@ public class Starter {
             for (String line : lines) {
                 Parsed parsed = parseLine(line);
                 if (parsed.kind() == Kind.SKIP) continue;
+                if (parsed.kind() == Kind.CLOCK) {
+                    bank = parsed.bank();
+                    continue;
+                }
                 if (parsed.kind() == Kind.END) return;
                 // Every move is checked, the opponent's and the opening's.  A pass is always taken:
                 // with --illegal lose-turn the referee relays an illegal move as a pass.
@@ -351,7 +388,9 @@ public class Starter {
             }
             if (gameOver(board)) return;
             if (toMove == me) {
-                Choice choice = think(board, me, clock, maxDepth);
+                Double budget = moveSeconds(seconds, bank, board, increment, cap);
+                if (budget != null) budget = Math.max(0.001, budget - (System.nanoTime() - arrived) / 1e9);
+                Choice choice = think(board, me, new Clock(budget), maxDepth);
                 putMove(name, "(C depth " + choice.depth() + " score " + choice.score() + ")\n"
                         + moveLine(me, choice.move()) + "\n");
                 if (choice.move() != PASS) board = play(board, choice.move(), me);
@@ -362,7 +401,7 @@ public class Starter {
                 }
             }
             lines = takeFile(inbox);
-            clock = new Clock(seconds);
+            arrived = System.nanoTime();
         }
     }
 

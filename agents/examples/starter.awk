@@ -21,6 +21,9 @@
 #
 # The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 # It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+# Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+# "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+# a share of it: see move_seconds().
 #
 # Where to improve it: evaluate() (the evaluation), order_moves() (move ordering),
 # START_FRACTION / ABORT_FRACTION (the time budget).  awk is some hundred times
@@ -158,6 +161,21 @@ function start_clock(seconds,    t) {
     TIME_UP = 0  # set when the clock ran out in the middle of a depth: every result is then void
 }
 
+# Seconds for this move: OTHELLO_TIME, or under a game clock (bank >= 0) the bank spread
+# over our moves still to come (half the empty squares, at least 8) plus most of the
+# increment, never more than 0.6 of the bank (the increment comes after the move) nor
+# 0.9 of a cap (cap > 0).  (TUNE HERE)
+function move_seconds(seconds, bank, increment, cap,    sq, empties, moves_left, budget) {
+    if (seconds <= 0 || bank < 0) return seconds
+    for (sq = 0; sq < 64; sq++) empties += b[sq] == EMPTY
+    moves_left = int((empties + 1) / 2)
+    if (moves_left < 8) moves_left = 8
+    budget = bank / moves_left + 0.8 * increment
+    if (budget > 0.6 * bank) budget = 0.6 * bank
+    if (cap > 0 && budget > 0.9 * cap) budget = 0.9 * cap
+    return budget
+}
+
 function out_of_time() {
     if (TIME_UP) return 1
     if (TIMED && ++NODES % CHECK_EVERY == 0 && now() >= ABORT_AT) TIME_UP = 1
@@ -237,10 +255,16 @@ function move_line(colour, sq,    c) {
 }
 
 # Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"): returns "move" (setting
-# LINE_COLOUR and LINE_SQ), "end", "skip" for a comment or blank line, "bad" for anything else.
+# LINE_COLOUR and LINE_SQ), "end", "clock" for "(CLOCK 12.345)" (setting LINE_BANK),
+# "skip" for a comment or blank line, "bad" for anything else.
 function parse_line(line,    text, col, row) {
     text = toupper(line)
     gsub(/[ \t\r\n()]/, "", text)
+    if (substr(text, 1, 5) == "CLOCK") {
+        if (text !~ /^CLOCK[0-9]*\.?[0-9]+$/) return "bad"
+        LINE_BANK = substr(text, 6) + 0
+        return "clock"
+    }
     if (text == "" || substr(text, 1, 1) == "C") return "skip"
     if (substr(text, 1, 3) == "END") return "end"
     if (substr(text, 1, 1) != "W" && substr(text, 1, 1) != "B") return "bad"
@@ -286,17 +310,24 @@ function wait_collected(name,    p, waited) {
     }
 }
 
-function play_game(name, seconds, max_depth,    n, i, kind, to_move, me, first, sq, winner) {
+function play_game(name, seconds, max_depth,    n, i, kind, to_move, me, first, sq, winner, bank, increment, cap,
+                   plus, arrived, left) {
     start_board()
     to_move = WHITE
+    # $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10)
+    plus = index(ENVIRON["OTHELLO_CLOCK"], "+")
+    increment = plus ? substr(ENVIRON["OTHELLO_CLOCK"], plus + 1) + 0 : 0
+    cap = ENVIRON["OTHELLO_MOVE_CAP"] + 0
+    bank = -1  # under a game clock: the seconds left, from the (CLOCK ...) line
     n = take_file(name ".in")
-    start_clock(seconds)  # our clock starts when NAME.in is there
+    arrived = now()  # our clock starts when NAME.in is there
     me = toupper(substr(LINES[1], match(LINES[1], /[^ \t]/), 1)) == "W" ? WHITE : BLACK
     first = 2  # in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
     while (1) {
         for (i = first; i <= n; i++) {
             kind = parse_line(LINES[i])
             if (kind == "skip") continue
+            if (kind == "clock") { bank = LINE_BANK; continue }
             if (kind == "end") return
             # Every move is checked, the opponent's and the opening's.  A pass is always taken:
             # with --illegal lose-turn the referee relays an illegal move as a pass.
@@ -310,6 +341,12 @@ function play_game(name, seconds, max_depth,    n, i, kind, to_move, me, first, 
         }
         if (game_over()) return
         if (to_move == me) {
+            if (seconds > 0) {
+                left = move_seconds(seconds, bank, increment, cap) - (now() - arrived)
+                start_clock(left > 0.001 ? left : 0.001)
+            } else {
+                start_clock(0)  # --depth: no clock
+            }
             sq = think(me, max_depth)
             put_move(name, "(C depth " DONE " score " SCORE ")\n" move_line(me, sq) "\n")
             if (sq != PASS) make(sq, me)
@@ -317,7 +354,7 @@ function play_game(name, seconds, max_depth,    n, i, kind, to_move, me, first, 
             if (game_over()) { wait_collected(name); return }
         }
         n = take_file(name ".in")
-        start_clock(seconds)
+        arrived = now()
         first = 1
     }
 }

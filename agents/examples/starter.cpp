@@ -17,6 +17,9 @@
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 // It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+// Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+// "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+// a share of it: see move_seconds().
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -26,6 +29,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -159,6 +163,19 @@ struct Clock {
     }
 };
 
+// Seconds for this move: $OTHELLO_TIME, or under a game clock (a bank) the bank spread over
+// our moves still to come (half the empty squares, at least 8) plus most of the increment,
+// never more than 0.6 of the bank (the increment comes after the move) nor 0.9 of a cap.
+// (TUNE HERE)
+std::optional<double> move_seconds(std::optional<double> seconds, std::optional<double> bank, const Board& b,
+                                   double increment, std::optional<double> cap) {
+    if (!seconds || !bank) return seconds;
+    int empties = static_cast<int>(std::count(b.begin(), b.end(), EMPTY));
+    int moves_left = std::max(8, (empties + 1) / 2);
+    double budget = std::min(*bank / moves_left + 0.8 * increment, 0.6 * *bank);
+    return cap ? std::min(budget, 0.9 * *cap) : budget;
+}
+
 // The value of `b` for `colour` to move, searched `depth` plies (a pass is a ply).
 int negamax(const Board& b, int colour, int depth, int alpha, int beta, const Clock& clock) {
     clock.check();
@@ -224,15 +241,20 @@ std::string move_line(int colour, int sq) {
     return "(" + c + " " + std::string(1, static_cast<char>('A' + sq % 8)) + " " + std::to_string(sq / 8 + 1) + ")";
 }
 
-enum class Kind { Skip, End, Move, Bad };
-struct Parsed { Kind kind; int colour = 0, sq = PASS; };
+enum class Kind { Skip, End, Move, Bad, Clock };
+struct Parsed { Kind kind; int colour = 0, sq = PASS; double bank = 0; };
 
-// Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)").
+// Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"); the clock line "(CLOCK 12.345)" gives the bank.
 Parsed parse_line(const std::string& line) {
     std::string text;
     for (char ch : line)
         if (!std::isspace(static_cast<unsigned char>(ch)) && ch != '(' && ch != ')')
             text += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (text.rfind("CLOCK", 0) == 0) {
+        char* end = nullptr;
+        double bank = std::strtod(text.c_str() + 5, &end);
+        return end != text.c_str() + 5 && *end == '\0' ? Parsed{Kind::Clock, 0, PASS, bank} : Parsed{Kind::Bad};
+    }
     if (text.empty() || text[0] == 'C') return {Kind::Skip};
     if (text.rfind("END", 0) == 0) return {Kind::End};
     if (text[0] != 'W' && text[0] != 'B') return {Kind::Bad};
@@ -305,12 +327,28 @@ void wait_collected(const std::string& name) {
     for (int i = 0; i < 200 && exists(name + ".out") && !exists(name + ".in"); i++) wait_for_change(pause);
 }
 
+// $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10): the increment, the cap if any.
+std::pair<double, std::optional<double>> game_clock() {
+    const char* clock_text = std::getenv("OTHELLO_CLOCK");
+    const char* cap_text = std::getenv("OTHELLO_MOVE_CAP");
+    const char* plus = clock_text ? std::strchr(clock_text, '+') : nullptr;
+    std::optional<double> cap;
+    if (cap_text && *cap_text) cap = std::atof(cap_text);
+    return {plus ? std::atof(plus + 1) : 0.0, cap};
+}
+
+double seconds_since(Instant start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void play_game(const std::string& name, std::optional<double> seconds, int max_depth) {
     Board board = start_board();
     int to_move = WHITE;
+    auto [increment, cap] = game_clock();
+    std::optional<double> bank;  // under a game clock: the seconds left, from the (CLOCK ...) line
     start_watching();
     std::vector<std::string> lines = take_file(name + ".in");
-    Clock clock(seconds);  // our clock starts when NAME.in is there
+    Instant arrived = std::chrono::steady_clock::now();  // our clock starts when NAME.in is there
     std::string first = lines.empty() ? "" : lines[0];
     std::size_t at = first.find_first_not_of(" \t\r");
     int me = at != std::string::npos && std::toupper(static_cast<unsigned char>(first[at])) == 'W' ? WHITE : BLACK;
@@ -320,6 +358,7 @@ void play_game(const std::string& name, std::optional<double> seconds, int max_d
         for (const std::string& line : lines) {
             Parsed parsed = parse_line(line);
             if (parsed.kind == Kind::Skip) continue;
+            if (parsed.kind == Kind::Clock) { bank = parsed.bank; continue; }
             if (parsed.kind == Kind::End) return;
             // Every move is checked, the opponent's and the opening's.  A pass is always taken:
             // with --illegal lose-turn the referee relays an illegal move as a pass.
@@ -335,7 +374,9 @@ void play_game(const std::string& name, std::optional<double> seconds, int max_d
         }
         if (game_over(board)) return;
         if (to_move == me) {
-            Choice choice = think(board, me, clock, max_depth);
+            std::optional<double> budget = move_seconds(seconds, bank, board, increment, cap);
+            if (budget) budget = std::max(0.001, *budget - seconds_since(arrived));
+            Choice choice = think(board, me, Clock(budget), max_depth);
             std::ostringstream text;
             text << "(C depth " << choice.depth << " score " << choice.score << ")\n" << move_line(me, choice.move) << "\n";
             put_move(name, text.str());
@@ -344,7 +385,7 @@ void play_game(const std::string& name, std::optional<double> seconds, int max_d
             if (game_over(board)) { wait_collected(name); return; }
         }
         lines = take_file(name + ".in");
-        clock = Clock(seconds);
+        arrived = std::chrono::steady_clock::now();
     }
 }
 

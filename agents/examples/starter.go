@@ -22,6 +22,9 @@
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see startFraction.
 // It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+// Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+// "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+// a share of it: see moveSeconds.
 //
 // Where to improve it: evaluate (the evaluation), ordered (move ordering),
 // startFraction / abortFraction (the time budget).
@@ -32,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -182,6 +186,44 @@ func (c *Clock) expired() bool {
 	return c.timeUp
 }
 
+// gameClock reads $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10):
+// the increment, and the cap (0: none).
+func gameClock() (float64, float64) {
+	increment, cap := 0.0, 0.0
+	if _, inc, found := strings.Cut(os.Getenv("OTHELLO_CLOCK"), "+"); found {
+		increment, _ = strconv.ParseFloat(strings.TrimSpace(inc), 64)
+	}
+	if text := os.Getenv("OTHELLO_MOVE_CAP"); text != "" {
+		cap, _ = strconv.ParseFloat(strings.TrimSpace(text), 64)
+	}
+	return increment, cap
+}
+
+// moveSeconds is the time for this move: $OTHELLO_TIME, or under a game clock (bank >= 0) the
+// bank spread over our moves still to come (half the empty squares, at least 8) plus most of
+// the increment, never more than 0.6 of the bank (the increment comes after the move) nor 0.9
+// of a cap (cap > 0).  (TUNE HERE)
+func moveSeconds(seconds, bank float64, b *Board, increment, cap float64) float64 {
+	if bank < 0 {
+		return seconds
+	}
+	empties := 0
+	for _, cell := range b {
+		if cell == empty {
+			empties++
+		}
+	}
+	movesLeft := (empties + 1) / 2
+	if movesLeft < 8 {
+		movesLeft = 8
+	}
+	budget := math.Min(bank/float64(movesLeft)+0.8*increment, 0.6*bank)
+	if cap > 0 {
+		budget = math.Min(budget, 0.9*cap)
+	}
+	return budget
+}
+
 // negamax values b for colour to move, searched depth plies (a pass is a ply).
 func negamax(b *Board, colour, depth, alpha, beta int, clock *Clock) int {
 	if clock.expired() {
@@ -290,16 +332,19 @@ const (
 	lineEnd
 	lineMove
 	lineBad
+	lineClock
 )
 
-// parseLine reads a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"): its kind, colour and square.
+// parseLine reads a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"): its kind, colour and square;
+// for the clock line "(CLOCK 12.345)" lineClock, and the bank from parseClock.
 func parseLine(line string) (kind, int, int) {
-	text := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == '(' || r == ')' {
-			return -1
+	text := lineText(line)
+	if strings.HasPrefix(text, "CLOCK") {
+		if _, ok := parseClock(line); ok {
+			return lineClock, 0, pass
 		}
-		return r
-	}, strings.ToUpper(line))
+		return lineBad, 0, pass
+	}
 	if text == "" || text[0] == 'C' {
 		return lineSkip, 0, pass
 	}
@@ -320,6 +365,26 @@ func parseLine(line string) (kind, int, int) {
 		return lineMove, colour, int(text[2]-'1')*8 + int(text[1]-'A')
 	}
 	return lineBad, 0, pass
+}
+
+// lineText is a line upper-cased, without blanks and brackets.
+func lineText(line string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == '(' || r == ')' {
+			return -1
+		}
+		return r
+	}, strings.ToUpper(line))
+}
+
+// parseClock reads the bank of a clock line "(CLOCK 12.345)".
+func parseClock(line string) (float64, bool) {
+	text := lineText(line)
+	if !strings.HasPrefix(text, "CLOCK") {
+		return 0, false
+	}
+	bank, err := strconv.ParseFloat(text[5:], 64)
+	return bank, err == nil
 }
 
 // Waiting for a file.  On Linux the kernel wakes us the moment a file of our directory is
@@ -406,9 +471,11 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 	inbox := name + ".in"
 	board := startBoard()
 	toMove := white
+	increment, cap := gameClock()
+	bank := -1.0 // under a game clock: the seconds left, from the (CLOCK ...) line
 	startWatching()
 	lines := takeFile(inbox)
-	clock := newClock(seconds, timed) // our clock starts when NAME.in is there
+	arrived := time.Now() // our clock starts when NAME.in is there
 	me := black
 	if len(lines) > 0 && strings.HasPrefix(strings.ToUpper(strings.TrimSpace(lines[0])), "W") {
 		me = white
@@ -420,6 +487,10 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 		for _, line := range lines {
 			k, colour, sq := parseLine(line)
 			if k == lineSkip {
+				continue
+			}
+			if k == lineClock {
+				bank, _ = parseClock(line)
 				continue
 			}
 			if k == lineEnd {
@@ -445,7 +516,8 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 			return
 		}
 		if toMove == me {
-			sq, depth, score := think(&board, me, clock, maxDepth)
+			left := math.Max(0.001, moveSeconds(seconds, bank, &board, increment, cap)-time.Since(arrived).Seconds())
+			sq, depth, score := think(&board, me, newClock(left, timed), maxDepth)
 			putMove(name, fmt.Sprintf("(C depth %d score %d)\n%s\n", depth, score, moveLine(me, sq)))
 			if sq != pass {
 				board = play(&board, sq, me)
@@ -457,7 +529,7 @@ func playGame(name string, seconds float64, timed bool, maxDepth int) {
 			}
 		}
 		lines = takeFile(inbox)
-		clock = newClock(seconds, timed)
+		arrived = time.Now()
 	}
 }
 

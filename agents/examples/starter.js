@@ -17,6 +17,9 @@
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 // It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+// Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+// "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+// a share of it: see moveSeconds().
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -140,6 +143,24 @@ class Clock {
   }
 }
 
+// $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10): {increment, cap or null}.
+function gameClock() {
+  const increment = Number((process.env.OTHELLO_CLOCK || '0+0').split('+')[1]) || 0;
+  const cap = process.env.OTHELLO_MOVE_CAP;
+  return { increment, cap: cap ? Number(cap) : null };
+}
+
+// Seconds for this move: $OTHELLO_TIME, or under a game clock (a bank) the bank spread over
+// our moves still to come (half the empty squares, at least 8) plus most of the increment,
+// never more than 0.6 of the bank (the increment comes after the move) nor 0.9 of a cap.
+// (TUNE HERE)
+function moveSeconds(seconds, bank, board, increment, cap) {
+  if (seconds === null || bank === null) return seconds;
+  const movesLeft = Math.max(8, Math.floor((board.filter((cell) => cell === EMPTY).length + 1) / 2));
+  const budget = Math.min(bank / movesLeft + 0.8 * increment, 0.6 * bank);
+  return cap === null ? budget : Math.min(budget, 0.9 * cap);
+}
+
 // The value of `board` for `colour` to move, searched `depth` plies (a pass is a ply).
 function negamax(board, colour, depth, alpha, beta, clock) {
   clock.check();
@@ -202,9 +223,13 @@ function moveLine(colour, sq) {
 }
 
 // Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"):
-// {kind: 'skip' | 'end' | 'move' | 'bad', colour, sq}.
+// {kind: 'skip' | 'end' | 'move' | 'bad', colour, sq}, or {kind: 'clock', bank} for "(CLOCK 12.345)".
 function parseLine(line) {
   const text = line.toUpperCase().replace(/[\s()]/g, '');
+  if (text.startsWith('CLOCK')) {
+    const bank = text.length > 5 ? Number(text.slice(5)) : NaN;
+    return Number.isFinite(bank) ? { kind: 'clock', bank } : { kind: 'bad' };
+  }
   if (text === '' || text[0] === 'C') return { kind: 'skip' };
   if (text.startsWith('END')) return { kind: 'end' };
   if (text[0] !== 'W' && text[0] !== 'B') return { kind: 'bad' };
@@ -278,15 +303,18 @@ async function waitCollected(name, watch) {
 async function playGame(name, seconds, maxDepth) {
   let board = startBoard();
   let toMove = WHITE;
+  const { increment, cap } = gameClock();
+  let bank = null; // under a game clock: the seconds left, from the (CLOCK ...) line
   const watch = new DirectoryWatch();
   let lines = await takeFile(`${name}.in`, watch);
-  let clock = new Clock(seconds); // our clock starts when NAME.in is there
+  let arrived = now(); // our clock starts when NAME.in is there
   const me = lines[0].trim().toUpperCase().startsWith('W') ? WHITE : BLACK;
   lines = lines.slice(1); // in an opening game (PROTOCOL.md section 8), the moves already played follow the colour
   for (;;) {
     for (const line of lines) {
       const parsed = parseLine(line);
       if (parsed.kind === 'skip') continue;
+      if (parsed.kind === 'clock') { bank = parsed.bank; continue; }
       if (parsed.kind === 'end') return;
       // Every move is checked, the opponent's and the opening's.  A pass is always taken:
       // with --illegal lose-turn the referee relays an illegal move as a pass.
@@ -301,6 +329,8 @@ async function playGame(name, seconds, maxDepth) {
     }
     if (gameOver(board)) return;
     if (toMove === me) {
+      const budget = moveSeconds(seconds, bank, board, increment, cap);
+      const clock = new Clock(budget === null ? null : Math.max(0.001, budget - (now() - arrived)));
       const choice = think(board, me, clock, maxDepth);
       putMove(name, `(C depth ${choice.depth} score ${choice.score})\n${moveLine(me, choice.move)}\n`);
       if (choice.move !== PASS) board = play(board, choice.move, me);
@@ -308,7 +338,7 @@ async function playGame(name, seconds, maxDepth) {
       if (gameOver(board)) { await waitCollected(name, watch); return; }
     }
     lines = await takeFile(`${name}.in`, watch);
-    clock = new Clock(seconds);
+    arrived = now();
   }
 }
 

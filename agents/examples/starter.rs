@@ -18,6 +18,9 @@
 //
 // The time per move is $OTHELLO_TIME seconds (default 60); see START_FRACTION.
 // It reads openings (PROTOCOL.md section 8): the moves after the colour in its first NAME.in.
+// Under a game clock (PROTOCOL.md section 10: $OTHELLO_CLOCK, declared with
+// "clock:starter=...") it reads its bank, the (CLOCK seconds) line, and thinks
+// a share of it: see move_seconds().
 //
 // Where to improve it: evaluate() (the evaluation), ordered() (move ordering),
 // START_FRACTION / ABORT_FRACTION (the time budget).
@@ -156,6 +159,29 @@ impl Clock {
     }
 }
 
+/// $OTHELLO_CLOCK "BASE+INC" and $OTHELLO_MOVE_CAP (PROTOCOL.md section 10): (increment, cap if any).
+fn game_clock() -> (f64, Option<f64>) {
+    let clock = env::var("OTHELLO_CLOCK").unwrap_or_default();
+    let increment = clock.split_once('+').and_then(|(_, inc)| inc.trim().parse().ok()).unwrap_or(0.0);
+    let cap = env::var("OTHELLO_MOVE_CAP").ok().and_then(|cap| cap.trim().parse().ok());
+    (increment, cap)
+}
+
+/// Seconds for this move: $OTHELLO_TIME, or under a game clock (a bank) the bank spread over
+/// our moves still to come (half the empty squares, at least 8) plus most of the increment,
+/// never more than 0.6 of the bank (the increment comes after the move) nor 0.9 of a cap.
+/// (TUNE HERE)
+fn move_seconds(seconds: Option<f64>, bank: Option<f64>, board: &Board, increment: f64, cap: Option<f64>) -> Option<f64> {
+    let bank = match (seconds, bank) {
+        (Some(_), Some(bank)) => bank, // timed (no --depth) and under a game clock: the bank decides
+        _ => return seconds,
+    };
+    let empties = board.iter().filter(|&&cell| cell == EMPTY).count() as f64;
+    let moves_left = ((empties + 1.0) / 2.0).floor().max(8.0);
+    let budget = (bank / moves_left + 0.8 * increment).min(0.6 * bank);
+    Some(cap.map_or(budget, |cap| budget.min(0.9 * cap)))
+}
+
 /// The value of `board` for `colour` to move, searched `depth` plies (a pass is a ply).
 fn negamax(board: &Board, colour: i32, depth: i32, mut alpha: i32, beta: i32, clock: &Clock) -> Result<i32, TimeUp> {
     clock.check()?;
@@ -239,13 +265,20 @@ enum Line {
     Skip,
     End,
     Move(i32, Option<usize>),
+    Clock(f64),
     Bad,
 }
 
-/// Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)").
+/// Read a line liberally ("(w d 3)", "(WD3)", "(B P)", "(B)"); the clock line "(CLOCK 12.345)" gives the bank.
 fn parse_line(line: &str) -> Line {
     let text: Vec<u8> = line.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'(' && *b != b')')
         .map(|b| b.to_ascii_uppercase()).collect();
+    if let Some(bank) = text.strip_prefix(b"CLOCK") {
+        return match std::str::from_utf8(bank).ok().and_then(|bank| bank.parse().ok()) {
+            Some(bank) => Line::Clock(bank),
+            None => Line::Bad,
+        };
+    }
     if text.is_empty() || text[0] == b'C' {
         return Line::Skip;
     }
@@ -371,9 +404,11 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
     let inbox = format!("{}.in", name);
     let mut board = start_board();
     let mut to_move = WHITE;
+    let (increment, cap) = game_clock();
+    let mut bank: Option<f64> = None; // under a game clock: the seconds left, from the (CLOCK ...) line
     let mut watch = start_watching();
     let mut lines = take_file(&inbox, &mut watch);
-    let mut clock = Clock::new(seconds); // our clock starts when NAME.in is there
+    let mut arrived = Instant::now(); // our clock starts when NAME.in is there
     let first = lines.first().map(|l| l.trim().to_ascii_uppercase()).unwrap_or_default();
     let me = if first.starts_with('W') { WHITE } else { BLACK };
     if !lines.is_empty() {
@@ -383,6 +418,10 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
         for line in &lines {
             let (colour, sq) = match parse_line(line) {
                 Line::Skip => continue,
+                Line::Clock(seconds) => {
+                    bank = Some(seconds);
+                    continue;
+                }
                 Line::End => return,
                 Line::Move(colour, sq) => (colour, sq),
                 Line::Bad => (0, None),
@@ -404,6 +443,8 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
             return;
         }
         if to_move == me {
+            let budget = move_seconds(seconds, bank, &board, increment, cap);
+            let clock = Clock::new(budget.map(|budget| (budget - arrived.elapsed().as_secs_f64()).max(0.001)));
             let (sq, depth, score) = think(&board, me, &clock, max_depth);
             put_move(name, &format!("(C depth {} score {})\n{}\n", depth, score, move_line(me, sq)));
             if let Some(sq) = sq {
@@ -416,7 +457,7 @@ fn play_game(name: &str, seconds: Option<f64>, max_depth: i32) {
             }
         }
         lines = take_file(&inbox, &mut watch);
-        clock = Clock::new(seconds);
+        arrived = Instant::now();
     }
 }
 

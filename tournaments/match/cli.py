@@ -6,12 +6,12 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import click
 
 from ...agents.registry import builtin_agents
-from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError, Termination
+from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError
 from ...protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ...referee import AgentSpec, GameConfig, check_opening, distinct_labels
 from ...referee.cli import clock_option, default_time_per_move, parse_agent_times
@@ -20,6 +20,7 @@ from ...referee.config import SANDBOXES
 from ...referee.display import fault_lines, summary
 from ...referee.process import sigterm_as_interrupt
 from ...referee.sandbox import SandboxUnavailable
+from ...referee.time_use import time_use
 from ..results.lock import LockHeldError
 from ..results.store import StoreError
 from ..run.runner import Runner
@@ -78,18 +79,23 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
 @click.option("--size", "size", type=click.Choice([str(n) for n in BOARD_SIZES]), default="8", show_default=True,
               help="The board's size (seed 002's 8, 10, 12, 14; PROTOCOL.md section 9).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the final figures.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Every figure after each pair: pentanomial counts, Elo and nElo with intervals, the LLR and "
+                   "the SPRT's parameters (match.json has them too).")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
           openings_file: Optional[str], time_per_move: Optional[float], clock: Optional[tuple[float, float]],
           time_for: tuple[str, ...], seed: Optional[int], concurrency: Optional[int], out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str,
-          quiet: bool) -> None:
+          quiet: bool, verbose: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
 
     Either a fixed number of games (--games 100) or until a sequential test
     decides (--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05): H1 means A is
     better by about elo1, H0 that it is not better than elo0.  After each
-    pair it prints W-D-L, the pentanomial counts of pairs (A's pair score 0,
-    0.5, 1, 1.5, 2: LL LD DD/WL WD WW), Elo with a 95% interval computed
-    over pairs, and with --sprt the LLR and its bounds.
+    pair it prints A's W-D-L, Elo with a 95% interval computed over pairs
+    and with --sprt the LLR between its two bounds; at the end a verdict in
+    words and each agent's time use.  --verbose adds the pentanomial counts
+    of pairs (A's pair score 0, 0.5, 1, 1.5, 2: LL LD DD/WL WD WW), nElo and
+    the SPRT's parameters.
 
     The match runs on the tournament runner (games in parallel with -j, each
     result stored in SQLite as it comes): its directory holds match.toml, a
@@ -108,7 +114,7 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
     else:
         directory = _start(words, games, use_sprt, max_games, openings_file, time_per_move, seed, concurrency,
                            out_dir, sandbox, quiet, int(size), time_for, clock)
-    _play(directory, concurrency, quiet)
+    _play(directory, concurrency, quiet, verbose)
 
 
 def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
@@ -125,7 +131,7 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
         raise click.UsageError("give --games N or --sprt (with its parameters), one of them")
     try:
         builtins = builtin_agents()
-        a, b = (AgentSpec.parse(text, builtins=builtins) for text in agents)
+        a, b = (AgentSpec.parse(text, builtins=builtins).versioned() for text in agents)
         sprt = SPRT.parse(params) if use_sprt else None
         check_opening(*distinct_labels(a, b), [], size)  # both must play the board's size
     except ValueError as exc:
@@ -184,54 +190,36 @@ def _require_sandbox(directory: Path) -> None:
         require()
 
 
-def clock_use(directory: Path) -> list[str]:
-    """Each agent's time use against its game clock over the match's games (none without a clock).
-
-    ``greedy: clock 10+0.1, 0.05 s a move on average, 8.91 s left at the least, 0 losses on time``.
-    """
-    seen: dict[str, dict[str, Any]] = {}
+def match_records(directory: Path) -> list[GameRecord]:
+    """The records of the match's games that are finished (a game in flight or damaged is left out: the database has its result)."""
+    records = []
     for path in sorted((directory / "games").glob("*/game.json")):
         try:
-            record = GameRecord.load(str(path))
+            records.append(GameRecord.load(str(path)))
         except (OSError, ParseError):
-            continue  # a game in flight or damaged: the database has its result
-        for label, info in record.extra.get("agents", {}).items():
-            if not isinstance(info, dict) or not info.get("clock"):
-                continue
-            mine = [entry for entry in record.moves if entry.move.colour.value == info.get("colour")]
-            use = seen.setdefault(label, {"clock": info["clock"], "seconds": 0.0, "moves": 0, "least": None,
-                                          "timeouts": 0})
-            use["seconds"] += sum(entry.seconds for entry in mine)
-            use["moves"] += len(mine)
-            banks = [entry.clock for entry in mine if entry.clock is not None]
-            if banks:
-                use["least"] = min(banks + ([use["least"]] if use["least"] is not None else []))
-            result = record.result
-            if result is not None and result.termination is Termination.TIMEOUT and result.winner is not None \
-                    and result.winner.value != info.get("colour"):
-                use["timeouts"] += 1
-    return [f"{label}: clock {use['clock']}, {use['seconds'] / max(1, use['moves']):.2f} s a move on average, "
-            f"{use['least'] if use['least'] is not None else 0:.2f} s left at the least, "
-            f"{use['timeouts']} loss{'es' if use['timeouts'] != 1 else ''} on time"
-            for label, use in sorted(seen.items())]
+            continue
+    return records
 
 
-def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
+def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: bool = False) -> None:
     """Play the match in ``directory`` on the runner, printing each pair; exit with the match's code."""
+
+    def figures(state: MatchState) -> str:
+        return " | ".join(state.lines()) if verbose else state.progress_line()
 
     def started(state: MatchState, runner: Runner) -> None:
         if runner.voided_at_start:
             click.echo(f"{len(runner.voided_at_start)} game(s) were in flight when the match stopped: voided "
                        f"(kept in the database) and replayed: {', '.join(runner.voided_at_start)}")
         if state.pairs and not quiet:
-            click.echo(f"{len(state.pairs)} pair(s) already played: " + " | ".join(state.lines()))
+            click.echo(f"{len(state.pairs)} pair(s) already played: {figures(state)}")
 
     def show(state: MatchState, pair: PairResult) -> None:
         if quiet:
             return
         opening = format_opening(pair.opening) or "start position"
         first, second = pair.points
-        click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | " + " | ".join(state.lines()))
+        click.echo(f"pair {pair.number} ({opening}): {state.a} {first:g} + {second:g} | {figures(state)}")
         for game in pair.games:  # a crash or a fault: where, its output, the known hints
             game_dir = Path(directory) / game
             try:
@@ -258,10 +246,9 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool) -> None:
                    err=True)
         sys.exit(EXIT_INTERRUPTED)
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
-    for line in clock_use(directory):
-        click.echo(line)
-    if state.sprt is not None:
-        click.echo(state.verdict())
+    for use in sorted(time_use(match_records(directory)), key=lambda use: use.agent != state.a):  # A first
+        click.echo(f"time: {use.line()}")
+    click.echo(state.verdict())
     if state.stopped == "not-started":
         click.echo(f"error: an agent could not be started (see the game.json files under {directory / 'games'}); "
                    "fix it and start a new match", err=True)

@@ -22,121 +22,19 @@ every pair, rewritten after each pair.
 from __future__ import annotations
 
 import json
-import math
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ...protocol import Move
-from ...protocol.openings import format_opening
 from ...referee import AgentSpec, distinct_labels
 from ...referee.spec import BUILTIN
 from ..run.runner import Runner, ScheduleEvent, ScheduleEventKind
 from ..schedule import config as tournament_config
-from ..schedule.pairing import ScheduledGame, game_opening
-from ..stats import SPRT, Pentanomial
+from ..results.pairs import MatchState, PairResult, complete_pair, new_state
+from ..stats import SPRT
 
 MATCH_FILE = "match.toml"
 SUMMARY_FILE = "match.json"
-
-
-@dataclass
-class PairResult:
-    """One game pair: its opening, A's points in each game, the two games' folders and move-list keys."""
-
-    number: int
-    opening: list[Move]
-    points: tuple[float, float]
-    games: tuple[str, str]  # the game directories, relative to the match directory
-    moves_key: tuple[str, str]  # equal keys: the same two games played again, move for move
-
-
-@dataclass
-class MatchState:
-    """Where the match stands: the counts, the complete pairs so far and, at the end, why it stopped."""
-
-    a: str
-    b: str
-    sprt: Optional[SPRT] = None
-    limit: int = 0  # games: the match's length, or the SPRT's cap
-    counts: Pentanomial = field(default_factory=Pentanomial)
-    distinct: Pentanomial = field(default_factory=Pentanomial)  # the pairs not seen before, move for move
-    pairs: list[PairResult] = field(default_factory=list)
-    seen: set[tuple[str, str]] = field(default_factory=set)
-    decision: Optional[str] = None  # "H0" / "H1" once the SPRT decides (kept: later pairs do not undo it)
-    stopped: str = ""  # "games", "sprt", "max-games", "not-started", "interrupted"
-
-    @property
-    def games(self) -> int:
-        return 2 * len(self.pairs)
-
-    def add(self, pair: PairResult) -> None:
-        """Count a complete pair; take the SPRT's decision the first time its LLR crosses a bound."""
-        self.pairs.append(pair)
-        self.counts.add(*pair.points)
-        if pair.moves_key not in self.seen:
-            self.seen.add(pair.moves_key)
-            self.distinct.add(*pair.points)
-        if self.sprt is not None and self.decision is None:
-            self.decision = self.sprt.decision(self.counts)
-
-    def lines(self) -> list[str]:
-        """The figures for people: W-D-L and pentanomial counts, Elo, and the LLR with its bounds."""
-        lines = [f"{self.games} games, {self.counts.line()}", self.counts.elo().line()]
-        repeats = self.counts.pairs - self.distinct.pairs
-        if repeats:
-            # Deterministic agents replay the same games: a repeat adds no information, and counting it
-            # would narrow the interval for nothing.  The honest interval is over the distinct pairs.
-            lines.append(f"{repeats} of {self.counts.pairs} pairs repeat an earlier pair move for move; "
-                         f"over the {self.distinct.pairs} distinct pairs: {self.distinct.elo().line()}")
-        if self.sprt is not None:
-            lines.append(self.sprt.line(self.counts))
-        return lines
-
-    def verdict(self) -> str:
-        """The SPRT's answer in words ("" for a match of fixed length)."""
-        if self.sprt is None:
-            return ""
-        if self.decision == "H1":
-            return f"H1 accepted: {self.a} is better (elo1={self.sprt.elo1:g})"
-        if self.decision == "H0":
-            return f"H0 accepted: {self.a} is not better than elo0={self.sprt.elo0:g}"
-        return f"no decision after {self.games} games"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``match.json``: the figures, the SPRT and every pair with its opening and its games' folders."""
-        estimate = self.counts.elo()
-        data: dict[str, Any] = {
-            "a": self.a,
-            "b": self.b,
-            "games": self.games,
-            "wins": self.counts.wins,
-            "draws": self.counts.draws,
-            "losses": self.counts.losses,
-            "pentanomial": self.counts.counts,
-            "elo": _finite(estimate.elo),
-            "elo_low": _finite(estimate.low),
-            "elo_high": _finite(estimate.high),
-            "nelo": _finite(estimate.nelo),
-            "nelo_error": _finite(estimate.nelo_error),
-            "stopped": self.stopped,
-            "distinct_pairs": self.distinct.pairs,
-            "distinct_pentanomial": self.distinct.counts,
-            "pairs": [{"pair": p.number, "opening": format_opening(p.opening), "points": list(p.points),
-                       "games": list(p.games)} for p in self.pairs],
-        }
-        if self.sprt is not None:
-            data["sprt"] = {
-                "elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha, "beta": self.sprt.beta,
-                "model": self.sprt.model, "llr": self.sprt.llr(self.counts),
-                "lower": self.sprt.lower, "upper": self.sprt.upper, "decision": self.decision,
-            }
-        return data
-
-
-def _finite(value: float) -> Optional[float]:
-    return round(value, 3) if math.isfinite(value) else None  # JSON has no infinity
 
 
 # ---------------------------------------------------------------------------
@@ -255,16 +153,14 @@ def run_match(
     :class:`~.lock.LockHeldError` as the runner does.
     """
     match = load_match(directory)
-    a, b = match.agent_names
-    state = MatchState(a, b, sprt=SPRT.parse(match.match_sprt) if match.match_sprt else None,
-                       limit=match.games_per_pairing)
+    state = new_state(match)
     runner = Runner(match, concurrency=concurrency)
     try:
         runner.prepare()
         schedule = {game.index: game for game in runner.store.scheduled_games()}
         for index in sorted(schedule):
             if index % 2 == 0:
-                pair = _complete_pair(runner, match, schedule, index)
+                pair = complete_pair(match, runner.store, schedule, index)
                 if pair is not None:
                     state.add(pair)
         if on_start is not None:
@@ -277,7 +173,7 @@ def run_match(
                 # Every game would be a forfeit of the same agent: stop, and say why (exit code 3).
                 state.stopped = "not-started"
                 runner_.request_stop()
-            pair = _complete_pair(runner_, match, schedule, event.game.index)
+            pair = complete_pair(match, runner_.store, schedule, event.game.index)
             if pair is None:
                 return
             state.add(pair)
@@ -300,32 +196,6 @@ def run_match(
         runner.close()
         _write_summary(directory, state)
     return state
-
-
-def _complete_pair(runner: Runner, match: tournament_config.Tournament, schedule: dict[int, ScheduledGame],
-                   index: int) -> Optional[PairResult]:
-    """The pair game ``index`` belongs to, if both its games are stored."""
-    first_index = index - 1 if index % 2 == 0 else index
-    games = (schedule.get(first_index), schedule.get(first_index + 1))
-    if games[0] is None or games[1] is None:
-        return None
-    found = [runner.store.finished_game(game.key) for game in games if game is not None]
-    if any(game is None for game in found):
-        return None
-    one, two = found
-    assert one is not None and two is not None and games[0] is not None and games[1] is not None
-    a = match.agent_names[0]
-    return PairResult(
-        number=(first_index + 1) // 2,
-        opening=game_opening(match, first_index),
-        points=(one.points(a), two.points(a)),
-        games=(_relative(runner, match, games[0]), _relative(runner, match, games[1])),
-        moves_key=(one.moves_key, two.moves_key),
-    )
-
-
-def _relative(runner: Runner, match: tournament_config.Tournament, game: ScheduledGame) -> str:
-    return str(runner.game_dir(game).relative_to(match.results_dir))
 
 
 def start_errors(record: Optional[dict[str, Any]]) -> list[str]:

@@ -3,14 +3,14 @@
 The worst case is every game running to its last move with every move
 using its whole time: games x moves x seconds per move / games at once.
 The typical case puts each agent's measured mean seconds per move (from the
-finished games in the database) in place of its time, and the whole time
-for an agent never measured.  Both count a game as every square filled
+finished games in the database, else from its last ``check-agents``) in
+place of its time, and the whole time for an agent never measured.  Both count a game as every square filled
 (60 moves on 8x8): few games end much sooner.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ...referee.clock import parse_clock
@@ -31,17 +31,25 @@ class Estimate:
     typical: float
     measured: dict[str, float]  # agent -> mean seconds per move in its earlier games
     unmeasured: list[str]
+    checked: dict[str, float] = field(default_factory=dict)  # agent -> in its last check (no game yet)
 
     def lines(self) -> list[str]:
         out = [f"Duration at {self.concurrency} game(s) at once: at most {duration(self.worst)} "
                f"({self.games} games x {self.moves_per_game} moves x the time per move / {self.concurrency})"]
+        sources = []
         if self.measured:
-            out.append(f"  typically about {duration(self.typical)}, from the move times measured in earlier games "
-                       f"({', '.join(f'{name} {seconds:.2f} s' for name, seconds in sorted(self.measured.items()))})"
+            sources.append("the move times measured in earlier games ("
+                           + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in sorted(self.measured.items())) + ")")
+        if self.checked:
+            sources.append("in check-agents (" + ", ".join(f"{name} {seconds:.2f} s"
+                                                        for name, seconds in sorted(self.checked.items())) + ")")
+        if sources:
+            out.append(f"  typically about {duration(self.typical)}, from " + " and ".join(sources)
                        + (f"; no measure yet for {', '.join(self.unmeasured)} (its whole time counted)"
                           if self.unmeasured else ""))
         else:
-            out.append("  no typical estimate yet: no game played (the first games measure the agents' moves)")
+            out.append("  no typical estimate yet: no game played and no agent checked "
+                       "(`othello tournament check-agents`, or the first games, measure the agents' moves)")
         return out
 
 
@@ -76,6 +84,9 @@ def estimate(tournament: Tournament, concurrency: int, store: Optional[Store] = 
     moves = size * size - 4
     own = {agent.name: agent.time_per_move or tournament.time_per_move for agent in tournament.agents}
     measured = {name: seconds for name, seconds in measured_move_times(store).items() if name in own}
+    checked = {name: seconds for name, seconds in (store.checked_move_times() if store else {}).items()
+               if name in own and name not in measured}
+    timed = {**checked, **measured}
     schedule = pairing.fixed_schedule(tournament, tournament.withdrawn)
     if schedule is not None:
         pairs = [(game.white, game.black) for game in schedule]
@@ -87,10 +98,10 @@ def estimate(tournament: Tournament, concurrency: int, store: Optional[Store] = 
             limit = own.get(name, tournament.time_per_move)
             side = count * limit if limit is not None else _bank_for(tournament, name, count)
             worst += side
-            typical += min(side, count * measured[name]) if name in measured else side
-    unmeasured = sorted(name for name in own if name not in measured and name not in tournament.withdrawn)
+            typical += min(side, count * timed[name]) if name in timed else side
+    unmeasured = sorted(name for name in own if name not in timed and name not in tournament.withdrawn)
     slots = max(1, concurrency)
-    return Estimate(len(pairs), moves, slots, worst / slots, typical / slots, measured, unmeasured)
+    return Estimate(len(pairs), moves, slots, worst / slots, typical / slots, measured, unmeasured, checked)
 
 
 def _bank_for(tournament: Tournament, name: str, moves: int) -> float:

@@ -31,6 +31,7 @@ from typing import Any, Optional
 
 from ...protocol import BLACK, WHITE, GameRecord, ParseError, Termination
 from ...protocol.openings import format_opening
+from ...referee.time_use import time_use
 from ..schedule.config import Tournament
 from .state import RATING_MODEL, TournamentState, read_state, status_json
 from .store import GameRow, result_from_row
@@ -132,12 +133,28 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "games": [{**game_data(row, report_dir, with_logs), "counts": state.counts(row),
                    "flag": flags.get(row.key, "")}
                   for row in state.games if row.is_finished],
+        "time_use": [use.to_dict() for use in time_use(_records(state))],
+        "match": None if state.match is None else {
+            "a": state.match.a, "b": state.match.b, "verdict": state.match.verdict(),
+            "progress": state.match.progress_line(), "figures": state.match.lines()},
         "voided": [
             {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
              "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}
             for item in state.voided
         ],
     }
+
+
+def _records(state: TournamentState) -> list[GameRecord]:
+    """The records of the finished games (a build forfeit has no moves; an unreadable record is left out)."""
+    records = []
+    for row in state.games:
+        if row.is_finished and row.record and row.reason != Termination.BUILD.value:
+            try:
+                records.append(GameRecord.from_dict(json.loads(row.record)))
+            except (ParseError, TypeError, ValueError, KeyError):
+                continue
+    return records
 
 
 def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:

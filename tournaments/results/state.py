@@ -25,6 +25,7 @@ from typing import Any, Mapping, Optional, Sequence
 from ..schedule import pairing
 from ..schedule.config import Tournament
 from .lock import holder as lock_holder
+from .pairs import MatchState, read_match
 from .standings import Line, Standings, compute
 from .store import BuildResult, FinishedGame, GameRow, GameStatus, RoundRow, Store
 
@@ -127,11 +128,6 @@ def standings_of(tournament: Tournament, store: Store, withdrawn: Mapping[str, s
     if finished is None:
         finished = store.finished_games(exclude=withdrawn)
     return compute(pairing.active_names(tournament, withdrawn), finished, store.byes())
-
-
-def game_directory(tournament: Tournament, key: str, white: str, black: str) -> Path:
-    """Where a game of the tournament is played and kept (its agents' directories, ``game.json``, ``live.jsonl``)."""
-    return tournament.results_dir / "games" / f"{key}_{white}_vs_{black}"
 
 
 # ---------------------------------------------------------------------------
@@ -301,6 +297,7 @@ class TournamentState:
     builds: Mapping[str, BuildResult]
     agents: tuple[AgentSummary, ...]
     references: tuple[str, ...] = ()  # the reference agents (Tournament.references), never ranked among students
+    match: Optional[MatchState] = None  # a match of othello match: its pairs, figures and verdict
 
     @property
     def running(self) -> int:
@@ -396,6 +393,7 @@ def read_state(tournament: Tournament, *, must_exist: bool = True) -> Tournament
             for key, attempts in store.voided().items())
         builds = store.builds()
         rounds = tuple(store.rounds())
+        match = read_match(tournament, store) if tournament.is_match else None
     flagged = flagged_games(games)
     return TournamentState(
         name=tournament.name, format=tournament.format, database=Path(tournament.database), started=True,
@@ -405,6 +403,7 @@ def read_state(tournament: Tournament, *, must_exist: bool = True) -> Tournament
         standings=table, crosstable=_crosstable(table, finished), games=games, rounds=rounds,
         replaced=replaced, flagged=flagged, voided=voided, builds=builds,
         agents=_agents(tournament, table, games, withdrawn, builds), references=tournament.references,
+        match=match,
     )
 
 

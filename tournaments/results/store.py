@@ -129,6 +129,14 @@ CREATE TABLE IF NOT EXISTS builds (
     detail TEXT,
     finished REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checks (
+    agent TEXT PRIMARY KEY,
+    version TEXT NOT NULL,
+    passed INTEGER NOT NULL,
+    moves INTEGER NOT NULL,
+    mean_move_seconds REAL,
+    checked REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS agent_versions (
     agent TEXT PRIMARY KEY,
     version TEXT NOT NULL,
@@ -396,7 +404,9 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no results yet (run the tournament first)")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The results folder holds every student's games, stderr and build logs:
+        # made the instructor's alone (on a lab server other users are students).
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # isolation_level=None: we open every transaction ourselves, so each
         # one is exactly the statements we mean to be atomic.
         self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
@@ -667,6 +677,21 @@ class Store:
                                       row["log"] or "", row["detail"] or "")
             for row in self.db.execute("SELECT * FROM builds")
         }
+
+    # -- checks (othello tournament check-agents) -----------------------------------
+
+    def record_check(self, agent: str, version: str, passed: bool, moves: int, mean_move_seconds: Optional[float]) -> None:
+        """Keep an agent's last conformance check: its version, verdict and the mean time of its moves."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO checks (agent, version, passed, moves, mean_move_seconds, checked)"
+                            " VALUES (?, ?, ?, ?, ?, ?)", (agent, version, int(passed), moves, mean_move_seconds, time.time()))
+
+    def checked_move_times(self) -> dict[str, float]:
+        """Each checked agent's mean seconds per move in its last check (agents that made no move left out)."""
+        if not self._has_table("checks"):
+            return {}
+        return {row["agent"]: row["mean_move_seconds"] for row in self.db.execute(
+            "SELECT agent, mean_move_seconds FROM checks WHERE mean_move_seconds IS NOT NULL")}
 
     # -- versions -----------------------------------------------------------------
 

@@ -145,16 +145,19 @@ def _terminate_children(keep: set[int]) -> None:
 def kill_orphans(root: Path) -> int:
     """End the agent processes a dead runner left under ``root`` (the games directory); return how many.
 
-    An agent process is recognised by the ``OTHELLO_DIR`` the referee puts in
-    its environment (kept by its daemons too) or by a working directory in an
-    agent's directory (``root/GAME/AGENT``); only this user's processes, and
-    only while this runner holds the tournament's lock, so none can be a
-    live game's.
+    An agent process is recognised by the ``OTHELLO_SEAT`` the referee puts
+    in its environment (kept by its daemons too), whose first part stands for
+    ``root`` (:func:`~othello_arena.referee.launch.games_mark`), or, run
+    without the sandbox, by a working directory in an agent's directory
+    (``root/GAME/AGENT``); only this user's processes, and only while this
+    runner holds the tournament's lock, so none can be a live game's.
     """
     import psutil
 
+    from ...referee.launch import games_mark
+
     root = root.resolve()
-    marker = f"OTHELLO_DIR={root}/"
+    marker = f"OTHELLO_SEAT={games_mark(root)}."
     killed = 0
     for process in psutil.process_iter(["pid", "uids", "cwd"]):
         try:

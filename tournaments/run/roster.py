@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ...referee import GameConfig
-from ..results.store import BuildResult
+from ..results.store import BuildResult, Store
 from ..schedule.config import AgentEntry, Tournament
 from .build import run_build
 from .jobs import agent_spec, game_config_fields, usable_cores
@@ -111,5 +111,9 @@ def check_agents(tournament: Tournament, out_dir: Path, *, attempts: int = 8,
             report = check_agent(agent_spec(agent), seconds, attempts, workdir=None, sandbox=config.sandbox,
                                  clock=clock)
             card.checked, card.passed, card.lines = True, report.passed, report.lines()
+            # Kept for `tournament check`'s duration estimate, until the games measure the agent.
+            with Store(tournament.database) as store:
+                store.record_check(agent.name, card.version, report.passed, report.moves_timed,
+                                   report.mean_move_seconds)
         (out_dir / f"{agent.name}.txt").write_text(card.text(tournament), encoding="utf-8")
     return [cards[agent.name] for agent in agents]

@@ -28,7 +28,8 @@ from typing import Any, Callable, Optional
 from ...protocol import BLACK, WHITE, GameRecord, Result, Termination
 from ..results import lock as locking
 from ..results.standings import Standings
-from ..results.state import Progress, game_directory, progress, standings_of, withdrawn_agents
+from ..results.paths import game_directory
+from ..results.state import Progress, progress, standings_of, withdrawn_agents
 from ..results.store import BuildResult, GameOutcome, GameRow, Store
 from ..schedule import pairing
 from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins

@@ -522,7 +522,10 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
     where = str(path)
     base = path.parent
     table = _tournament_table(data, where)
-    agents = _parse_agents(data.get("agents"), where, base)
+    homes: dict[str, _Home] = {}
+    agents = _parse_agents(data.get("agents"), where, base, homes=homes)
+    if data.get("match") is None:  # a match's file says where othello match ran (see check_homes)
+        check_homes(agents, homes, where)
     names = [agent.name for agent in agents]
     _check_games_per_pairing(table, where)
     rounds = _rounds(table, names, where)
@@ -776,7 +779,17 @@ def parse_referee(table: Any, where: str, time_per_move: Optional[float],
     return fields
 
 
-def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[AgentEntry]:
+@dataclass(frozen=True)
+class _Home:
+    """Where an agent was named: its table's label, its ``cwd`` as written (``None``: none), its roster's folder."""
+
+    label: str
+    written: Optional[str]
+    roster: Path
+
+
+def _parse_agents(value: Any, where: str, base: Path, depth: int = 0,
+                  homes: Optional[dict[str, _Home]] = None) -> list[AgentEntry]:
     """The ``agents`` of a file: ``[[agents]]`` tables, strings, ``{include = "roster.toml"}``, or a roster's path.
 
     A roster written once serves every tournament of a class (round robin,
@@ -798,11 +811,16 @@ def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[Ag
         if isinstance(item, str):
             agents.append(_agent_from_string(item, label, base))
         elif isinstance(item, dict) and "include" in item:
-            agents.extend(_include(item, label, base, depth))
+            agents.extend(_include(item, label, base, depth, homes))
+            continue
         elif isinstance(item, dict):
             agents.append(_agent_from_table(item, where, index, base))
         else:
             raise TournamentFileError(f"{label} must be a table or a string, not {item!r}")
+        if homes is not None:
+            written = item.get("cwd") if isinstance(item, dict) else None
+            homes.setdefault(agents[-1].name, _Home(f"{label} ({agents[-1].name})",
+                                                    written if isinstance(written, str) else None, base))
     if depth:
         return agents
     seen: set[str] = set()
@@ -821,7 +839,8 @@ def _parse_agents(value: Any, where: str, base: Path, depth: int = 0) -> list[Ag
     return agents
 
 
-def _include(item: dict[str, Any], label: str, base: Path, depth: int) -> list[AgentEntry]:
+def _include(item: dict[str, Any], label: str, base: Path, depth: int,
+             homes: Optional[dict[str, _Home]] = None) -> list[AgentEntry]:
     """The agents of the roster file ``item["include"]`` (its ``[[agents]]``; anything else in it is ignored)."""
     if set(item) != {"include"}:
         raise TournamentFileError(
@@ -847,7 +866,7 @@ def _include(item: dict[str, Any], label: str, base: Path, depth: int) -> list[A
         raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
     if "agents" not in data:
         raise TournamentFileError(f"{path} (included by {label}): no agents; a roster holds [[agents]] tables")
-    return _parse_agents(data["agents"], str(path), path.parent, depth + 1)
+    return _parse_agents(data["agents"], str(path), path.parent, depth + 1, homes)
 
 
 def check_agent_name(name: str, label: str) -> None:
@@ -926,6 +945,70 @@ def _agent_from_table(table: dict[str, Any], where: str, index: int, base: Path)
     if read.withdraw_reason and not read.withdraw:
         raise TournamentFileError(f"{label}: withdraw_reason is given but not withdraw = true")
     return dataclasses.replace(read, command=command, builtin=builtin, cwd=cwd_path, build=build, files=files)
+
+
+def check_homes(agents: list[AgentEntry], homes: dict[str, _Home], where: str) -> None:
+    """Refuse a program that would see more than its own submission folder (the rule of ``check``, ``run``, ``resume``).
+
+    A program's submission folder is its ``cwd``, a folder inside its
+    roster's folder (the tournament file's, or the included roster's), links
+    followed: never that folder itself, which holds the file, the
+    instructor's notes beside it, every other agent's folder and other
+    tournaments' results, and never outside it (``../bob``, an absolute
+    path elsewhere, a link out).  Without ``cwd`` a program has no folder:
+    its command may not use ``{home}`` and it has no build (both would be
+    that whole folder, the build's writable).  No command may name a file
+    that would bring the roster's folder into sight (``../notes.txt``).
+    Two agents' folders are the same (versions of one program, the
+    starters sharing their examples folder) or apart: one inside the other
+    would let that agent read the other's files.
+    """
+    from ...referee.sandbox import program_paths
+    from ...referee.spec import AgentSpec
+
+    own: dict[str, Path] = {}  # agent -> its submission folder, for those with a cwd
+    for agent in agents:
+        home = homes.get(agent.name)
+        if agent.command is None or home is None:
+            continue
+        roster, label = home.roster.resolve(), home.label
+        fix = f"give it a folder of its own inside {roster} holding its files, e.g. cwd = {json.dumps(agent.name)}"
+        if home.written is None:
+            if "{home}" in agent.command:
+                raise TournamentFileError(
+                    f"{label}: its command uses {{home}} without a cwd, so {{home}} would be {roster}, the folder of "
+                    f"this file, which holds every other agent's folder and any notes and results beside it: {fix}")
+            if agent.build:
+                raise TournamentFileError(
+                    f"{label}: its build runs in its submission folder, read-write, and without a cwd that would be "
+                    f"{roster}, the folder of this file and of every other agent: {fix}")
+            folder = roster
+        else:
+            folder = Path(agent.cwd or roster).resolve()
+            if folder == roster:
+                raise TournamentFileError(
+                    f"{label}: cwd {home.written!r} is the folder of this file ({roster}), which holds every other "
+                    f"agent's folder and any notes and results beside it: {fix}")
+            if roster not in folder.parents:
+                raise TournamentFileError(
+                    f"{label}: cwd {home.written!r} leads to {folder}, outside {roster} (the folder of this file; "
+                    f"links and .. are followed): an agent's cwd is its own submission folder inside it, "
+                    f"e.g. cwd = {json.dumps(agent.name)}")
+            own[agent.name] = folder
+        spec = AgentSpec.from_command(agent.name, agent.command, base=folder)
+        argv = spec.argv(Path("/"), 1.0)
+        for seen in program_paths(argv, folder, os.environ.get("PATH", "/usr/bin:/bin")):
+            if seen == roster or seen in roster.parents:
+                raise TournamentFileError(
+                    f"{label}: its command {agent.command!r} names a file of {seen}, which it would then see whole, "
+                    f"the folder of this file and of every other agent among it: {fix}, and name the files inside it")
+    for name, folder in own.items():
+        for other, outer in own.items():
+            if outer in folder.parents:
+                raise TournamentFileError(
+                    f"{where}: agent {name!r}'s cwd {folder} lies inside agent {other!r}'s cwd {outer}: {other} "
+                    f"would read {name}'s files; give each agent a folder of its own, side by side (two agents may "
+                    "share one folder: versions of one program)")
 
 
 def check_builtins(tournament: Tournament, known: list[str],

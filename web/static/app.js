@@ -272,9 +272,14 @@ const Arena = (() => {
         el("td", { class: "num points", text: String(line.points) }),
         el("td", { class: "num", text: line.wins + "-" + line.draws + "-" + line.losses }),
         el("td", { class: "num", text: (line.disc_difference > 0 ? "+" : "") + line.disc_difference }),
-        el("td", { class: "num", text: Math.round(line.elo) + " ± " + Math.round(line.elo_error) }),
+        el("td", { class: "num", text: line.elo_text || "" }),
         el("td", { text: line.forfeits_text })));
       $("standings").replaceChildren(head, ...rows);
+      if (data.match && $("match-verdict")) {  // a match: its own figures, as the terminal prints them
+        $("match-verdict").textContent = data.match.verdict;
+        $("match-progress").textContent = data.match.progress;
+        $("match-figures").textContent = data.match.figures.join("\n");
+      }
     }
 
     function crosstable() {
@@ -346,8 +351,8 @@ const Arena = (() => {
     follow("/api/tournament/agents/" + encodeURIComponent(name) + "/events", (data) => {
       const line = data.line;
       $("summary").textContent = line ? "Rank " + line.rank + " · " + line.points + " points from " + line.games +
-        " games · " + line.wins + " won, " + line.draws + " drawn, " + line.losses + " lost · Elo " +
-        Math.round(line.elo) + " ± " + Math.round(line.elo_error) : "";
+        " games · " + line.wins + " won, " + line.draws + " drawn, " + line.losses + " lost" +
+        (line.elo_text ? " · Elo " + line.elo_text : "") : "";  // (a match's page has its own figures instead)
       $("how").textContent = data.how;
       $("games").replaceChildren(el("tr", {}, ...["game", "White", "Black", "result"].map((h) => el("th", { text: h }))),
         ...data.games.map((g) => el("tr", {},

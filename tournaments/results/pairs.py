@@ -1,0 +1,270 @@
+"""A match's game pairs and what they say: the one value the terminal, ``match.json``, the report and the web show.
+
+``othello match`` plays a tournament of one pairing (:mod:`..match`);
+games 2k-1 and 2k are game pair k.  :class:`MatchState` counts the complete
+pairs (:mod:`..stats`: pentanomial counts, Elo, SPRT) and says what they
+mean: a short progress line for each pair, a verdict in plain words and,
+for experts, every figure.  The runner feeds it pair by pair as games end;
+:func:`read_match` builds the same value from the database for a reader
+(``othello serve DIR/match.toml``, the report), so the page and the
+terminal show one set of numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ...protocol import Move
+from ...protocol.openings import format_opening
+from ..schedule.config import Tournament
+from ..schedule.pairing import ScheduledGame, game_opening
+from ..stats import SPRT, EloEstimate, Pentanomial
+from .paths import game_directory
+from .store import Store
+
+
+@dataclass
+class PairResult:
+    """One game pair: its opening, A's points in each game, the two games' folders and move-list keys."""
+
+    number: int
+    opening: list[Move]
+    points: tuple[float, float]
+    games: tuple[str, str]  # the game directories, relative to the match directory
+    moves_key: tuple[str, str]  # equal keys: the same two games played again, move for move
+
+
+@dataclass
+class MatchState:
+    """Where the match stands: the counts, the complete pairs so far and, at the end, why it stopped."""
+
+    a: str
+    b: str
+    sprt: Optional[SPRT] = None
+    limit: int = 0  # games: the match's length, or the SPRT's cap
+    counts: Pentanomial = field(default_factory=Pentanomial)
+    distinct: Pentanomial = field(default_factory=Pentanomial)  # the pairs not seen before, move for move
+    pairs: list[PairResult] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)
+    decision: Optional[str] = None  # "H0" / "H1" once the SPRT decides (kept: later pairs do not undo it)
+    stopped: str = ""  # "games", "sprt", "max-games", "not-started", "interrupted"; "" while it goes on
+
+    @property
+    def games(self) -> int:
+        return 2 * len(self.pairs)
+
+    @property
+    def repeats(self) -> int:
+        """Pairs that replay an earlier pair move for move."""
+        return self.counts.pairs - self.distinct.pairs
+
+    def add(self, pair: PairResult) -> None:
+        """Count a complete pair; take the SPRT's decision the first time its LLR crosses a bound."""
+        self.pairs.append(pair)
+        self.counts.add(*pair.points)
+        if pair.moves_key not in self.seen:
+            self.seen.add(pair.moves_key)
+            self.distinct.add(*pair.points)
+        if self.sprt is not None and self.decision is None:
+            self.decision = self.sprt.decision(self.counts)
+
+    def estimate(self) -> EloEstimate:
+        """A's Elo over B: over the distinct pairs (a repeat adds no information and would narrow the interval)."""
+        return self.distinct.elo()
+
+    def expected_games(self) -> Optional[int]:
+        """About how many more games the SPRT needs to decide (``None``: no SPRT, decided, or no pair yet)."""
+        if self.sprt is None or self.decision is not None:
+            return None
+        pairs = self.sprt.expected_pairs(self.counts)
+        if pairs is None:
+            return None
+        return _about(2 * math.ceil(pairs))
+
+    def progress_line(self) -> str:
+        """The short line after each pair: ``8 games, W-D-L 2-2-4 | Elo -89 [-380, +107] | LLR -1.06 (-2.94, +2.94)``."""
+        repeats = f" over {self.distinct.pairs} distinct pair(s)" if self.repeats else ""
+        parts = [f"{self.games} games, W-D-L {self.counts.wins}-{self.counts.draws}-{self.counts.losses}",
+                 self.estimate().short() + repeats]
+        if self.sprt is not None:
+            parts.append(f"LLR {self.sprt.llr(self.counts):.2f} ({self.sprt.lower:.2f}, {self.sprt.upper:+.2f})")
+        return " | ".join(parts)
+
+    def lines(self) -> list[str]:
+        """Every figure, for experts (``--verbose``): W-D-L and pentanomial counts, Elo and nElo, the LLR and its bounds."""
+        lines = [f"{self.games} games, {self.counts.line()}", self.counts.elo().line()]
+        if self.repeats:
+            # Deterministic agents replay the same games: a repeat adds no information, and counting it
+            # would narrow the interval for nothing.  The honest interval is over the distinct pairs.
+            lines.append(f"{self.repeats} of {self.counts.pairs} pairs repeat an earlier pair move for move; "
+                         f"over the {self.distinct.pairs} distinct pairs: {self.distinct.elo().line()}")
+        if self.sprt is not None:
+            lines.append(self.sprt.line(self.counts))
+        return lines
+
+    def verdict(self) -> str:
+        """What the match says, in words: who is better and by about how much, no difference, or not decided yet.
+
+        With an SPRT its decision rules; a match of fixed length reads the
+        95% interval (better when it lies above 0, worse below, otherwise no
+        difference found).  Undecided, it says how many more games the test
+        expects (:meth:`~..stats.SPRT.expected_pairs`) and, at the end of a
+        match stopped undecided, what to do.
+        """
+        if not self.pairs:
+            return "no game pair finished yet"
+        if self.repeats:
+            return (f"{self._verdict()}; {self.repeats} of {self.counts.pairs} pairs repeat an earlier pair move for "
+                    "move and count once in the Elo (deterministic agents: --openings gives each pair its own opening)")
+        return self._verdict()
+
+    def _verdict(self) -> str:
+        estimate = self.estimate()
+        if self.sprt is None:
+            if estimate.low > 0 or estimate.high < 0:
+                return _better(self.a, self.b, estimate)
+            return (f"no difference found in {self.games} games ({estimate.short()}, 95 %): "
+                    "play more games to tell them apart")
+        if self.decision == "H1":
+            if estimate.low <= 0 and not self.repeats:  # (the test's model and the Elo interval may part a little)
+                return f"{self.a} is better than {self.b}: the test accepted H1 ({estimate.short()}, 95 %)"
+            return _better(self.a, self.b, estimate)
+        if self.decision == "H0":
+            if estimate.high < 0:
+                return _better(self.a, self.b, estimate)
+            unit = "nElo" if self.sprt.model == "normalized" else "Elo"
+            return (f"no difference found: {self.a} is not better than {self.b} by {self.sprt.elo1:g} {unit} "
+                    f"(elo1) or more ({estimate.short()}, 95 %)")
+        more = self.expected_games()
+        expected = f"about {more} more games expected" if more is not None else "no estimate of the games needed yet"
+        if not self.stopped:
+            left = self.limit - self.games
+            cap = (f", more than the {left} left before the cap (--max-games {self.limit})"
+                   if more is not None and 0 < left < more else "")
+            return f"not decided yet: {expected}{cap} ({estimate.short()}, 95 %)"
+        bigger = max(50.0, 3 * self.sprt.elo1)
+        longer = f" (about {self.games + more} games)" if more is not None else ""
+        return (f"no decision after {self.games} games ({estimate.short()}, 95 %): {expected}. "
+                f"Start a new match with a larger --max-games{longer}, or ask a coarser question: "
+                f"elo1={bigger:g} decides sooner (the games needed grow as 1/(elo1 - elo0) squared)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``match.json``: the figures, the verdict, the SPRT and every pair with its opening and its games' folders."""
+        estimate = self.counts.elo()
+        data: dict[str, Any] = {
+            "a": self.a,
+            "b": self.b,
+            "games": self.games,
+            "wins": self.counts.wins,
+            "draws": self.counts.draws,
+            "losses": self.counts.losses,
+            "pentanomial": self.counts.counts,
+            "elo": _finite(estimate.elo),
+            "elo_low": _finite(estimate.low),
+            "elo_high": _finite(estimate.high),
+            "nelo": _finite(estimate.nelo),
+            "nelo_error": _finite(estimate.nelo_error),
+            "stopped": self.stopped,
+            "progress": self.progress_line(),
+            "verdict": self.verdict(),
+            "expected_games": self.expected_games(),
+            "distinct_pairs": self.distinct.pairs,
+            "distinct_pentanomial": self.distinct.counts,
+            "pairs": [{"pair": p.number, "opening": format_opening(p.opening), "points": list(p.points),
+                       "games": list(p.games)} for p in self.pairs],
+        }
+        if self.sprt is not None:
+            data["sprt"] = {
+                "elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha, "beta": self.sprt.beta,
+                "model": self.sprt.model, "llr": self.sprt.llr(self.counts),
+                "lower": self.sprt.lower, "upper": self.sprt.upper, "decision": self.decision,
+            }
+        return data
+
+
+def _better(a: str, b: str, estimate: EloEstimate) -> str:
+    """``v3 is better than v2 by about 120 Elo (at least 60, 95 %)``, from A's estimate (B's if A is worse)."""
+    if estimate.elo < 0:
+        a, b = b, a
+        estimate = EloEstimate(-estimate.elo, -estimate.high, -estimate.low, -estimate.nelo, estimate.nelo_error,
+                               1 - estimate.score, estimate.score_error)
+    if estimate.low <= 0:  # (an SPRT's H1 over pairs that repeat: the distinct ones do not show it)
+        return f"{a} scored more than {b} ({estimate.short()}, 95 %), not enough to be sure it is better"
+    if math.isinf(estimate.elo):
+        return f"{a} is better than {b}: it won every game, at least {estimate.low:+.0f} Elo (95 %)"
+    return f"{a} is better than {b} by about {estimate.elo:.0f} Elo (at least {estimate.low:.0f}, 95 %)"
+
+
+def _about(games: int) -> int:
+    """A count of games rounded as an estimate deserves: two significant figures from 100 on, even."""
+    if games < 100:
+        return games
+    step = int(10 ** (len(str(games)) - 2))
+    return round(games / step) * step
+
+
+def _finite(value: float) -> Optional[float]:
+    return round(value, 3) if math.isfinite(value) else None  # JSON has no infinity
+
+
+# ---------------------------------------------------------------------------
+# From the database
+# ---------------------------------------------------------------------------
+
+
+def complete_pair(tournament: Tournament, store: Store, schedule: dict[int, ScheduledGame],
+                  index: int) -> Optional[PairResult]:
+    """The pair game ``index`` belongs to, if both its games are stored."""
+    first_index = index - 1 if index % 2 == 0 else index
+    games = (schedule.get(first_index), schedule.get(first_index + 1))
+    if games[0] is None or games[1] is None:
+        return None
+    one, two = (store.finished_game(game.key) for game in games if game is not None)
+    if one is None or two is None:
+        return None
+    a = tournament.agent_names[0]
+    return PairResult(
+        number=(first_index + 1) // 2,
+        opening=game_opening(tournament, first_index),
+        points=(one.points(a), two.points(a)),
+        games=(_relative(tournament, games[0]), _relative(tournament, games[1])),
+        moves_key=(one.moves_key, two.moves_key),
+    )
+
+
+def _relative(tournament: Tournament, game: ScheduledGame) -> str:
+    path = game_directory(tournament, game.key, game.white, game.black)
+    return str(path.relative_to(tournament.results_dir))
+
+
+def new_state(match: Tournament) -> MatchState:
+    """The empty state of the match ``match`` (a tournament file with a ``[match]`` table)."""
+    a, b = match.agent_names
+    return MatchState(a, b, sprt=SPRT.parse(match.match_sprt) if match.match_sprt else None,
+                      limit=match.games_per_pairing)
+
+
+def read_match(match: Tournament, store: Store) -> MatchState:
+    """The match as its database has it: every complete pair in the order of the schedule.
+
+    ``stopped`` says "sprt" once the test decided and "games" / "max-games"
+    when every game is played; "" while games are left (being played, or
+    waiting for ``othello match --resume``).
+    """
+    state = new_state(match)
+    schedule = {game.index: game for game in store.scheduled_games()}
+    for index in sorted(schedule):
+        if index % 2 == 0:
+            pair = complete_pair(match, store, schedule, index)
+            if pair is not None:
+                state.add(pair)
+    if state.decision is not None:
+        state.stopped = "sprt"
+    elif schedule and not store.unfinished_games():
+        state.stopped = "games" if state.sprt is None else "max-games"
+    return state
+
+
+__all__ = ["MatchState", "PairResult", "complete_pair", "new_state", "read_match"]
