@@ -419,7 +419,8 @@ class ScriptedGame:
                 return message, seconds
             if self.process.exited:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
-                raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move")
+                raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move"
+                                f"{self.process.memory_note()}")
             if now > deadline:
                 self.record.fault = FaultyMove(self.board.to_move, None, now - started)
                 # What the wait was made of: the limit (the time, the grace, a first move's start-up), then the

@@ -69,8 +69,8 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="A person's malformed or illegal move loses, as a program's does (default: they are told "
                    "what was wrong and asked again).")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=0), default=GameConfig.memory_mb, show_default=True,
-              help="Memory of each agent in MiB, all its processes together where a cgroup can be made, "
-                   "else per process (0: none).")
+              help="Memory of each agent in MiB: all its processes and its /tmp and /dev/shm together "
+                   "(0: none; othello doctor says how it is enforced here).")
 @click.option("--processes", "max_processes", type=click.IntRange(min=0), default=GameConfig.max_processes,
               show_default=True, help="Most processes an agent may run at once (0: no limit).")
 @click.option("--disk", "disk_mb", type=click.IntRange(min=0), default=GameConfig.disk_mb, show_default=True,
@@ -351,8 +351,8 @@ report("OTHELLO_DOCTOR_SECRET" not in os.environ, "gets none of the referee's en
 def doctor() -> None:
     """Tell what isolation this machine gives agents, and test it.
 
-    Prints whether bubblewrap is installed and works, how limits are
-    enforced (a cgroup for the whole agent, or rlimits), then runs a short
+    Prints whether bubblewrap is installed and works, each limit and how it
+    is enforced here (or that it is not, and what to do), then runs a short
     self-test inside a real sandbox.  Exit code 0 if agents can be
     sandboxed here and every check passed.
     """
@@ -361,11 +361,18 @@ def doctor() -> None:
 
     from .cores import cpu_lines
     from .launch import run_sandboxed
+    from .limits import limit_lines
     from .sandbox import describe, probe, toolchains
 
     isolation = probe()
     for line in describe(isolation):
         click.echo(line)
+    defaults = GameConfig()
+    click.echo(f"limits of each agent for this user here (othello play's defaults, --memory {defaults.memory_mb} "
+               f"--processes {defaults.max_processes} --disk {defaults.disk_mb}"
+               f"{'' if isolation.works else ', and --sandbox none'}):")
+    for limit in limit_lines(defaults, isolation if isolation.works else None):
+        click.echo(limit.text())
     for line in cpu_lines(isolation.works):  # how games at once are kept apart
         click.echo(line)
     for what in toolchains().skipped:  # said here once; a build just goes without it

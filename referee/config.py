@@ -95,11 +95,16 @@ class GameConfig:
       003's rule: the move is ignored and counts as a pass); with ``lose-turn``
       an agent still loses after ``max_lost_turns`` illegal moves, so a game
       always ends;
-    - ``memory_mb``: memory of the whole agent (a cgroup), or address space
-      per process (``RLIMIT_AS``) where the referee can make no cgroup; 0 for
+    - ``memory_mb``: memory of the whole agent, all its processes and the
+      files of its ``/tmp`` and ``/dev/shm`` (a cgroup, else the referee's
+      watchdog: :mod:`.process`), and the size of its ``/dev/shm``; 0 for
       none; ``max_processes``: processes per agent, 0 for none;
-    - ``disk_mb``: the most an agent may keep in its directory, the size of
+    - ``disk_mb``: the most an agent may keep in its directory (watched
+      during the game; what is beyond it removed after the game), the size of
       its private ``/tmp`` and of any one file (``RLIMIT_FSIZE``); 0 for none;
+    - ``keep_files_mb``: the most of an agent's own files left in its
+      directory after the game (the largest removed first, :mod:`.trim`), as
+      a tournament keeps them; ``None``: everything within ``disk_mb``;
     - ``suspend_waiting``: freeze the agent that waits while the other thinks
       (on by default: PROTOCOL.md section 2), so it can neither think on the
       opponent's time nor take its CPU;
@@ -136,6 +141,7 @@ class GameConfig:
     memory_mb: int = 4096
     max_processes: int = 64
     disk_mb: int = 256
+    keep_files_mb: Optional[int] = None
     suspend_waiting: bool = True
     stderr_limit: int = 1 << 20
     out_limit: int = 64 << 10
@@ -187,8 +193,18 @@ class GameConfig:
         if any(isinstance(cpu, bool) or not isinstance(cpu, int) or cpu < 0 for cpu in self.cpus):
             raise ValueError(f"cpus: expected core numbers (integers from 0), got {list(self.cpus)!r}")
         object.__setattr__(self, "cpus", tuple(sorted(set(self.cpus))))
+        if self.keep_files_mb is not None and (isinstance(self.keep_files_mb, bool) or self.keep_files_mb < 0):
+            raise ValueError(f"keep_files_mb must be a number of MB, 0 or more, got {self.keep_files_mb!r}")
         if self.out_limit < 64:
             raise ValueError("out_limit must be at least 64 bytes")
+
+    def files_kept(self) -> tuple[Optional[int], str]:
+        """The MB of its own files an agent's directory keeps after the game, and why (``None``: all of them)."""
+        if self.keep_files_mb is not None and (not self.disk_mb or self.keep_files_mb < self.disk_mb):
+            return self.keep_files_mb, f"beyond the {self.keep_files_mb} MB kept after each game"
+        if self.disk_mb:
+            return self.disk_mb, f"beyond the {self.disk_mb} MB disk limit"
+        return None, ""
 
     def time_control(self, label: str, manual: bool) -> TimeControl:
         """The clock setting of the agent ``label``, a program or a person: its own time and clock (odds), else the game's.

@@ -272,7 +272,10 @@ class _Game:
         if self._monitor is not None:
             self._monitor.stop()
         self.waker.close()
+        keep_mb, why = self.config.files_kept()
         for player in self.players.values():
+            if player.process is not None and keep_mb is not None:  # a person's directory is theirs
+                player.trim(keep_mb, why)
             player.close()
         if self.temp_fd >= 0:
             os.close(self.temp_fd)
@@ -449,7 +452,7 @@ class _Game:
         deadline = player.clock.deadline()
         other = self.players[player.colour.opponent]
         while True:
-            if player.over_limit:  # killed by the monitor: say why rather than "exited"
+            if player.limit_breach(self.config.max_processes, self.config.disk_mb):  # killed by the monitor: say why
                 return None, self.faults([], player)
             exited = player.exited
             try:

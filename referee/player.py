@@ -20,12 +20,16 @@ from typing import Any, Callable, Iterable, Optional
 from ..protocol import Colour, Move
 from .clock import Clock
 from .config import GameConfig
+from .process import MEMORY_WATCH_INTERVAL
 from .seat import AgentSeat
 from .spec import AgentSpec
+from .trim import trim_directory
 
 EAGAIN_TEXT = "Resource temporarily unavailable"  # strerror(EAGAIN): what fork() past RLIMIT_NPROC gives
 STDERR_TAIL_BYTES = 4096  # how much of the end of a crashed program's stderr is searched for it
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
+DISK_INTERVAL = MEMORY_WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
+MAX_WATCHED_ENTRIES = 10_000  # files and folders in an agent's directory: more is over the limit (a walk costs)
 Listing = dict[str, tuple[int, int, int, int]]  # name -> inode, size, mtime, mode
 
 
@@ -68,6 +72,8 @@ class Player(AgentSeat):
         self.limits = ""  # how its limits were enforced: "cgroup" or "rlimits"
         self.over_limit = 0  # processes counted over the limit (then killed)
         self.over_disk = 0  # bytes found in its directory over the limit (then killed)
+        self.over_entries = 0  # files and folders found in its directory over MAX_WATCHED_ENTRIES (then killed)
+        self.trimmed: Optional[dict[str, Any]] = None  # what the referee removed from its directory after the game
         self.snapshot: Optional[Listing] = None
 
     @property
@@ -81,11 +87,11 @@ class Player(AgentSeat):
 
     def limit_note(self) -> str:
         """What the agent's cgroup saw of its limits: why it likely failed, or ``""``."""
+        if self.process is not None and (memory := self.process.memory_note()):
+            return memory
         cgroup = self.process.cgroup if self.process else None
         if cgroup is None:
             return self._rlimit_note()
-        if cgroup.oom_kills():
-            return f": out of memory (the limit is {cgroup.memory_mb} MB for all its processes)"
         if refusals := cgroup.fork_refusals():
             return f": refused {refusals} new processes at the limit of {cgroup.max_processes - 2}"
         return ""
@@ -106,20 +112,22 @@ class Player(AgentSeat):
                     f"(its stderr says \"{EAGAIN_TEXT}\")")
         return ""
 
-    def enforce_limits(self, max_processes: int, disk_bytes: int) -> bool:
-        """Count the processes and the directory's bytes; kill all at once over a limit (0: none).  Returns whether it did."""
+    def enforce_limits(self, max_processes: int, disk_bytes: int, count: bool = True) -> bool:
+        """Count the processes (if ``count``) and the directory's bytes; kill all at once over a limit (0: none).
+        Returns whether it did.  A stopped agent writes nothing: its directory is not walked then."""
         if self.process is None:
             return False
         killed = False
-        count = self.process.scan_tree()
-        if max_processes and count > max_processes and not self.over_limit:
-            self.over_limit = count
+        if count and (found := self.process.scan_tree()) > max_processes > 0 and not self.over_limit:
+            self.over_limit = found
             self.process.kill_all(term_grace=0)
             killed = True
-        if disk_bytes and not self.over_disk and (used := _directory_usage(self.directory, disk_bytes)) > disk_bytes:
-            self.over_disk = used
-            self.process.kill_all(term_grace=0)
-            killed = True
+        if disk_bytes and not self.over_disk and not self.over_entries and not self.process.suspended:
+            used, entries = _directory_usage(self.directory, disk_bytes, MAX_WATCHED_ENTRIES)
+            if used > disk_bytes or entries > MAX_WATCHED_ENTRIES:
+                self.over_disk, self.over_entries = (used, 0) if used > disk_bytes else (0, entries)
+                self.process.kill_all(term_grace=0)
+                killed = True
         return killed
 
     def limit_breach(self, max_processes: int, disk_mb: int) -> str:
@@ -128,7 +136,19 @@ class Player(AgentSeat):
             return f"{self.label} ran {self.over_limit} processes, more than the {max_processes} allowed"
         if self.over_disk:
             return f"{self.label} kept {self.over_disk >> 20} MB in its directory, more than the {disk_mb} MB allowed"
+        if self.over_entries:
+            return (f"{self.label} kept more than {MAX_WATCHED_ENTRIES} files and folders in its directory "
+                    "(the most the referee watches)")
         return ""
+
+    def trim(self, keep_mb: int, why: str) -> None:
+        """Remove what the agent keeps in its directory beyond ``keep_mb`` MB, the largest files first (not
+        ``NAME.in`` or ``NAME.out``), once its processes are gone; :attr:`trimmed` says what went, and ``why``."""
+        if self.dir_fd < 0:
+            return
+        done = trim_directory(self.dir_fd, keep_mb << 20, spare=(self.in_name, self.out_name))
+        if done.files:
+            self.trimmed = done.entry(why)
 
     def take_snapshot(self) -> None:
         self.snapshot = _listing(self.dir_fd)
@@ -165,6 +185,10 @@ class Player(AgentSeat):
             info["cpu_seconds"] = round(self.process.cpu_seconds(), 3)
             info["exit_code"] = self.process.returncode
             info["peak_processes"] = self.process.peak_processes
+            if self.process.peak_memory:  # measured by the referee's watchdog (no cgroup)
+                info["peak_memory_mb"] = round(self.process.peak_memory / (1 << 20), 1)
+        if self.trimmed:
+            info["trimmed"] = self.trimmed
         if self.start_error:
             info["start_error"] = self.start_error
         if self.lost_turns:
@@ -201,17 +225,21 @@ class LimitMonitor:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        while not self._stop.wait(MONITOR_INTERVAL):
+        # The directories every DISK_INTERVAL, the processes every MONITOR_INTERVAL.
+        every = max(1, round(MONITOR_INTERVAL / DISK_INTERVAL))
+        tick = 0
+        while not self._stop.wait(DISK_INTERVAL):
+            tick += 1
             for player in self.players:
-                if player.enforce_limits(self.max_processes, self.disk_bytes):
+                if player.enforce_limits(self.max_processes, self.disk_bytes, count=tick % every == 0):
                     self.on_kill()
 
 
-def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) -> int:
-    """Bytes the agent keeps in its directory (blocks really used), counted up to just past ``limit``.
+def _directory_usage(directory: Path, limit: int, max_entries: int) -> tuple[int, int]:
+    """Bytes the agent keeps in its directory (blocks really used), counted up to just past ``limit``, and the
+    entries seen, counted up to just past ``max_entries`` (walking more would be the referee's cost).
 
-    Links are not followed; a directory with more than ``max_entries``
-    entries counts as over any limit (walking it would be the referee's cost).
+    Links are not followed.
     """
     used, entries, stack = 0, 0, [str(directory)]
     while stack and used <= limit:
@@ -220,7 +248,7 @@ def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) ->
                 for entry in listing:
                     entries += 1
                     if entries > max_entries:
-                        return limit + 1
+                        return used, entries
                     try:
                         info = entry.stat(follow_symlinks=False)
                     except OSError:
@@ -230,7 +258,7 @@ def _directory_usage(directory: Path, limit: int, max_entries: int = 100_000) ->
                         stack.append(entry.path)
         except OSError:
             continue
-    return used
+    return used, entries
 
 
 def _listing(dir_fd: int) -> Listing:

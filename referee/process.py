@@ -9,9 +9,24 @@ its own PID namespace: every process it starts, however it forks or whatever
 it does to its environment, descends from the namespace's first process, so
 the kernel's child lists find them all, and killing that first process kills
 them all.  A cgroup, where the referee may make one, holds the limits and
-freezes the whole tree; otherwise the limits are rlimits (``RLIMIT_AS`` per
-process, ``RLIMIT_NPROC`` set inside the sandbox) and suspension stops each
-process with ``SIGSTOP``.
+freezes the whole tree; otherwise processes are limited by ``RLIMIT_NPROC``
+(set inside the sandbox) and suspension stops each process with ``SIGSTOP``.
+
+Memory without a cgroup: no address-space limit (``RLIMIT_AS`` breaks the
+runtimes that reserve more than they use: a JVM, javac, rustc) but a
+watchdog thread, every :data:`MEMORY_WATCH_INTERVAL` seconds while the agent
+runs (a stopped agent cannot allocate): the sum of its processes'
+``RssAnon + RssShmem + VmSwap`` (``/proc/PID/status``; sandboxed, every
+process of its PID namespace, listed by the sandbox's own ``/proc``) plus
+the bytes used in its sandbox's ``/tmp`` and ``/dev/shm``; only when that bound is over
+the limit, the precise figure, ``Pss_Anon + Pss_Shmem + SwapPss``
+(``/proc/PID/smaps_rollup``: the copy-on-write pages of forked children
+counted once) plus the same tmpfs bytes.  Over the limit, the whole sandbox
+is killed at once and :attr:`AgentProcess.out_of_memory_mb` says why.  A
+fast burst may pass the limit by what it allocates in one interval; a file
+of ``/tmp`` or ``/dev/shm`` that is also mapped counts twice (the safe side).
+Memory it could hold out of sight (a memfd, a detached System V segment) is
+refused by the sandbox's seccomp filter (:data:`.sandbox.BLOCKED_SYSCALLS_X86_64`).
 
 Unsandboxed (``--sandbox none``, only when asked for), the processes of an
 agent are those of its session or process group, every descendant ever
@@ -39,7 +54,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
 from .keeper import KEEPER
-from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
+from .sandbox import TMPFS_MOUNTS, AgentCgroup, SandboxPlan, seccomp_file
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -58,12 +73,28 @@ class _ProcInfo:
     state: str
 
 
-def _read_stat(pid: int) -> Optional[_ProcInfo]:
+def _read_proc(path: str) -> Optional[bytes]:
+    """A small file of ``/proc`` whole, or ``None`` if it is gone (bare system calls: read many times a second)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read().decode("ascii", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        parts = []
+        while chunk := os.read(fd, 1 << 16):
+            parts.append(chunk)
+        return b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_stat(pid: int) -> Optional[_ProcInfo]:
+    raw = _read_proc(f"/proc/{pid}/stat")
+    if raw is None:
+        return None
+    data = raw.decode("ascii", "replace")
     fields = data[data.rfind(")") + 2 :].split()
     # fields[0] is field 3 of proc(5): state, ppid, pgrp, session, ..., utime(14), stime(15), ..., starttime(22)
     try:
@@ -86,11 +117,9 @@ def _children(pid: int) -> list[int]:
     except OSError:
         return children
     for tid in threads:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
-                children += [int(child) for child in handle.read().split()]
-        except (OSError, ValueError):
-            continue
+        listed = _read_proc(f"/proc/{pid}/task/{tid}/children")
+        if listed:
+            children += [int(child) for child in listed.split() if child.isdigit()]
     return children
 
 
@@ -124,8 +153,7 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str],
-            cpus: tuple[int, ...] = ()) -> Callable[[], None]:
+def _limits(nproc: int, file_mb: int, cgroup_procs: list[str], cpus: tuple[int, ...] = ()) -> Callable[[], None]:
     parent = os.getpid()
 
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
@@ -140,9 +168,6 @@ def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str],
                 handle.write("0")
         if cpus:  # the game's cores, inherited by bwrap and every process the agent starts
             os.sched_setaffinity(0, cpus)
-        if memory_mb:
-            size = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
         if nproc:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         if file_mb:
@@ -151,6 +176,52 @@ def _limits(memory_mb: int, nproc: int, file_mb: int, cgroup_procs: list[str],
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
+
+
+MEMORY_WATCH_INTERVAL = 0.05  # seconds between two measures of an agent's memory (without a cgroup)
+_STATUS_KEYS = (b"RssAnon:", b"RssShmem:", b"VmSwap:")  # /proc/PID/status: what a process holds, in kB
+_ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rollup: its fair share, in kB
+
+
+def _kilobytes(path: str, keys: tuple[bytes, ...]) -> int:
+    """The sum of the ``keys`` lines (``Name:  123 kB``) of a /proc file, in bytes (0 for a process gone)."""
+    text = _read_proc(path)
+    if text is None:
+        return 0
+    total = 0
+    for line in text.splitlines():
+        if line.startswith(keys):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                total += int(parts[1])
+    return total << 10
+
+
+def resident_bytes(process: str) -> int:
+    """A fast upper bound of the memory a process holds (its ``/proc`` folder): ``RssAnon + RssShmem + VmSwap``."""
+    return _kilobytes(f"{process}/status", _STATUS_KEYS)
+
+
+def proportional_bytes(process: str) -> int:
+    """The memory a process holds (its ``/proc`` folder), pages shared with others divided among them
+    (``Pss_Anon + Pss_Shmem + SwapPss``)."""
+    return _kilobytes(f"{process}/smaps_rollup", _ROLLUP_KEYS)
+
+
+TMPFS_INODE_BYTES = 1024  # the kernel's memory for one file of a tmpfs (its inode and name), which its size does not count
+
+
+def tmpfs_bytes(root: str, mounts: tuple[str, ...]) -> int:
+    """Memory used by the file systems ``mounts`` as seen from ``root`` (``/proc/PID/root``): their blocks, and
+    :data:`TMPFS_INODE_BYTES` a file (a million empty files cost a GB, and no size limit counts them)."""
+    total = 0
+    for mount in mounts:
+        try:
+            info = os.statvfs(root + mount)
+        except OSError:
+            continue
+        total += (info.f_blocks - info.f_bfree) * info.f_frsize + (info.f_files - info.f_ffree) * TMPFS_INODE_BYTES
+    return total
 
 
 def _fresh_file(path: Path) -> BinaryIO:
@@ -212,10 +283,14 @@ class AgentProcess:
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
     peak_processes: int = field(default=0, init=False)
+    peak_memory: int = field(default=0, init=False)  # bytes: the watchdog's largest bound (0: not watched)
+    out_of_memory_mb: int = field(default=0, init=False)  # the limit the watchdog found broken (then killed)
     suspended: bool = field(default=False, init=False)
     kept: int = field(default=0, init=False)  # its id with the keeper (0: not watched)
     _threads: list[threading.Thread] = field(default_factory=list, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _ending: threading.Event = field(default_factory=threading.Event, init=False)  # stops the watchdog
+    _inner: int = field(default=0, init=False)  # the first process of its PID namespace (sandboxed), once seen
 
     # -- start ------------------------------------------------------------------
 
@@ -235,10 +310,6 @@ class AgentProcess:
             argv, cwd = self.sandbox.command(self.argv, self.cwd, seccomp), self.sandbox.directory
         elif self.max_processes and os.geteuid() != 0:
             nproc = _user_process_count() + self.max_processes
-        # With a cgroup the memory limit holds for the whole tree, and an
-        # address-space limit would only break runtimes that reserve more
-        # than they use (a JVM's heap, V8).
-        memory = 0 if self.cgroup is not None else self.memory_mb
         joins = self.cgroup.join_paths() if self.cgroup is not None else []
         # Watched before it exists: a referee killed during the start leaves nothing behind (see .keeper).
         self.kept = KEEPER.watch(self.marker, self.cgroup.folder_paths() if self.cgroup is not None else [])
@@ -253,7 +324,7 @@ class AgentProcess:
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(seccomp,) if seccomp is not None else (),
-                preexec_fn=_limits(memory, nproc, self.file_mb, joins, self.cpus),
+                preexec_fn=_limits(nproc, self.file_mb, joins, self.cpus),
             )
         except OSError as exc:
             KEEPER.forget(self.kept)
@@ -271,6 +342,8 @@ class AgentProcess:
         self.known[self.popen.pid] = info.start if info else 0
         self._spawn(self._drain, "stderr")
         self._spawn(self._wait, "exit")
+        if self.memory_mb and self.cgroup is None:  # a cgroup holds the memory of the whole tree itself
+            self._spawn(self._watch_memory, "memory")
 
     def _spawn(self, target: Callable[[], None], what: str) -> None:
         thread = threading.Thread(target=target, name=f"agent-{what}-{self.pid}", daemon=True)
@@ -282,6 +355,45 @@ class AgentProcess:
         self.popen.wait()
         if self.on_exit:
             self.on_exit()
+
+    def _watch_memory(self) -> None:
+        """The memory watchdog (see the module's docstring): kill the whole sandbox once over ``memory_mb``."""
+        limit = self.memory_mb << 20
+        while not self._ending.wait(MEMORY_WATCH_INTERVAL):
+            if self.exited:
+                return
+            if self.suspended:
+                continue
+            processes, root = self._memory_scan()
+            stored = tmpfs_bytes(root, TMPFS_MOUNTS) if root else 0
+            bound = stored + sum(resident_bytes(process) for process in processes)
+            self.peak_memory = max(self.peak_memory, bound)
+            if bound <= limit or stored + sum(proportional_bytes(process) for process in processes) <= limit:
+                continue
+            self.out_of_memory_mb = self.memory_mb
+            self.kill_all(term_grace=0)
+            return
+
+    def _memory_scan(self) -> tuple[list[str], str]:
+        """The ``/proc`` folders of the agent's processes now, and its sandbox's root in ``/proc`` (``""``: none).
+
+        Sandboxed, they are every process of its PID namespace, listed by the
+        sandbox's own ``/proc`` (one listing, where walking the tree reads a
+        file per thread); unsandboxed, those of :meth:`scan_tree`.
+        """
+        if self.sandbox is None:
+            return [f"/proc/{pid}" for pid in self._tree()], ""
+        if not self._inner:
+            inner = _children(self.pid)
+            if not inner:
+                return [], ""
+            self._inner = inner[0]
+        root = f"/proc/{self._inner}/root"
+        try:
+            names = os.listdir(f"{root}/proc")
+        except OSError:
+            return [], ""
+        return [f"{root}/proc/{name}" for name in names if name.isdigit()], root
 
     def _drain(self) -> None:
         """Copy the agent's output into its log: the first half of the cap as it comes, the last half at the end.
@@ -342,23 +454,32 @@ class AgentProcess:
         """
         if not self.popen:
             return 0
+        count = len(self._tree() - self._wrappers())
+        self.peak_processes = max(self.peak_processes, count)
+        return count
+
+    def _tree(self) -> set[int]:
+        """Every live process of the agent's tree (bwrap's too), by the kernel's child lists; remembers them."""
         with self._lock:
-            frontier = [pid for pid, start in self.known.items() if _alive(pid, start)]
+            # (pid, start time known or 0): a known pid whose start differs is another process now
+            frontier = list(self.known.items())
             alive: set[int] = set()
             while frontier:
-                pid = frontier.pop()
+                pid, start = frontier.pop()
                 if pid in alive:
                     continue
                 info = _read_stat(pid)
-                if info is None or info.state == "Z":
+                if info is None:
+                    if start:
+                        self.known.pop(pid, None)  # gone for good: never looked at again
+                    continue
+                if info.state == "Z" or (start and info.start != start):
                     continue
                 alive.add(pid)
-                self.known.setdefault(pid, info.start)
+                self.known[pid] = info.start
                 self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
-                frontier.extend(_children(pid))
-            count = len(alive - self._wrappers())
-            self.peak_processes = max(self.peak_processes, count)
-            return count
+                frontier.extend((child, 0) for child in _children(pid))
+            return alive
 
     def _wrappers(self) -> set[int]:
         """bwrap's own two processes (outside, and the PID namespace's first): not the agent's."""
@@ -407,6 +528,16 @@ class AgentProcess:
                 self.cpu[pid] = max(self.cpu.get(pid, 0), info.cpu_ticks)
             self.peak_processes = max(self.peak_processes, len(alive))
             return len(alive)
+
+    def memory_note(self) -> str:
+        """``": out of memory (the limit is N MB for all its processes)"`` if its watchdog or its cgroup killed it, else ``""``."""
+        if self.out_of_memory_mb:
+            limit = self.out_of_memory_mb
+        elif self.cgroup is not None and self.cgroup.oom_kills():
+            limit = self.cgroup.memory_mb
+        else:
+            return ""
+        return f": out of memory (the limit is {limit} MB for all its processes)"
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) of every process of the agent seen so far."""
@@ -535,6 +666,7 @@ class AgentProcess:
         """``SIGTERM`` every process of the agent, then ``SIGKILL`` what is left."""
         if not self.popen:
             return
+        self._ending.set()
         self.scan()
         self.resume()
         self._signal_all(signal.SIGCONT)
@@ -563,7 +695,8 @@ class AgentProcess:
         except subprocess.TimeoutExpired:
             pass
         for thread in self._threads:
-            thread.join(timeout=2)
+            if thread is not threading.current_thread():  # (the watchdog kills from its own thread)
+                thread.join(timeout=2)
         if self.cgroup is not None:
             self.cgroup.remove()
         if not self._any_alive():

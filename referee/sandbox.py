@@ -13,19 +13,24 @@ package bundles (:func:`probe` says which, and why).  It sees:
 - its submission folder and the files its command names, read-only;
 - its own game directory read-write, at ``/game/NAME`` (:data:`SEEN_ROOT`):
   the real path names the game, and so the opponent (``r01-p001-g1_carol_vs_bob``);
-- a private ``/tmp`` of limited size, ``/proc`` of its own PID namespace and
-  a minimal ``/dev``; no network.
+- a private ``/tmp`` and ``/dev/shm`` of limited size, ``/proc`` of its own
+  PID namespace and a minimal, read-only ``/dev``; no network.
 
 It does not see the opponent, the referee (its process, temporary files,
 ``game.json``, the agents' logs) or the tournament's results: any of those
 that lie inside a folder it may read are covered by an empty ``tmpfs``.
 
 Limits hold for the whole tree: with a cgroup (cgroup v2 ``memory.max`` and
-``pids.max`` under a cgroup the referee may write, or the v1 ``memory`` and
-``pids`` hierarchies when root), else with rlimits (``RLIMIT_AS`` per
-process, and ``RLIMIT_NPROC`` set *inside* the sandbox's user namespace,
-where the kernel counts only that namespace's processes).  ``RLIMIT_FSIZE``
-caps each file; the referee watches the size of the agent's directory.
+``pids.max`` under a cgroup the referee may write, delegated to a user or
+not, or the v1 ``memory`` and ``pids`` hierarchies when root), else with the
+referee's memory watchdog (:mod:`.process`: its processes' memory plus its
+``/tmp`` and ``/dev/shm``) and ``RLIMIT_NPROC`` set *inside* the sandbox's
+user namespace, where the kernel counts only that namespace's processes.
+Its ``/tmp`` (``--disk``) and ``/dev/shm`` (``--memory``) are sized tmpfs;
+``/dev`` and the covers of hidden folders are read-only (a tmpfs without a
+size would be memory without a limit).  ``RLIMIT_FSIZE`` caps each file; the
+referee watches the size of the agent's directory and trims it after the
+game (:mod:`.trim`).  :mod:`.limits` says which limits hold here, and how.
 Suspension freezes the cgroup (``freezer``) or stops every process of the
 agent's PID namespace.  When the sandbox's first process dies the kernel
 kills every process in its PID namespace: nothing outlives its game.
@@ -317,11 +322,19 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
     return sorted(p for p in found if not _is_system(p) and p != Path("/"))
 
 
+# The file systems in memory an agent may write, sized by its plan: what the
+# memory watchdog (.process) adds to its processes' memory.
+TMPFS_MOUNTS = ("/tmp", "/dev/shm")
+
+
 # Calls no agent needs and an attacker would: reading or steering another
-# process (even bwrap's own first process, which shares the sandbox), and
+# process (even bwrap's own first process, which shares the sandbox); memory
+# in files that no process maps and no folder shows, out of the memory
+# watchdog's sight (a memfd, a System V segment left detached; no runtime
+# we run uses them: a JVM, node, Python's multiprocessing use /dev/shm); and
 # leaving the cores its game was given (.cores: a game's CPU is its own).
 BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-                           "sched_setaffinity": 203}
+                           "memfd_create": 319, "shmget": 29, "sched_setaffinity": 203}
 _AUDIT_ARCH_X86_64 = 0xC000003E
 
 
@@ -350,10 +363,13 @@ class SandboxPlan:
 
     ``directory`` is its own game directory (read-write); ``readable`` the
     folders and files it may read; ``hidden`` the folders covered by an empty
-    ``tmpfs`` where they lie inside a readable one (the game directory, the
-    tournament's results); ``tmp_mb`` the size of its ``/tmp``.  ``seen_as``
-    is the path the agent knows its directory by (a game's agent:
-    ``/game/NAME``); the referee keeps using the real one.
+    read-only ``tmpfs`` where they lie inside a readable one (the game
+    directory, the tournament's results); ``tmp_mb`` the size of its ``/tmp``,
+    ``shm_mb`` of its ``/dev/shm`` (0: the kernel's default, half the RAM).
+    Those two are the only file systems in memory it may write (``/dev``
+    itself is read-only): :data:`TMPFS_MOUNTS`, which the referee's memory
+    watchdog counts.  ``seen_as`` is the path the agent knows its directory
+    by (a game's agent: ``/game/NAME``); the referee keeps using the real one.
     """
 
     directory: Path
@@ -361,6 +377,7 @@ class SandboxPlan:
     readable: list[Path] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
     tmp_mb: int = 256
+    shm_mb: int = 0
     max_processes: int = 0  # RLIMIT_NPROC inside the sandbox (0: none, e.g. a cgroup counts them)
     disable_userns: bool = True
     bwrap: str = "bwrap"
@@ -390,16 +407,31 @@ class SandboxPlan:
             args += ["--cap-drop", "ALL"]
         args += _system_binds()
         # /tmp first: the folders bound next may lie inside the real /tmp.
-        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.tmp_mb << 20), "--tmpfs", "/tmp"]
+        # bwrap's /dev is a tmpfs without a size: /dev/shm gets its own, sized,
+        # and /dev itself is made read-only below.
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += (["--size", str(self.shm_mb << 20)] if self.shm_mb else []) + ["--tmpfs", "/dev/shm"]
+        args += ["--size", str(self.tmp_mb << 20), "--tmpfs", "/tmp"]
         readable = sorted({p for p in self.readable if p.exists()}, key=lambda p: len(p.parts))
         # A folder inside another one bound already costs a mount and adds nothing.
         readable = [p for p in readable if not any(other in p.parents for other in readable)]
         for path in readable:
             args += ["--ro-bind", str(path), str(path)]
-        for path in self.hidden:
-            if any(path == r or r in path.parents for r in readable):
-                args += ["--tmpfs", str(path)]
-        args += ["--bind", str(self.directory), str(self.inside(self.directory))]
+        covers = sorted({path for path in self.hidden if any(path == r or r in path.parents for r in readable)},
+                        key=lambda p: len(p.parts))
+        # One cover hides all below it: a cover inside another would only be hidden by it (mounted before) or
+        # cost a mount (after).
+        covers = [path for path in covers if not any(other in path.parents for other in covers)]
+        for path in covers:
+            args += ["--tmpfs", str(path)]
+        seen = self.inside(self.directory)
+        args += ["--bind", str(self.directory), str(seen)]
+        # A tmpfs without a size is writable memory without a limit: every one
+        # but /tmp and /dev/shm is made read-only (the agent's own directory,
+        # bound inside a cover, is a mount of its own and stays writable).
+        below = [path for path in covers if path == seen or seen in path.parents]
+        for cover in ["/dev", *(str(path) for path in covers if path not in below)]:
+            args += ["--remount-ro", cover]  # (a cover below the directory is hidden by its bind: left alone)
         args += ["--remount-ro", "/", "--chdir", str(self.inside(cwd)), "--"]
         if self.max_processes:
             # Set inside the new user namespace, RLIMIT_NPROC counts the
@@ -574,6 +606,7 @@ class CgroupRoot:
 
     version: int
     folders: tuple[tuple[str, str], ...]  # (controller, folder) pairs
+    delegated: bool = False  # a cgroup v2 folder that a user (not root) may write: delegated to it (systemd)
 
     def folder(self, controller: str) -> Path:
         return Path(dict(self.folders)[controller])
@@ -597,7 +630,8 @@ class CgroupRoot:
             except OSError:
                 continue
             if {"memory", "pids"} <= set(available) and _writable_dir(base):
-                return CgroupRoot(2, (("memory", str(base)), ("pids", str(base)), ("freezer", str(base)))), ""
+                folders = (("memory", str(base)), ("pids", str(base)), ("freezer", str(base)))
+                return CgroupRoot(2, folders, delegated=os.geteuid() != 0), ""
         v1: dict[str, Path] = {}
         for point, fstype, options in mounts:
             if fstype != "cgroup":
@@ -843,12 +877,13 @@ def describe(isolation: Optional[Isolation] = None) -> list[str]:
         lines.append(f"system calls refused: {blocked}")
     if isolation.cgroup:
         folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders if c != "freezer")
-        lines.append(f"limits: cgroup v{isolation.cgroup.version}: memory and processes for the whole agent ({folders})")
+        delegated = "delegated " if isolation.cgroup.delegated else ""
+        lines.append(f"cgroups: {delegated}cgroup v{isolation.cgroup.version}, one per agent ({folders})")
         how = "the cgroup's freezer" if isolation.cgroup.version == 2 else "SIGSTOP to each process (the v1 freezer would hold off SIGKILL)"
     else:
-        lines.append(f"limits: rlimits ({isolation.cgroup_problem}): memory per process, processes per sandbox")
+        lines.append(f"cgroups: none ({isolation.cgroup_problem})")
         how = "SIGSTOP to each process of its PID namespace"
-    lines.append(f"a waiting agent is frozen by {how}; file size and disk: RLIMIT_FSIZE and the referee's count")
+    lines.append(f"a waiting agent is frozen by {how}")
     return lines
 
 

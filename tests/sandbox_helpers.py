@@ -131,6 +131,38 @@ def attack_once():
         with open("big", "wb") as handle:
             for _ in range(64):
                 handle.write(b"x" * (1 << 20))
+    elif attack == "shm-filler":  # 12 files of 250 MB in shared memory (a tmpfs)
+        written = 0
+        for index in range(12):
+            try:
+                with open(f"/dev/shm/fill-{index}", "wb") as handle:
+                    for _ in range(250):
+                        handle.write(b"x" * (1 << 20))
+                        written += 1
+            except OSError as exc:
+                note("shm", f"{written} MB, then {exc.strerror}")
+        time.sleep(1000)
+    elif attack == "children-700":  # 10 children each holding 700 MB
+        for _ in range(10):
+            if os.fork() == 0:
+                hoard = bytearray(700 << 20)
+                for i in range(0, len(hoard), 4096):
+                    hoard[i] = 1
+                time.sleep(1000)
+        time.sleep(1000)
+    elif attack == "folder-filler":  # 250 MB files in its own folder until refused
+        for index in range(12):
+            try:
+                with open(f"fill-{index}", "wb") as handle:
+                    for _ in range(250):
+                        handle.write(b"x" * (1 << 20))
+            except OSError as exc:
+                note("folder", f"file {index}: {exc.strerror}")
+    elif attack == "hidden-memory":  # memory no process maps and no folder shows
+        try_("memfd", lambda: os.memfd_create("hoard"))
+        libc = ctypes.CDLL(None, use_errno=True)
+        note("shmget", [libc.shmget(0, 64 << 20, 0o1600), ctypes.get_errno()])
+        try_("files in /tmp", lambda: [open(f"/tmp/{i}", "w").close() for i in range(2000)] and "made")
     elif attack == "slow":  # thinks for ever: the other side waits, frozen
         time.sleep(1000)
     elif attack == "memory":

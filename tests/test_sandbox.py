@@ -86,7 +86,10 @@ def test_doctor_reports_the_isolation_and_passes_its_self_test(tmp_path: Path) -
     done = othello("doctor", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "sandbox: works" in done.stdout
-    assert "limits: " in done.stdout
+    lines = done.stdout.splitlines()
+    for limit in ("memory", "processes", "file size", "disk", "/tmp and /dev/shm"):  # one line each, enforced here
+        assert any(line.startswith(f"{limit}: ") for line in lines), (limit, done.stdout)
+    assert not any(line.startswith("WARNING") for line in lines), done.stdout
     checks = doctor_checks(done.stdout)
     assert len(checks) >= 6 and all(line.startswith("ok") for line in checks)
 
@@ -255,3 +258,77 @@ def test_the_cgroups_of_a_referee_that_died_with_its_keeper_are_ended_by_the_nex
         for folder in folders:
             if folder.exists():
                 folder.rmdir()
+
+
+BUILD_AS_USER = """
+import sys
+from pathlib import Path
+from othello_arena.referee import GameConfig
+from othello_arena.referee.launch import run_sandboxed
+
+folder = Path(sys.argv[1])
+command = "grep 'Max address space' /proc/self/limits; javac Hello.java && java -cp . Hello"
+code, timed_out = run_sandboxed(command, folder, folder.parent / "build.log", 300, GameConfig(), tools=True)
+print(code, timed_out)
+"""
+
+
+@needs_sandbox
+@pytest.mark.skipif(shutil.which("javac") is None, reason="no javac here")
+def test_a_javac_build_under_the_default_memory_limit_works_without_a_cgroup() -> None:
+    # Without a cgroup the memory limit is the referee's watchdog, not RLIMIT_AS: javac and the JVM
+    # reserve far more address space than they use, and an address-space limit broke them.
+    import tempfile
+
+    from sandbox_helpers import unprivileged_user
+
+    user = unprivileged_user() if os.geteuid() == 0 else None
+    if os.geteuid() == 0 and user is None:
+        pytest.skip("no unprivileged user can run this Python here")
+    tmp_path = Path(tempfile.mkdtemp(prefix="othello-javac-"))  # (pytest's own folders are root's alone)
+    try:
+        _build_java(tmp_path, user)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _build_java(tmp_path: Path, user: Optional[str]) -> None:
+    folder = tmp_path / "carol"
+    folder.mkdir()
+    (folder / "Hello.java").write_text('class Hello { public static void main(String[] a) { '
+                                       'System.out.println("hello from the JVM"); } }\n')
+    (tmp_path / "build.py").write_text(BUILD_AS_USER)
+    if user is not None:
+        import pwd
+
+        record = pwd.getpwnam(user)
+        for path in [tmp_path, *tmp_path.rglob("*")]:
+            os.chown(path, record.pw_uid, record.pw_gid)
+        os.chmod(tmp_path, 0o755)
+    argv = [sys.executable, str(tmp_path / "build.py"), str(folder)]
+    done = subprocess.run(["runuser", "-u", user, "--", *argv] if user else argv, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    log = (tmp_path / "build.log").read_text()
+    assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr + log
+    assert "hello from the JVM" in log and (folder / "Hello.class").exists()
+    limits = next(line for line in log.splitlines() if line.startswith("Max address space"))
+    assert limits.split()[3:5] == ["unlimited", "unlimited"], limits
+
+
+@needs_sandbox
+def test_covers_inside_covers_and_dev_are_read_only_and_the_agents_directory_is_not(tmp_path: Path) -> None:
+    # A tournament hides its game's folder inside its hidden results: the covers are empty tmpfs without a
+    # size, so none may be written (nor /dev); only the agent's own directory, /tmp and /dev/shm.
+    agent = tmp_path / "results" / "games" / "g1" / "alice"
+    agent.mkdir(parents=True)
+    (tmp_path / "results" / "secret.sqlite").write_text("standings")
+    plan = sandbox.SandboxPlan(directory=agent, readable=[tmp_path],
+                               hidden=[agent.parent, tmp_path / "results"], bwrap=sandbox.probe().bwrap or "bwrap")
+    script = ("for f in /dev/x /dev/shm/x /tmp/x ../x ../../x ../../../x ./x; do "
+              "(echo hi > $f) 2>/dev/null && echo \"wrote $f\" || echo \"refused $f\"; done; ls ../../..")
+    done = subprocess.run(plan.command(["/bin/sh", "-c", script], agent), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:7] == ["refused /dev/x", "wrote /dev/shm/x", "wrote /tmp/x", "refused ../x", "refused ../../x",
+                         "refused ../../../x", "wrote ./x"], done.stdout
+    assert "secret.sqlite" not in done.stdout

@@ -183,21 +183,39 @@ def test_a_big_file_costs_the_attacker(arena: Arena, user: Optional[str]) -> Non
     before = arena.fingerprint()
     record, games = play(arena, user, "big-file", "--disk", "16")
     check_game(arena, record, games, before)
-    # The write stops at the limit (RLIMIT_FSIZE); more would cost the game.
-    big = games / "attacker" / "big"
-    assert big.exists() and big.stat().st_size <= 16 << 20
+    # The write stops at the limit (RLIMIT_FSIZE); more would cost the game.  Its 16 MB and the rest of its
+    # files are over the disk limit together: the largest went after the game, and the record says so.
+    assert not (games / "attacker" / "big").exists()
+    assert folder_bytes(games / "attacker") <= 16 << 20
+    trimmed = record.extra["agents"]["attacker"]["trimmed"]
+    assert trimmed["files"] == 1 and trimmed["bytes"] >= 16 << 20, trimmed
+    assert trimmed["why"] == "beyond the 16 MB disk limit"
 
 
 def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]) -> None:
-    if user is not None or sandbox.probe().cgroup is None:
-        pytest.skip("the whole tree's memory is limited only with a cgroup (as root, or a delegated cgroup)")
     before = arena.fingerprint()
     record, games = play(arena, user, "memory", "--memory", "1024")
     check_game(arena, record, games, before)
-    # 6 x 300 MB against 1024 MB for the whole tree: the kernel killed some of
-    # them (the attacker's loss if its main process was among them).
     agent = record.extra["agents"]["attacker"]
-    assert agent["oom_kills"] >= 1, agent
+    if user is None and sandbox.probe().cgroup is not None:
+        # 6 x 300 MB against 1024 MB for the whole tree: the kernel killed some of
+        # them (the attacker's loss if its main process was among them).
+        assert agent["oom_kills"] >= 1, agent
+    else:  # no cgroup: the referee's watchdog ended the whole sandbox, and said why
+        assert record.result is not None and record.result.termination == "crash", record.result
+        assert "out of memory (the limit is 1024 MB for all its processes)" in record.result.detail, record.result
+        assert "oom_kills" not in agent and agent["peak_memory_mb"] > 1024, agent
+
+
+def test_no_memory_out_of_the_watchdogs_sight(arena: Arena, user: Optional[str]) -> None:
+    # A memfd or a detached System V segment holds memory that no process maps and no folder shows.
+    before = arena.fingerprint()
+    record, games = play(arena, user, "hidden-memory")
+    check_game(arena, record, games, before)
+    found = attacker_found(games)
+    assert found["memfd"] == "failed: PermissionError", found
+    assert found["shmget"] == [-1, 1], found  # EPERM
+    assert found["files in /tmp"] == "'made'", found  # files, counted (blocks and inodes)
 
 
 def test_a_sigkilled_referee_takes_its_agents_with_it(arena: Arena, user: Optional[str]) -> None:
@@ -271,3 +289,76 @@ def test_a_referee_killed_while_its_agents_start_leaves_nothing_running(arena: A
         while left() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left() == [], f"attempt {attempt}: the agents outlived their referee"
+
+
+class HostMemory:
+    """The host's used memory (MemTotal - MemAvailable) and shared memory (Shmem), sampled in a thread."""
+
+    def __init__(self) -> None:
+        self.baseline = self.now()
+        self.peak = self.baseline
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def now() -> tuple[int, int]:
+        fields = {}
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                key, value = line.split(":", 1)
+                fields[key] = int(value.split()[0]) << 10
+        return fields["MemTotal"] - fields["MemAvailable"], fields["Shmem"]
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            used, shared = self.now()
+            self.peak = (max(self.peak[0], used), max(self.peak[1], shared))
+
+    def __enter__(self) -> "HostMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def rise(self) -> tuple[int, int]:
+        """How far the used and the shared memory rose above the baseline at their peak."""
+        return self.peak[0] - self.baseline[0], self.peak[1] - self.baseline[1]
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.lstat().st_blocks * 512 for path in [folder, *folder.rglob("*")])
+
+
+RISE_ALLOWED = int(1.3 * (1 << 30))  # --memory 1024: the limit, and what one burst may add before the kill
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack, hit", [("shm-filler", "out of memory (the limit is 1024 MB for all its processes)"),
+                                         ("children-700", "out of memory (the limit is 1024 MB for all its processes)"),
+                                         ("folder-filler", "more than the 256 MB allowed")])
+def test_memory_and_disk_hold_without_a_cgroup(attack: str, hit: str) -> None:
+    # The attacks of issue 24, run by a user who may make no cgroup: the referee's watchdog, the sized
+    # /dev/shm and the disk watch hold the host's memory and the game folder to about the limits.
+    name = unprivileged_user() if os.geteuid() == 0 else None
+    if os.geteuid() == 0 and name is None:
+        pytest.skip("no unprivileged user can run this Python here")
+    arena = Arena.make(owner=name)
+    try:
+        with HostMemory() as host:
+            record, games = play(arena, name, attack, "--memory", "1024", "--disk", "256")
+        used_rise, shared_rise = host.rise()
+        _, shared_after = HostMemory.now()
+        assert record.result is not None and record.result.termination == "crash", record.result
+        assert record.result.winner is not None and record.result.winner.value == ("W" if record.white == "victim" else "B")
+        assert hit in record.result.detail, record.result
+        assert used_rise <= RISE_ALLOWED and shared_rise <= RISE_ALLOWED, (used_rise >> 20, shared_rise >> 20)
+        assert shared_after - host.baseline[1] < 64 << 20, "shared memory was left after the game"
+        assert folder_bytes(games) <= 300 << 20
+        attacker = record.extra["agents"]["attacker"]
+        if attack == "folder-filler":
+            assert attacker["trimmed"]["why"] == "beyond the 256 MB disk limit", attacker
+        assert left_running(games) == []
+    finally:
+        arena.remove()

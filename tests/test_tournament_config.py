@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -322,3 +323,19 @@ def test_a_bad_clock_in_the_file_is_named_with_the_form(tmp_path: Path, where: s
         else text + f"clock = {value}\n"
     with pytest.raises(config.TournamentFileError, match="clock .*expected BASE\\+INC in seconds"):
         config.parse(text, tmp_path / "t.toml")
+
+
+def test_a_tournament_keeps_one_mb_of_each_agents_files_and_a_match_keeps_them_all(tmp_path: Path) -> None:
+    from othello_arena.tournaments.run.jobs import game_config_fields
+
+    plain = config.load(write(tmp_path, 'agents = ["a", "b"]\n'))
+    assert plain.keep_files_mb == 1 and game_config_fields(plain)["keep_files_mb"] == 1
+    assert config.load(write(tmp_path, 'agents = ["a", "b"]\n[tournament]\nkeep_files_mb = 0\n')).keep_files_mb == 0
+    match = config.load(write(tmp_path, 'agents = ["a", "b"]\n[match]\n'))
+    assert match.keep_files_mb is None  # within the disk limit: a student looks at their files
+    for text, message in (
+        ('agents = ["a", "b"]\n[tournament]\nkeep_files_mb = -1\n', "[tournament] keep_files_mb = -1: expected"),
+        ('agents = ["a", "b"]\n[referee]\nkeep_files_mb = 5\n', "keep_files_mb is a [tournament] key"),
+    ):
+        with pytest.raises(config.TournamentFileError, match=re.escape(message)):
+            config.load(write(tmp_path, text))

@@ -254,3 +254,33 @@ def test_build_commands_run_once_in_the_agent_directory(tmp_path: Path) -> None:
     assert state["finished"] == 2
     lines = {line["agent"]: line for line in state["standings"]}
     assert lines["bob"]["forfeits"]["build"] == 2 and lines["alice"]["points"] == 2  # bob never started
+
+
+def test_each_game_leaves_little_of_an_agents_files_and_the_start_says_how_limits_hold(tmp_path: Path) -> None:
+    secret = tmp_path / "grades.csv"
+    secret.write_bytes(b"x" * (2 << 20))
+    agents = [agent("messy", "first", f"--evil scratch={secret}"), agent("tidy", "last")]
+    path = write_tournament(tmp_path, agents, games_per_pairing=2, concurrency=1)
+    result = invoke("run", str(path), "-q", "--max-games", "1")
+    assert result.exit_code == 0, result.output
+    for limit in ("memory", "processes", "file size", "disk", "/tmp and /dev/shm"):  # doctor's lines, at the start
+        assert any(line.startswith(f"{limit}: ") for line in result.output.splitlines()), (limit, result.output)
+    assert "WARNING" not in result.output
+    row = query(tmp_path / "results" / "tournament.sqlite", "SELECT record, game_dir FROM games")[0]
+    messy = json.loads(row["record"])["agents"]["messy"]
+    # Its 3 MB file went (the largest first); its small one stays within the tournament's 1 MB.
+    assert messy["trimmed"] == {"files": 1, "bytes": messy["trimmed"]["bytes"], "why": "beyond the 1 MB kept after each game"}
+    assert messy["trimmed"]["bytes"] >= 3 << 20
+    folder = Path(row["game_dir"]) / messy["directory"]
+    assert not (folder / "big.bin").exists() and (folder / "cache" / "small.bin").exists()
+    assert secret.stat().st_size == 2 << 20  # its link was not followed
+    assert "trimmed" not in json.loads(row["record"])["agents"]["tidy"]
+
+
+def test_a_tournament_whose_limits_cannot_hold_says_so_loudly(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, THREE, referee={"sandbox": "none"}, concurrency=1)
+    result = invoke("run", str(path), "-q", "--max-games", "1")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("WARNING: ")]
+    assert any(line.startswith("WARNING: /tmp and /dev/shm: NOT limited") for line in warnings), result.output
+    assert any(line.startswith("WARNING: memory: only in part") for line in warnings), result.output

@@ -60,6 +60,13 @@ def be_evil(action: str, colour: str) -> None:
             handle.write(b"start of a huge log\n")
             handle.truncate(100 * 1024**3)
         os.replace(log + ".new", log)
+    elif name == "scratch":  # files of its own, big and small, and a link to a file it must not cost anyone
+        with open("big.bin", "wb") as handle:
+            handle.write(os.urandom(3 << 20))
+        os.mkdir("cache")
+        with open(os.path.join("cache", "small.bin"), "wb") as handle:
+            handle.write(os.urandom(200 << 10))
+        os.symlink(value, "outside")
     elif name == "game-json-dir":
         os.mkdir(os.path.join(os.path.dirname(here), "game.json"))
 

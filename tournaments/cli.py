@@ -157,6 +157,7 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
         f"{tournament_.name}: {tournament_.format}, {len(tournament_.agents) - len(runner.withdrawn)} agents, "
         f"{total} games, {tournament_.time_text}, {where}; results in {tournament_.database}"
     )
+    _say_limits(runner, console)
     console.print(runner.cpu_line())  # how the games at once are kept apart: each on its own cores, or (loudly) not
     runner.prepare_builtins(console.print)  # on resume too: the cache may be new since
     if build:
@@ -178,6 +179,17 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
         sys.exit(EXIT_INTERRUPTED)
     except RunnerError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _say_limits(runner: Any, console: Console) -> None:
+    """Each limit of the agents and how it holds here (othello doctor's lines), a WARNING where it does not."""
+    from ..referee import GameConfig
+    from ..referee.limits import limit_lines
+    from ..referee.sandbox import probe
+
+    config = GameConfig(**runner.config_fields)
+    for line in limit_lines(config, probe() if config.sandbox == "bwrap" else None):
+        console.print(line.text(), markup=False, style=None if line.enforced else "bold red")
 
 
 def _finish(runner: Any, console: Console) -> None:

@@ -41,7 +41,7 @@ def usable_cores() -> int:
 
 def game_config_fields(tournament: Tournament) -> dict[str, Any]:
     """The referee's GameConfig fields from the file (time_per_move plus [referee], checked when loaded)."""
-    fields = {"time_per_move": tournament.time_per_move, **tournament.referee}
+    fields = {"time_per_move": tournament.time_per_move, "keep_files_mb": tournament.keep_files_mb, **tournament.referee}
     # Time odds: the agents with their own time per move (the referee uses those of each game's two).
     fields["agent_times"] = [(agent.name, agent.time_per_move) for agent in tournament.agents if agent.time_per_move]
     if tournament.clock:  # the game clock (checked when loaded), and any agent's own (clock odds)

@@ -18,6 +18,7 @@ demo runs from any current directory)::
     # rounds = 5                 # swiss only
     # gauntlet = ["ref1"]        # gauntlet only: these play everybody else
     # build_timeout = 120        # seconds per agent's build command
+    # keep_files_mb = 1          # MB of each agent's own files left in its folder after a game (the largest removed first)
     # openings = "balanced"      # game pairs from an opening suite: "balanced" (shipped) or a file; colours = "both"
 
     [referee]                    # optional: more fields of the referee's GameConfig
@@ -116,6 +117,8 @@ MAX_CONCURRENCY = 1024
 MAX_TIME_PER_MOVE = 3600.0
 MAX_BUILD_TIMEOUT = 24 * 3600.0
 DEFAULT_BUILD_TIMEOUT = 120.0  # a hanging build costs two minutes, not ten (the builds run at once)
+DEFAULT_KEEP_FILES_MB = 1  # of an agent's own files left after a tournament game: enough for a log or a small cache
+MAX_KEEP_FILES_MB = 1 << 20
 MAX_TOURNAMENT_NAME = 200
 MAX_STUDENT_ID = 100
 MAX_SEED = 2**63 - 1  # SQLite's INTEGER
@@ -358,6 +361,10 @@ class TournamentTable:
     build_timeout: float = key("seconds per agent's build command", DEFAULT_BUILD_TIMEOUT,
                                positive=True, unit="seconds", high=MAX_BUILD_TIMEOUT)
     openings: Optional[str] = key("game pairs from an opening suite: \"balanced\" (shipped) or a file", None)
+    keep_files_mb: Optional[int] = key(
+        f"MB of each agent's own files left in its folder after each game, the largest removed first "
+        f"(default {DEFAULT_KEEP_FILES_MB}; a match of othello match keeps all, within the disk limit)", None,
+        low=0, high=MAX_KEEP_FILES_MB, unit="MB")
     clock: Optional[str] = key("a game clock \"BASE+INC\" in seconds for every program, e.g. \"300+2\" "
                                "(PROTOCOL.md section 10); time_per_move, if given, then caps a move", None,
                                expected='a string "BASE+INC" in seconds, e.g. "300+2"')
@@ -401,6 +408,7 @@ class Tournament:
     # (then games_per_pairing is the cap).  ``None`` for a tournament; ``""`` for a match of fixed length.
     match_sprt: Optional[str] = None
     clock: Optional[str] = None  # the game clock, "300+2"; None: time_per_move alone
+    keep_files_mb: Optional[int] = DEFAULT_KEEP_FILES_MB  # None: all of them, within the disk limit (a match)
 
     @property
     def time_text(self) -> str:
@@ -483,6 +491,7 @@ class Tournament:
             "gauntlet": list(self.gauntlet),
             "referee": dict(self.referee),
             "build_timeout": self.build_timeout,
+            "keep_files_mb": self.keep_files_mb,
             "openings": str(self.openings) if self.openings is not None else None,
             **({"clock": self.clock} if self.clock is not None else {}),
             **({"match": {"sprt": self.match_sprt}} if self.match_sprt is not None else {}),
@@ -538,6 +547,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
     referee = parse_referee(data.get("referee", {}), where, time_per_move, clock)
     _check_program_sizes(agents, referee, where)
     openings, openings_sha256 = _parse_openings(table, where, base, agents)
+    match_sprt = _parse_match(data.get("match"), where, agents)
     return Tournament(
         path=path,
         name=table.name if table.name is not None else path.stem,
@@ -557,7 +567,11 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         build_timeout=table.build_timeout,
         openings=openings,
         openings_sha256=openings_sha256,
-        match_sprt=_parse_match(data.get("match"), where, agents),
+        match_sprt=match_sprt,
+        # A tournament keeps little of each game's files (sixty games of scratch files add up); a match of
+        # othello match, a student's own look at two programs, keeps them all within the disk limit.
+        keep_files_mb=table.keep_files_mb if table.keep_files_mb is not None
+        else None if match_sprt is not None else DEFAULT_KEEP_FILES_MB,
     )
 
 
