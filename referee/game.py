@@ -243,7 +243,8 @@ class _Game:
             player.start_error = str(exc)
             return _Fault(player.colour, Termination.CRASH, f"{player.label} could not be started: {exc}")
         cgroup = process.cgroup
-        player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "rlimits"
+        # Without a cgroup: memory by the referee's watchdog, processes and file size by rlimits.
+        player.limits = f"cgroup v{cgroup.version}" if cgroup is not None else "watchdog and rlimits"
         return None
 
     def teardown(self, result: Result) -> None:

@@ -69,7 +69,7 @@ class Player(AgentSeat):
         self.unsent: Optional[Move] = None  # the opponent's last move, not relayed yet
         # A program's processes and files, watched:
         self.start_error = ""
-        self.limits = ""  # how its limits were enforced: "cgroup" or "rlimits"
+        self.limits = ""  # how its limits were enforced: "cgroup v1", "cgroup v2" or "watchdog and rlimits"
         self.over_limit = 0  # processes counted over the limit (then killed)
         self.over_disk = 0  # bytes found in its directory over the limit (then killed)
         self.over_entries = 0  # files and folders found in its directory over MAX_WATCHED_ENTRIES (then killed)
@@ -99,7 +99,7 @@ class Player(AgentSeat):
     def _rlimit_note(self) -> str:
         """Under rlimits the kernel refuses a fork past RLIMIT_NPROC (EAGAIN) and counts nothing for us:
         the program's own report of the refusal, at the end of its stderr, is the evidence."""
-        if self.limits != "rlimits":
+        if "rlimits" not in self.limits:
             return ""
         try:
             with open(self.stderr_path, "rb") as handle:

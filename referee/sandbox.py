@@ -118,8 +118,8 @@ class Isolation:
 
     @property
     def limits_by(self) -> str:
-        """How limits are enforced: ``cgroup v2``, ``cgroup v1`` or ``rlimits``."""
-        return f"cgroup {self.cgroup.version}" if self.cgroup else "rlimits"
+        """How limits are enforced: ``cgroup v2``, ``cgroup v1`` or ``watchdog and rlimits``."""
+        return f"cgroup {self.cgroup.version}" if self.cgroup else "watchdog and rlimits"
 
 
 def bundled_bwrap() -> tuple[Optional[str], str]:
