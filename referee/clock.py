@@ -246,6 +246,21 @@ class Clock:
         self.started = None
         return seconds
 
+    def end_without_move(self, seconds: float) -> None:
+        """The turn ended in a fault before any move was read (no move in time, a crash): its ``seconds`` were used.
+
+        Charged like :meth:`stop` (without the increment: no move was made),
+        so a side's time in the record counts the turn it lost on, as it does
+        for a move read too late.
+        """
+        if self.started is None:
+            return
+        if self.bank is not None:
+            charged = seconds - (self.control.startup if self.first_move else 0.0)
+            self.bank = max(0.0, self.bank - max(0.0, charged))
+        self.used += seconds
+        self.started = None
+
     def remaining(self, at: float) -> Optional[float]:
         """What the bank would hold if the turn running at ``at`` ended then, before the increment (``None``: no clock).
 

@@ -619,6 +619,8 @@ class _Game:
         winner = None if fault.loser is None else fault.loser.opponent
         if fault.loser is not None:
             self.record.fault = FaultyMove(fault.loser, fault.line, fault.seconds, list(fault.comments))
+            if fault.seconds is not None:  # a turn that ended with no move read still used its time
+                self.players[fault.loser].clock.end_without_move(fault.seconds)
         return Result(winner, fault.termination, white, black, fault.detail, len(self.record.moves) + 1)
 
     # -- the record ----------------------------------------------------------------------
