@@ -86,14 +86,8 @@ def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable
     return text_digest(text)
 
 
-# What a command names outside these is the student's: the system's programs are not part of a version.
-SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 FOLDER_FILES_CAP = 1000  # a folder a command names is digested whole only up to this many files...
 FOLDER_BYTES_CAP = 50 << 20  # ...and bytes (a class path may be a whole home folder)
-
-
-def _is_system(path: Path) -> bool:
-    return any(path == Path(folder) or Path(folder) in path.parents for folder in SYSTEM_FOLDERS)
 
 
 def _small_folder_files(folder: Path) -> list[tuple[str, str]] | None:
@@ -119,13 +113,15 @@ def command_version(command: Iterable[str], home: Path | None) -> str:
     {home}``) is digested whole when small, else stands for its name only.
     The system's own programs (``python3``, ``java``) are not part of it.
     """
+    from .sandbox import is_system_path  # the sandbox's rule for the system's folders (loaded when a version is made)
+
     command = list(command)
     named: list[tuple[str, object]] = []
     for token in command:
         value = token.replace("{home}", str(home)) if home is not None else token
         for piece in value.split("=", 1)[-1:] if value.startswith("-") else [value]:
             path = Path(piece)
-            if "{" in piece or not path.is_absolute() or _is_system(path):
+            if "{" in piece or not path.is_absolute() or is_system_path(path):
                 continue
             try:
                 if path.is_file():

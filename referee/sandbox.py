@@ -265,7 +265,8 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _is_system(path: Path) -> bool:
+def is_system_path(path: Path) -> bool:
+    """Whether ``path`` is in the system's own folders (``/usr``, ``/bin``, ``/lib*``, ``/etc``...)."""
     return any(path == prefix or prefix in path.parents for prefix in _SYSTEM_PREFIXES)
 
 
@@ -287,7 +288,7 @@ def python_paths() -> list[Path]:
     for entry in package.iterdir():
         if entry.suffix == ".py" or (entry.is_dir() and (entry / "__init__.py").exists()):
             paths.add(entry)
-    return sorted(p for p in paths if not _is_system(p))
+    return sorted(p for p in paths if not is_system_path(p))
 
 
 def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
@@ -305,7 +306,7 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
         located = shutil.which(program, path=search_path) if "/" not in program else str(cwd / program)
         if located:
             for candidate in {Path(located).absolute(), Path(located).resolve()}:
-                if not _is_system(candidate):
+                if not is_system_path(candidate):
                     found.add(_install_prefix(candidate))
     for argument in argv[1:]:
         for part in argument.split("=", 1)[-1:] if argument.startswith("-") else [argument]:
@@ -319,7 +320,7 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
                     found.add(path.parent)
             except OSError:
                 continue
-    return sorted(p for p in found if not _is_system(p) and p != Path("/"))
+    return sorted(p for p in found if not is_system_path(p) and p != Path("/"))
 
 
 # The file systems in memory an agent may write, sized by its plan: what the
@@ -497,7 +498,7 @@ def toolchains() -> Toolchains:
             continue
         variables[name] = value
         homes.append(Path(value))
-        if not _is_system(Path(value)):
+        if not is_system_path(Path(value)):
             folders.append(Path(value))
     user_home = Path(os.path.expanduser("~"))
     path: list[str] = []
@@ -512,7 +513,7 @@ def toolchains() -> Toolchains:
             skipped.append(f"PATH folder {entry} (not a folder this user can read)")
             continue
         path.append(entry)
-        if not _is_system(folder):
+        if not is_system_path(folder):
             folders.append(_install_prefix(folder / "x"))
     for home in homes:
         for sub in ("bin", "shims"):

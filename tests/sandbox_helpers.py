@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+import pytest
+
 UNPRIVILEGED = "othello-test"
 
 PLAYER = r'''
@@ -282,3 +284,18 @@ def intervals(path: Path) -> list[tuple[float, float]]:
         return []
     pairs = [line.split() for line in path.read_text().splitlines() if line.strip()]
     return [(float(a), float(b)) for a, b in pairs]
+
+
+# The users the sandbox tests run as: root and an unprivileged one (instructors are not root), else oneself.
+USERS = ["root", "unprivileged"] if os.geteuid() == 0 else ["self"]
+
+
+@pytest.fixture(params=USERS)
+def user(request: pytest.FixtureRequest) -> Optional[str]:
+    """The user to run the referee as (``None``: this process's own); skips where no unprivileged one can run."""
+    if request.param == "unprivileged":
+        name = unprivileged_user()
+        if name is None:
+            pytest.skip("no unprivileged user can run this Python here (as root: useradd, and the interpreter readable)")
+        return name
+    return None

@@ -23,7 +23,7 @@ from typing import Iterator, Optional
 import psutil
 import pytest
 from referee_helpers import left_running
-from sandbox_helpers import Arena, heartbeat_after, intervals, stamps, unprivileged_user
+from sandbox_helpers import Arena, heartbeat_after, intervals, stamps, unprivileged_user, user  # noqa: F401 (user: a fixture)
 
 from othello_arena.protocol import GameRecord
 from othello_arena.referee import sandbox
@@ -31,17 +31,6 @@ from othello_arena.referee import sandbox
 pytestmark = pytest.mark.skipif(not sandbox.probe().works, reason=f"no sandbox here: {sandbox.probe().problem}")
 
 SECRET = "instructor-token-4f1c9a"  # in the referee's environment: no agent may see it
-USERS = ["root", "unprivileged"] if os.geteuid() == 0 else ["self"]
-
-
-@pytest.fixture(params=USERS)
-def user(request: pytest.FixtureRequest) -> Optional[str]:
-    if request.param == "unprivileged":
-        name = unprivileged_user()
-        if name is None:
-            pytest.skip("no unprivileged user can run this Python here (as root: useradd, and the interpreter readable)")
-        return name
-    return None
 
 
 @pytest.fixture

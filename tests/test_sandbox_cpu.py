@@ -21,13 +21,12 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import pytest
-from sandbox_helpers import unprivileged_user
+from sandbox_helpers import user  # noqa: F401 (a fixture: root and an unprivileged user)
 
 from othello_arena.referee import GameConfig, sandbox
 from othello_arena.referee.cores import core_sets, describe_sets
 
 needs_sandbox = pytest.mark.skipif(not sandbox.probe().works, reason=f"no sandbox here: {sandbox.probe().problem}")
-USERS = ["root", "unprivileged"] if os.geteuid() == 0 else ["self"]
 CORES = sorted(os.sched_getaffinity(0))
 PINNED = CORES[-1]  # the core the agent is given: the last this test may use
 
@@ -64,16 +63,6 @@ code, timed_out = run_sandboxed(f"{sys.executable} probe.py", folder, folder.par
                                 GameConfig(sandbox=mode, cpus=(cpu,)))
 sys.exit(0 if code == 0 and not timed_out else 1)
 '''
-
-
-@pytest.fixture(params=USERS)
-def user(request: pytest.FixtureRequest) -> Optional[str]:
-    if request.param == "unprivileged":
-        name = unprivileged_user()
-        if name is None:
-            pytest.skip("no unprivileged user can run this Python here (as root: useradd, and the interpreter readable)")
-        return name
-    return None
 
 
 @pytest.fixture
