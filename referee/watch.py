@@ -11,7 +11,10 @@ whether any process of the agent still holds the file open for writing.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import select
+import struct
 import threading
 import time
 from pathlib import Path
@@ -140,14 +143,24 @@ class EventWaker(_EventDrivenWaker):
         self._observer.join(timeout=5)
 
 
-class InotifyWaker(_EventDrivenWaker):
-    """inotify events through watchdog's shared inotify reader thread (Linux).
+# inotify(7): the event bits the referee asks for, and the ones the kernel adds on its own.
+IN_MODIFY, IN_CLOSE_WRITE, IN_MOVED_FROM, IN_MOVED_TO = 0x2, 0x8, 0x40, 0x80
+IN_CREATE, IN_DELETE, IN_DONT_FOLLOW, IN_NONBLOCK, IN_CLOEXEC = 0x100, 0x200, 0x02000000, 0o4000, 0o2000000
+IN_Q_OVERFLOW, IN_IGNORED = 0x4000, 0x8000
+_EVENT_HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then len bytes of name)
 
-    watchdog's ``Observer`` hands each event through two more threads (an
-    emitter, then a dispatcher) before a handler sees it; each hand-over is
-    a wait for the GIL, which costs the relay a few tenths of a millisecond.
-    Here the callback runs in watchdog's one inotify thread, and a whole
-    process (a tournament playing many games in threads) shares that thread.
+
+class InotifyWaker(_EventDrivenWaker):
+    """inotify events read by the waiting thread itself (Linux): one wake-up per event, no thread between.
+
+    The game's thread sleeps in ``poll`` on its own inotify descriptor (and
+    on an eventfd that :meth:`poke` writes, from any thread), and reads the
+    events itself when it wakes.  A reader thread (watchdog's) would add a
+    second wake-up and a hand-over of the GIL to every relay; on a loaded
+    machine each is a wait for a CPU, and a thread preempted while it holds
+    the GIL holds up the referee too (issue 27: the relay's tail under load).
+    Each waker has its own descriptor, so games in threads and a process
+    forked after a game need nothing shared.
     """
 
     mode = "inotify"
@@ -156,70 +169,100 @@ class InotifyWaker(_EventDrivenWaker):
         self, directories: Iterable[Path], names: Optional[Iterable[str]] = None, safety_interval: float = 0.5
     ) -> None:
         super().__init__(safety_interval)
-        from watchdog.observers.inotify_c import InotifyConstants as K
-        from watchdog.observers.inotify_c import InotifyFD
-
         # Events on other names (an agent's own temporary files) wake nobody.
         self._names = None if names is None else {os.fsencode(name) for name in names}
-        shared = InotifyFD.get_instance()
-        self._own = not shared.is_alive()
-        if self._own:
-            # A forked child (a process pool of a tournament) inherits the
-            # shared reader without its thread: read with one of our own.
-            self._fd = InotifyFD()
-            self._fd.start()
-        else:
-            self._fd = shared
-        self._paths: dict[int, str] = {}
-        mask = K.IN_CREATE | K.IN_MODIFY | K.IN_CLOSE_WRITE | K.IN_MOVED_TO | K.IN_MOVED_FROM | K.IN_DELETE
-        self._registered: list[tuple[int, int]] = []
+        self._paths: dict[int, bytes] = {}
+        self._lock = threading.Lock()  # poke (any thread) against close
+        self._fd = _LIBC.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if self._fd < 0:
+            raise _errno_error("inotify_init1")
+        self._poke_fd = -1
         try:
+            self._poke_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+            mask = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DONT_FOLLOW
             for directory in directories:
-                wd = self._fd.add_callback(
-                    os.fsencode(directory), mask | K.IN_DONT_FOLLOW, self, id(self)  # type: ignore[arg-type]
-                )
-                self._paths[wd] = str(directory)
-                self._registered.append((wd, id(self)))
+                wd = _LIBC.inotify_add_watch(self._fd, os.fsencode(directory), mask)
+                if wd < 0:
+                    raise _errno_error(f"inotify_add_watch {directory}")
+                self._paths[wd] = os.fsencode(directory)
         except BaseException:
             self.close()
             raise
+        self._poll = select.poll()
+        self._poll.register(self._fd, select.POLLIN)
+        self._poll.register(self._poke_fd, select.POLLIN)
 
-    # -- watchdog's WatchCallback protocol (called in its inotify thread) -------
+    def poke(self) -> None:
+        with self._lock:
+            if self._poke_fd >= 0:
+                os.eventfd_write(self._poke_fd, 1)
 
-    def on_event(self, event: object) -> None:
-        name = getattr(event, "name", b"")
+    def wait(self, timeout: Optional[float]) -> None:
+        self._take_events()
+        if self._generation == self._seen:
+            cap = self._cap(timeout)
+            self._poll.poll(None if cap is None else cap * 1000)
+            self._take_events()
+        self._seen = self._generation
+
+    def is_closed(self, path: Path, writers: Callable[[], Iterable[int]]) -> bool:
+        self._take_events()  # a close the kernel has told and nobody has read yet
+        return super().is_closed(path, writers)
+
+    def _take_events(self) -> None:
+        """Read every event waiting (never blocks): note the writers' closes, count the wake-ups."""
+        if self._fd < 0:
+            return
+        try:
+            if os.eventfd_read(self._poke_fd):
+                self._generation += 1
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                buffer = os.read(self._fd, 65536)
+            except BlockingIOError:
+                return
+            offset = 0
+            while offset + _EVENT_HEADER.size <= len(buffer):
+                wd, mask, _, length = _EVENT_HEADER.unpack_from(buffer, offset)
+                name = buffer[offset + _EVENT_HEADER.size : offset + _EVENT_HEADER.size + length].rstrip(b"\0")
+                offset += _EVENT_HEADER.size + length
+                self._on_event(wd, mask, name)
+
+    def _on_event(self, wd: int, mask: int, name: bytes) -> None:
+        if mask & (IN_Q_OVERFLOW | IN_IGNORED):  # events lost, or a directory gone: look at the files
+            self._generation += 1
+            return
         if self._names is not None and name and name not in self._names:
             return
-        with self._cond:
-            directory = self._paths.get(getattr(event, "wd", -1))
-            if directory is not None and name:
-                path = os.path.join(directory, os.fsdecode(name))
-                if event.is_close_write or event.is_moved_to:  # type: ignore[attr-defined]
+        directory = self._paths.get(wd)
+        if directory is not None and name:
+            path = os.fsdecode(os.path.join(directory, name))
+            with self._cond:
+                if mask & (IN_CLOSE_WRITE | IN_MOVED_TO):
                     self._closed[path] = True  # written and closed, or renamed into place
-                elif event.is_create or event.is_modify:  # type: ignore[attr-defined]
+                elif mask & (IN_CREATE | IN_MODIFY):
                     self._closed[path] = False
                 else:  # deleted or moved away
                     self._closed.pop(path, None)
-            self.events += 1
-            self._generation += 1
-            self._cond.notify_all()
-
-    def on_watch_deleted(self, wd: int) -> None:
-        self.poke()
-
-    def on_queue_overflow(self) -> None:
-        self.poke()
-
-    # -- Waker ---------------------------------------------------------------------
+        self.events += 1
+        self._generation += 1
 
     def close(self) -> None:
-        registered, self._registered = self._registered, []
-        if registered:
-            self._fd.remove_callbacks(registered)  # type: ignore[arg-type]
-        if self._own:
-            self._own = False
-            self._fd.stop()
-            self._fd.join(timeout=5)
+        with self._lock:
+            for fd in (self._fd, self._poke_fd):
+                if fd >= 0:
+                    os.close(fd)
+            self._fd = self._poke_fd = -1
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def _errno_error(what: str) -> OSError:
+    number = ctypes.get_errno()
+    return OSError(number, f"{what}: {os.strerror(number)}")
 
 
 class PollingWaker(Waker):
@@ -300,8 +343,8 @@ def make_waker(
     if not polling:
         try:
             return InotifyWaker(directories, names)
-        except (ImportError, AttributeError, OSError):
-            pass  # not Linux, another watchdog, or no inotify watch left
+        except (AttributeError, OSError):
+            pass  # not Linux (no inotify in libc, no eventfd), or no inotify instance or watch left
         try:
             return EventWaker(directories)
         except OSError:

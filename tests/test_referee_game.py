@@ -340,7 +340,7 @@ def test_a_forked_child_gets_file_events_of_its_own(tmp_path: Path) -> None:
 
     script = write_agent(tmp_path)
     spec = AgentSpec.program("x", command(script))
-    play_game(spec, spec, FAST, tmp_path / "parent")  # starts watchdog's shared inotify thread here
+    play_game(spec, spec, FAST, tmp_path / "parent")  # a game in the parent first: nothing of it may stand in the way
     result = tmp_path / "child.txt"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
