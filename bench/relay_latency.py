@@ -2,23 +2,29 @@
 
 Run by hand (never by the tests):
 
-    python bench/relay_latency.py --games 20
+    python bench/relay_latency.py --games 20 --no-polling          # add --steps for the table of steps
 
-The modes take turns game by game (the load of a shared machine drifts), and one
-mode is the referee as it was before issue 27 (its relay waited until the side
-that had moved was seen stopped), so that a run gives the before and the after.
+The modes take turns game by game (the load of a shared machine drifts), and a
+game's worth of the floor is measured before each round; one mode is the
+referee as it was before issue 27's second session (patched in by the bench),
+so that a run gives the before and the after.  The output is markdown, ready
+for bench/RESULTS.md.
 
 Two instant agents (they block on inotify, so they take no CPU while they
 wait) play whole games.  Just before renaming its ``NAME.out`` into place an
 agent writes ``time.monotonic()`` (CLOCK_MONOTONIC, the same clock in every
-process) in a comment; the referee's ``relayed`` event carries the moment
-the other side's ``NAME.in`` is in place.  The difference is the relay
-latency: event delivery + reading and checking the move + writing the
-other file.  (The first relay of each game is left out: it waits for Black
-to delete its colour file, i.e. for Black's program to start.)  The per-game overhead is the game's wall time minus the
-agents' own thinking time (their clocks, as the referee measured them): it
-covers starting the two processes, the colour files, every relay and the
-end of the game.
+process) in a comment, and with it the moment it last saw its own ``NAME.in``.
+Two ends of a relay are measured from the mover's stamp: the referee's
+``relayed`` event (the other side's ``NAME.in`` is in place and the side
+continued), and the moment the other agent has seen its ``NAME.in`` (its
+own stamp: the relay as an agent lives it, its own wake-up included).  (The
+first relay of each game is left out: it waits for Black to delete its
+colour file, i.e. for Black's program to start.)  With ``--steps`` every step
+of every relay is stamped too (the referee's methods wrapped), and a second
+table gives each step's time.  The per-game overhead is the game's wall time
+minus the agents' own thinking time (their clocks, as the referee measured
+them): it covers starting the two processes, the colour files, every relay
+and the end of the game.
 """
 
 from __future__ import annotations
@@ -93,37 +99,12 @@ class Mode:
     polling: bool = False
     sandbox: str = "bwrap"
     suspend: bool = True
-    waited_stop: bool = False  # the referee before issue 27: the relay waited until the mover was seen stopped
-    reader_thread: bool = False  # the referee before issue 27's second session: events through watchdog's thread
+    before_second: bool = False  # the referee before issue 27's second session (see as_before_second_session)
     latencies: list[float] = field(default_factory=list)  # the mover's stamp -> the referee's relayed event
     seen: list[float] = field(default_factory=list)  # the mover's stamp -> the other agent has seen its NAME.in
     steps: list[dict[str, float]] = field(default_factory=list)  # with --steps: each relay's moments, by step
     overheads: list[float] = field(default_factory=list)
     walls: list[float] = field(default_factory=list)
-
-
-@contextlib.contextmanager
-def waiting_for_the_stop(enabled: bool) -> Iterator[None]:
-    """With ``enabled``, the referee as it was before issue 27: ``confirm_suspended`` waited for the stop."""
-    if not enabled:
-        yield
-        return
-    from othello_arena.referee import game
-
-    def confirm_waiting(self: Any, player: Any) -> None:
-        if player.process is None:
-            return
-        if player.process.suspended and self.isolation is not None:
-            player.process.wait_stopped()
-        else:
-            player.process.scan_tree()
-
-    current = game._Game.confirm_suspended
-    game._Game.confirm_suspended = confirm_waiting  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        game._Game.confirm_suspended = current  # type: ignore[method-assign]
 
 
 def reader_thread_waker() -> type:
@@ -190,19 +171,49 @@ def reader_thread_waker() -> type:
 
 
 @contextlib.contextmanager
-def with_reader_thread(enabled: bool) -> Iterator[None]:
-    """With ``enabled``, the referee's file events come through watchdog's reader thread, as before."""
+def as_before_second_session(enabled: bool) -> Iterator[None]:
+    """With ``enabled``, the referee as it was before issue 27's second session: its file events come through
+    watchdog's reader thread, the waiting side is continued before its ``NAME.in`` is written (it wakes twice),
+    the look at the mover's stop comes before the relayed event, and each ``NAME.in``'s temporary file is
+    created in the relay (not made ahead)."""
     if not enabled:
         yield
         return
-    from othello_arena.referee import watch
+    from othello_arena.referee import game, seat, watch
 
-    current = watch.InotifyWaker
+    def relay_move(self: Any, mover: Any, move: Any) -> Any:  # game._Game.relay_move as it was
+        other = self.players[mover.colour.opponent]
+        self.suspend(mover)
+        if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
+            fault = self.wait_gone(other, self.second_colour_deadline)
+            if fault:
+                return fault
+        fault = self.relay(other, game.format_move(move) + self.clock_line(other), mover)
+        other.clock.start(time.monotonic())
+        if fault:
+            return fault
+        self.confirm_suspended(mover)
+        self.emit("relayed", move=move, colour=other.colour, player=other.label)
+        return None
+
+    def write_in(self: Any, text: str) -> None:  # continued first, as relay() did
+        if self.process is not None:
+            self.process.resume()
+        write_in_now(self, text)
+
+    current, write_in_now, relay_move_now = watch.InotifyWaker, seat.AgentSeat.write_in, game._Game.relay_move
+    prepare_in_now = seat.AgentSeat.prepare_in
     watch.InotifyWaker = reader_thread_waker()  # type: ignore[misc]
+    seat.AgentSeat.write_in = write_in  # type: ignore[method-assign]
+    seat.AgentSeat.prepare_in = lambda self: None  # type: ignore[method-assign]
+    game._Game.relay_move = relay_move  # type: ignore[method-assign]
     try:
         yield
     finally:
         watch.InotifyWaker = current  # type: ignore[misc]
+        seat.AgentSeat.write_in = write_in_now  # type: ignore[method-assign]
+        seat.AgentSeat.prepare_in = prepare_in_now  # type: ignore[method-assign]
+        game._Game.relay_move = relay_move_now  # type: ignore[method-assign]
 
 
 # The relay's steps, in order: each is stamped when it is done (--steps).  "moved" is the agent's
@@ -315,7 +326,7 @@ def play_one(mode: Mode, game: int, interval: float, work: Path, steps: bool = F
     folder = work / f"{len(list(work.iterdir()))}-{game}"
     started = time.monotonic()
     traced: list[dict[str, float]] = []
-    with waiting_for_the_stop(mode.waited_stop), with_reader_thread(mode.reader_thread), stamping_steps(traced if steps else None):
+    with as_before_second_session(mode.before_second), stamping_steps(traced if steps else None):
         record = play_game(white, black, config, folder, on_event=collect)
     wall = time.monotonic() - started
     assert record.result is not None and record.result.termination is Termination.NORMAL, record.result
@@ -443,9 +454,8 @@ def main() -> None:
         os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
     modes = [
         Mode("file events, sandbox, waiting side frozen (default)"),
-        Mode("the same, events through a reader thread (before issue 27, second session)", reader_thread=True),
-        Mode("the same, the relay waiting until the mover is seen stopped (before issue 27)", waited_stop=True,
-             reader_thread=True),
+        Mode("the same as before issue 27's second session (events through a reader thread, the waiting side "
+             "continued before its NAME.in is there, its temporary file created in the relay)", before_second=True),
         Mode("file events, sandbox, not frozen", suspend=False),
         Mode("file events, no sandbox, not frozen", sandbox="none", suspend=False),
     ]

@@ -24,35 +24,49 @@ class OutFileError(Exception):
     """``NAME.out`` exists but is not something the referee will read (symlink, too big...)."""
 
 
-def write_atomically(dir_fd: int, name: str, text: str, temp_dir_fd: Optional[int] = None) -> None:
+def new_temp(temp_dir_fd: int, name: str) -> tuple[str, int]:
+    """A fresh empty temporary file for a later :func:`write_atomically` of ``name``: its name in the directory
+    ``temp_dir_fd`` and a descriptor open for writing.  Created with ``O_EXCL | O_NOFOLLOW`` under a fresh name."""
+    for attempt in range(100):
+        temp = f".{name}.referee-{os.getpid()}-{threading.get_ident()}-{attempt}.tmp"
+        try:
+            return temp, os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                                 dir_fd=temp_dir_fd)
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, f"no free temporary name for {name}")
+
+
+def drop_temp(temp_dir_fd: int, temp: tuple[str, int]) -> None:
+    """Close and delete a temporary file of :func:`new_temp` that will not be used."""
+    os.close(temp[1])
+    _unlink(temp_dir_fd, temp[0])
+
+
+def write_atomically(dir_fd: int, name: str, text: str, temp_dir_fd: Optional[int] = None,
+                     temp: Optional[tuple[str, int]] = None) -> None:
     """Write ``name`` in the directory ``dir_fd``: a temporary file, then a rename.
 
     The temporary file is made in ``temp_dir_fd`` (default: the same
     directory; it must be on the same file system), under a fresh name
-    created with ``O_EXCL | O_NOFOLLOW``, and the rename replaces whatever is
-    at ``name`` (a file or a symlink planted there) without following it.
-    A temporary directory that is not watched saves the watcher (and the
-    agent) the events of the writing: only the rename is seen.
+    created with ``O_EXCL | O_NOFOLLOW`` (or it is ``temp``, made so by
+    :func:`new_temp` in that directory beforehand and not written yet), and
+    the rename replaces whatever is at ``name`` (a file or a symlink planted
+    there) without following it.  A temporary directory that is not watched
+    saves the watcher (and the agent) the events of the writing: only the
+    rename is seen.
     """
     data = text.encode("utf-8")
     temp_fd = dir_fd if temp_dir_fd is None else temp_dir_fd
-    for attempt in range(100):
-        temp = f".{name}.referee-{os.getpid()}-{threading.get_ident()}-{attempt}.tmp"
-        try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=temp_fd)
-        except FileExistsError:
-            continue
-        break
-    else:
-        raise OSError(errno.EEXIST, f"no free temporary name for {name}")
+    temp_name, fd = temp if temp is not None else new_temp(temp_fd, name)
     try:
         try:
             os.write(fd, data)
         finally:
             os.close(fd)
-        os.rename(temp, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd)
+        os.rename(temp_name, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        _unlink(temp_fd, temp)
+        _unlink(temp_fd, temp_name)
         raise
 
 

@@ -289,7 +289,10 @@ class _Game:
     # -- the files ------------------------------------------------------------------
 
     def sleep(self, deadline: Optional[float]) -> None:
-        """Wait for the files to change, until ``deadline``; a side still stopping is looked at meanwhile."""
+        """Wait for the files to change, until ``deadline``; a side still stopping is looked at meanwhile, and
+        each side's next ``NAME.in`` is made ready (off the relay's path: see :meth:`.seat.AgentSeat.prepare_in`)."""
+        for player in self.players.values():
+            player.prepare_in()
         deadline = _earliest(deadline, self.look_stopping())
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         self.waker.wait(timeout)

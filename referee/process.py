@@ -635,10 +635,11 @@ class AgentProcess:
                 self.scan_tree()
             with self._lock:
                 targets = list(self.known.items())
+        outer = self._outer()
         running = [
             pid for pid, start in targets
-            if (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
-            and info.state not in ("T", "t", "Z", "X") and pid not in self._outer()
+            if pid not in outer and (info := _read_stat(pid)) is not None and (start == 0 or info.start == start)
+            and info.state not in ("T", "t", "Z", "X")
         ]
         for pid in running:
             try:

@@ -744,11 +744,20 @@ class AgentCgroup:
         return [f"{folder}/cgroup.procs" for folder in self.folder_paths()]
 
     def pids(self) -> list[int]:
+        """Every process in the cgroup now (read at each stop and continue of a relay: bare system calls)."""
         try:
-            text = (self.folders["pids"] / "cgroup.procs").read_text()
+            fd = os.open(f"{self.folders['pids']}/cgroup.procs", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return []
-        return [int(pid) for pid in text.split()]
+        try:
+            parts = []
+            while chunk := os.read(fd, 1 << 16):
+                parts.append(chunk)
+        except OSError:
+            return []
+        finally:
+            os.close(fd)
+        return [int(pid) for pid in b"".join(parts).split()]
 
     def oom_kills(self) -> int:
         """How many of the agent's processes the kernel killed for memory."""

@@ -117,6 +117,7 @@ def test_a_whole_game_relays_every_move(tmp_path: Path) -> None:
     assert events[-1].kind == "end" and events[-1].record is record
     assert record.extra["agents"]["alice"]["exit_code"] == 0
     assert not (tmp_path / "g" / "alice" / "alice.out").exists()
+    assert not (tmp_path / "g" / ".referee").exists()  # removed once empty: no temporary NAME.in left behind
     assert left_running(tmp_path / "g") == []
 
 
