@@ -173,9 +173,8 @@ def reader_thread_waker() -> type:
 @contextlib.contextmanager
 def as_before_second_session(enabled: bool) -> Iterator[None]:
     """With ``enabled``, the referee as it was before issue 27's second session: its file events come through
-    watchdog's reader thread, the waiting side is continued before its ``NAME.in`` is written (it wakes twice),
-    the look at the mover's stop comes before the relayed event, and each ``NAME.in``'s temporary file is
-    created in the relay (not made ahead)."""
+    watchdog's reader thread, the look at the mover's stop comes before the relayed event, and each
+    ``NAME.in``'s temporary file is created in the relay (not made ahead)."""
     if not enabled:
         yield
         return
@@ -196,22 +195,14 @@ def as_before_second_session(enabled: bool) -> Iterator[None]:
         self.emit("relayed", move=move, colour=other.colour, player=other.label)
         return None
 
-    def write_in(self: Any, text: str) -> None:  # continued first, as relay() did
-        if self.process is not None:
-            self.process.resume()
-        write_in_now(self, text)
-
-    current, write_in_now, relay_move_now = watch.InotifyWaker, seat.AgentSeat.write_in, game._Game.relay_move
-    prepare_in_now = seat.AgentSeat.prepare_in
+    current, relay_move_now, prepare_in_now = watch.InotifyWaker, game._Game.relay_move, seat.AgentSeat.prepare_in
     watch.InotifyWaker = reader_thread_waker()  # type: ignore[misc]
-    seat.AgentSeat.write_in = write_in  # type: ignore[method-assign]
     seat.AgentSeat.prepare_in = lambda self: None  # type: ignore[method-assign]
     game._Game.relay_move = relay_move  # type: ignore[method-assign]
     try:
         yield
     finally:
         watch.InotifyWaker = current  # type: ignore[misc]
-        seat.AgentSeat.write_in = write_in_now  # type: ignore[method-assign]
         seat.AgentSeat.prepare_in = prepare_in_now  # type: ignore[method-assign]
         game._Game.relay_move = relay_move_now  # type: ignore[method-assign]
 
@@ -225,8 +216,8 @@ STEPS = [
     ("read", "NAME.out read, parsed and deleted"),
     ("judged", "the move checked against the clock and the rules, and played"),
     ("stop sent", "the mover told to stop"),
-    ("in placed", "the other side's NAME.in renamed into place"),
     ("resumed", "the other side told to continue"),
+    ("in placed", "the other side's NAME.in renamed into place"),
     ("relayed", "the relayed event (the bench's end of a relay)"),
     ("confirmed", "one look at the mover's stop"),
     ("seen", "the other agent has seen its NAME.in (its own stamp)"),
@@ -454,8 +445,8 @@ def main() -> None:
         os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
     modes = [
         Mode("file events, sandbox, waiting side frozen (default)"),
-        Mode("the same as before issue 27's second session (events through a reader thread, the waiting side "
-             "continued before its NAME.in is there, its temporary file created in the relay)", before_second=True),
+        Mode("the same as before issue 27's second session (events through a reader thread, the look at "
+             "the mover's stop before the relayed event, NAME.in's temporary file created in the relay)", before_second=True),
         Mode("file events, sandbox, not frozen", suspend=False),
         Mode("file events, no sandbox, not frozen", sandbox="none", suspend=False),
     ]

@@ -323,7 +323,7 @@ class _Game:
         return None
 
     def relay(self, player: Player, text: str, mover: Optional[Player]) -> Optional[_Fault]:
-        """Write ``text`` into ``player``'s ``NAME.in``, then let it continue; its clock starts when this returns."""
+        """Let ``player`` continue and write ``text`` into its ``NAME.in``; its clock starts when this returns."""
         if mover is not None:
             fault = self.faults([player], mover)  # a move written before its turn began
             if fault:
@@ -334,6 +334,9 @@ class _Game:
                 mover.colour, Termination.ILLEGAL,
                 f"{mover.label} changed {player.label}'s files while {player.label} was suspended: {', '.join(changes)}",
             )
+        if player.process:
+            # Before the file: its wake-up (a wait for a CPU on a loaded machine) overlaps the writing.
+            player.process.resume()
         if player.in_present() and not player.spec.is_manual:
             # (a person need not delete NAME.in: it is simply replaced)
             self.warn(f"{player.label} had not deleted {player.in_name}: replaced it", player)
@@ -342,10 +345,6 @@ class _Game:
             player.write_in(text)
         except OSError as exc:
             return _Fault(player.colour, Termination.CRASH, f"cannot write {player.label}'s {player.in_name}: {exc}")
-        if player.process:
-            # Only now: a side continued before its file is there wakes, finds nothing and sleeps again, a
-            # second wake-up that waits for a CPU on a loaded machine (issue 27); continued now, it wakes once.
-            player.process.resume()
         player.unsent = None
         if player.person is not None:
             player.person.pending_colour = ""
