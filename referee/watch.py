@@ -145,8 +145,7 @@ class EventWaker(_EventDrivenWaker):
 
 # inotify(7): the event bits the referee asks for, and the ones the kernel adds on its own.
 IN_MODIFY, IN_CLOSE_WRITE, IN_MOVED_FROM, IN_MOVED_TO = 0x2, 0x8, 0x40, 0x80
-IN_CREATE, IN_DELETE, IN_DONT_FOLLOW, IN_NONBLOCK, IN_CLOEXEC = 0x100, 0x200, 0x02000000, 0o4000, 0o2000000
-IN_Q_OVERFLOW, IN_IGNORED = 0x4000, 0x8000
+IN_CREATE, IN_DELETE, IN_DONT_FOLLOW, IN_Q_OVERFLOW, IN_IGNORED = 0x100, 0x200, 0x02000000, 0x4000, 0x8000
 _EVENT_HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then len bytes of name)
 
 
@@ -173,7 +172,7 @@ class InotifyWaker(_EventDrivenWaker):
         self._names = None if names is None else {os.fsencode(name) for name in names}
         self._paths: dict[int, bytes] = {}
         self._lock = threading.Lock()  # poke (any thread) against close
-        self._fd = _LIBC.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        self._fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)  # (IN_NONBLOCK, IN_CLOEXEC are these)
         if self._fd < 0:
             raise _errno_error("inotify_init1")
         self._poke_fd = -1
