@@ -363,6 +363,11 @@ def step_rows(modes: list[Mode]) -> list[str]:
     return lines
 
 
+def seconds(value: float) -> str:
+    """A table's cell of seconds; ``-`` where the row has none (the floor)."""
+    return "-" if value != value else f"{value:.3f}"
+
+
 def summary(mode: Mode) -> dict[str, float]:
     return {
         "moves": len(mode.latencies),
@@ -476,7 +481,7 @@ def main() -> None:
         print(
             f"| {label} | {row['moves']} | {row['median_ms']:.3f} | {row['p99_ms']:.3f} | {row['max_ms']:.2f} "
             f"| {row['seen_median_ms']:.3f} | {row['seen_p99_ms']:.3f} | {row['seen_max_ms']:.2f} "
-            f"| {row['overhead_s']:.3f} | {row['wall_s']:.3f} |"
+            f"| {seconds(row['overhead_s'])} | {seconds(row['wall_s'])} |"
         )
     if args.steps:
         print()
