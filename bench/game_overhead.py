@@ -1,0 +1,108 @@
+"""Per-game overhead of ``othello match`` against a minimal referee, side by side in one run (issue 27).
+
+    python bench/game_overhead.py [--games 20] [--rounds 3] [--label "idle"]
+
+A is ``othello match "a=./greedy {name}" "b=./greedy {name}" --games N -j 1 -q``
+as a user types it (the defaults: every agent in its sandbox with its limits,
+suspension of the waiting side, each result in SQLite, every game's record and
+logs); B is bench/minimal_referee.py for the same N games (fresh processes, the
+same files and relay, legality checked; no sandbox, no records).  Both play the
+same instant agent, agents/examples/greedy.c built here with ``gcc -O2``.
+
+Each round runs A with 2 games, A with N, B with 2, B with N (whole processes,
+wall clock); the order of A and B alternates round by round.  A game's time is
+(time of N games - time of 2 games) / (N - 2): what one more game costs, with
+the start-up of each command (Python, imports, the database, the sandbox check)
+taken out alike for both.  Printed: each round's figures and A/B, the machine's
+load average (1 minute) at the start and the end of the round, and at the end
+a markdown table row (medians over the rounds) for bench/RESULTS.md.  For a
+known load, start ``python bench/busy_load.py --procs 4 --seconds 300 &`` first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENTS = ("a=./greedy {name}", "b=./greedy {name}")
+
+
+def timed(argv: list[str], cwd: Path) -> float:
+    """Wall seconds of one whole command; raises if it fails."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds
+
+
+def match(games: int, work: Path) -> float:
+    out = Path(tempfile.mkdtemp(prefix="match-", dir=work))
+    shutil.rmtree(out)  # othello match makes it
+    try:
+        return timed([sys.executable, "-m", "othello_arena", "match", *AGENTS, "--games", str(games), "-j", "1", "-q",
+                      "--out", str(out)], work)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def minimal(games: int, work: Path) -> float:
+    return timed([sys.executable, str(ROOT / "bench" / "minimal_referee.py"), *AGENTS, "--games", str(games)], work)
+
+
+def per_game(run: Callable[[int, Path], float], games: int, work: Path) -> float:
+    """Milliseconds one more game costs: (N games - 2 games) / (N - 2)."""
+    two = run(2, work)
+    many = run(games, work)
+    return (many - two) / (games - 2) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20, help="games of the long run (even, > 2)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--label", default="", help="what the table row says about the machine (idle, load 4...)")
+    args = parser.parse_args()
+    if args.games <= 2 or args.games % 2:
+        parser.error("--games must be even and more than 2")
+    with tempfile.TemporaryDirectory(prefix="game-overhead-") as directory:
+        work = Path(directory)
+        subprocess.run(["gcc", "-O2", "-o", str(work / "greedy"), str(ROOT / "agents" / "examples" / "greedy.c")],
+                       check=True)
+        print(f"{os.cpu_count()} cores; {args.games} games a run, per game = (t[{args.games}] - t[2]) / {args.games - 2}")
+        a_times, b_times, ratios, loads = [], [], [], []
+        for number in range(1, args.rounds + 1):
+            start_load = os.getloadavg()[0]
+            order = [("A", match), ("B", minimal)] if number % 2 else [("B", minimal), ("A", match)]
+            found = {name: per_game(run, args.games, work) for name, run in order}
+            end_load = os.getloadavg()[0]
+            a_times.append(found["A"])
+            b_times.append(found["B"])
+            ratios.append(found["A"] / found["B"])
+            loads += [start_load, end_load]
+            print(f"round {number} ({'then '.join(name + ' ' for name, _ in order).strip()}): "
+                  f"match {found['A']:.1f} ms a game, minimal referee {found['B']:.1f} ms a game, "
+                  f"ratio {found['A'] / found['B']:.2f}; load average {start_load:.2f} -> {end_load:.2f}")
+        print()
+        print("| when | machine | load average (1 min) | games a run | othello match, ms a game | minimal referee, "
+              "ms a game | ratio, median (each round) |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC | {args.label or '-'} | "
+              f"{min(loads):.1f}-{max(loads):.1f} | {args.games} | {statistics.median(a_times):.0f} | "
+              f"{statistics.median(b_times):.0f} | **{statistics.median(ratios):.2f}** "
+              f"({', '.join(f'{r:.2f}' for r in ratios)}) |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
