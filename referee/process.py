@@ -290,6 +290,7 @@ class AgentProcess:
     _threads: list[threading.Thread] = field(default_factory=list, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _ending: threading.Event = field(default_factory=threading.Event, init=False)  # stops the watchdog
+    _exited: threading.Event = field(default_factory=threading.Event, init=False)  # set by the exit thread
     _inner: int = field(default=0, init=False)  # the first process of its PID namespace (sandboxed), once seen
 
     # -- start ------------------------------------------------------------------
@@ -353,6 +354,7 @@ class AgentProcess:
     def _wait(self) -> None:
         assert self.popen is not None
         self.popen.wait()
+        self._exited.set()
         if self.on_exit:
             self.on_exit()
 
@@ -653,14 +655,15 @@ class AgentProcess:
         return {self.popen.pid} if self.sandbox is not None and self.popen else set()
 
     def wait_exit(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the main process to exit."""
+        """Wait up to ``timeout`` seconds for the main process to exit.
+
+        Woken by the exit thread the moment it has reaped the process (a
+        timed ``Popen.wait`` beside that thread's blocking one cannot reap it
+        and polls, sleeping up to 50 ms between looks: issue 27).
+        """
         if not self.popen:
             return True
-        try:
-            self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
+        return self._exited.wait(timeout)
 
     def kill_all(self, term_grace: float = 0.2) -> None:
         """``SIGTERM`` every process of the agent, then ``SIGKILL`` what is left."""
@@ -690,10 +693,7 @@ class AgentProcess:
                 break
             self._signal_all(signal.SIGKILL)
             time.sleep(0.01)
-        try:
-            self.popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+        self._exited.wait(5)  # reaped by the exit thread
         for thread in self._threads:
             if thread is not threading.current_thread():  # (the watchdog kills from its own thread)
                 thread.join(timeout=2)
