@@ -139,43 +139,44 @@ class _PendingStop:
     pause: float = 0.0001
 
 
-class _Starter(threading.Thread):
-    """Starts one side's program, then stays, as the parent thread of its processes, until the game has ended them.
+class _Starter:
+    """Starts one side's program in a thread that then stays, as the parent thread of its processes, until released.
 
     The referee's children die with it through ``PR_SET_PDEATHSIG``
     (:mod:`.process`), which the kernel sends when the *thread* that forked
     the child ends, not the process: a thread that started an agent and
-    returned would kill it at once.  :meth:`release` lets it go, once the
-    agent's processes are gone.
+    returned would kill it at once.  :meth:`release` lets the thread end,
+    once the agent's processes are gone.
     """
 
     def __init__(self, label: str, start: Callable[[], Optional[_Fault]]) -> None:
-        super().__init__(name=f"referee-start-{label}", daemon=True)
-        self._start_call = start
-        self._started = threading.Event()
+        self._start = start
+        self._done = threading.Event()
         self._released = threading.Event()
         self._fault: Optional[_Fault] = None
         self._error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, name=f"referee-start-{label}", daemon=True)
+        self._thread.start()
 
-    def run(self) -> None:
+    def _run(self) -> None:
         try:
-            self._fault = self._start_call()
+            self._fault = self._start()
         except BaseException as exc:  # a referee error: raised in the game's own thread by result()
             self._error = exc
         finally:
-            self._started.set()
+            self._done.set()
         self._released.wait()
 
     def result(self) -> Optional[_Fault]:
         """Wait for the start; the side's fault (``None``: it started), or raise what the start raised."""
-        self._started.wait()
+        self._done.wait()
         if self._error is not None:
             raise self._error
         return self._fault
 
     def release(self) -> None:
         self._released.set()
-        self.join(timeout=5)
+        self._thread.join(timeout=5)
 
 
 class _Game:
@@ -284,8 +285,6 @@ class _Game:
         if not programs:
             return []
         self.starters = [_Starter(player.label, functools.partial(self.start_process, player)) for player in programs[:-1]]
-        for starter in self.starters:
-            starter.start()
         try:
             last = self.start_process(programs[-1])
         finally:
