@@ -13,10 +13,16 @@ Each round runs A with 2 games, A with N, B with 2, B with N (whole processes,
 wall clock); the order of A and B alternates round by round.  A game's time is
 (time of N games - time of 2 games) / (N - 2): what one more game costs, with
 the start-up of each command (Python, imports, the database, the sandbox check)
-taken out alike for both.  Printed: each round's figures and A/B, the machine's
-load average (1 minute) at the start and the end of the round, and at the end
-a markdown table row (medians over the rounds) for bench/RESULTS.md.  For a
-known load, start ``python bench/busy_load.py --procs 4 --seconds 300 &`` first.
+taken out alike for both.  On a loaded machine a difference of two wall times
+is noisy, so a second figure is given too: the median interval between the
+ends of consecutive games of the N-game run (A: the ``finished`` time SQLite
+keeps of each game; B: the time it prints at each game's end), each game's
+whole cost, its share of the database and the records included, with the
+spikes of the load left out.  Printed: each round's figures and A/B, the
+machine's load average (1 minute) at the start and the end of the round, and
+at the end a markdown table row (medians over the rounds) for bench/RESULTS.md.
+For a known load, start ``python bench/busy_load.py --procs 4 --seconds 300 &``
+first.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -36,35 +43,48 @@ ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ("a=./greedy {name}", "b=./greedy {name}")
 
 
-def timed(argv: list[str], cwd: Path) -> float:
-    """Wall seconds of one whole command; raises if it fails."""
+def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
+    """Wall seconds of one whole command and what it printed; raises if it fails."""
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
-    return seconds
+    return seconds, done.stdout
 
 
-def match(games: int, work: Path) -> float:
-    out = Path(tempfile.mkdtemp(prefix="match-", dir=work))
-    shutil.rmtree(out)  # othello match makes it
+def median_interval(ends: list[float]) -> float:
+    """The median time between consecutive game ends, in ms."""
+    ends = sorted(ends)
+    return statistics.median(later - earlier for earlier, later in zip(ends, ends[1:])) * 1000
+
+
+def match(games: int, work: Path) -> tuple[float, float]:
+    """``othello match`` of ``games`` games: its wall seconds, and the median interval between game ends (ms)."""
+    out = work / f"match-{time.time_ns()}"
     try:
-        return timed([sys.executable, "-m", "othello_arena", "match", *AGENTS, "--games", str(games), "-j", "1", "-q",
-                      "--out", str(out)], work)
+        seconds, _ = timed([sys.executable, "-m", "othello_arena", "match", *AGENTS, "--games", str(games), "-j", "1",
+                            "-q", "--out", str(out)], work)
+        with sqlite3.connect(out / "tournament.sqlite") as db:
+            ends = [row[0] for row in db.execute("SELECT finished FROM games WHERE status = 'finished'")]
+        return seconds, median_interval(ends)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
 
-def minimal(games: int, work: Path) -> float:
-    return timed([sys.executable, str(ROOT / "bench" / "minimal_referee.py"), *AGENTS, "--games", str(games)], work)
+def minimal(games: int, work: Path) -> tuple[float, float]:
+    """The minimal referee for ``games`` games: its wall seconds, and the median interval between game ends (ms)."""
+    seconds, printed = timed([sys.executable, str(ROOT / "bench" / "minimal_referee.py"), *AGENTS, "--games", str(games)],
+                             work)
+    ends = [float(line.rsplit(" ", 1)[1]) for line in printed.splitlines() if "ended at" in line]
+    return seconds, median_interval(ends)
 
 
-def per_game(run: Callable[[int, Path], float], games: int, work: Path) -> float:
-    """Milliseconds one more game costs: (N games - 2 games) / (N - 2)."""
-    two = run(2, work)
-    many = run(games, work)
-    return (many - two) / (games - 2) * 1000
+def per_game(run: Callable[[int, Path], tuple[float, float]], games: int, work: Path) -> tuple[float, float]:
+    """Milliseconds one more game costs, (N games - 2 games) / (N - 2); and the N-game run's median interval."""
+    two, _ = run(2, work)
+    many, interval = run(games, work)
+    return (many - two) / (games - 2) * 1000, interval
 
 
 def main() -> int:
@@ -80,27 +100,32 @@ def main() -> int:
         subprocess.run(["gcc", "-O2", "-o", str(work / "greedy"), str(ROOT / "agents" / "examples" / "greedy.c")],
                        check=True)
         print(f"{os.cpu_count()} cores; {args.games} games a run, per game = (t[{args.games}] - t[2]) / {args.games - 2}")
-        a_times, b_times, ratios, loads = [], [], [], []
+        rows: list[dict[str, tuple[float, float]]] = []
+        loads: list[float] = []
         for number in range(1, args.rounds + 1):
             start_load = os.getloadavg()[0]
             order = [("A", match), ("B", minimal)] if number % 2 else [("B", minimal), ("A", match)]
             found = {name: per_game(run, args.games, work) for name, run in order}
             end_load = os.getloadavg()[0]
-            a_times.append(found["A"])
-            b_times.append(found["B"])
-            ratios.append(found["A"] / found["B"])
+            rows.append(found)
             loads += [start_load, end_load]
-            print(f"round {number} ({'then '.join(name + ' ' for name, _ in order).strip()}): "
-                  f"match {found['A']:.1f} ms a game, minimal referee {found['B']:.1f} ms a game, "
-                  f"ratio {found['A'] / found['B']:.2f}; load average {start_load:.2f} -> {end_load:.2f}")
+            (a, a_step), (b, b_step) = found["A"], found["B"]
+            print(f"round {number} ({' then '.join(name for name, _ in order)}): match {a:.1f} ms a game "
+                  f"(median interval {a_step:.1f}), minimal referee {b:.1f} ms (median interval {b_step:.1f}); "
+                  f"ratio {a / b:.2f} (intervals {a_step / b_step:.2f}); load average {start_load:.2f} -> {end_load:.2f}")
+
+        def figure(which: int) -> str:
+            ratios = [row["A"][which] / row["B"][which] for row in rows]
+            return (f"{statistics.median(row['A'][which] for row in rows):.0f} / "
+                    f"{statistics.median(row['B'][which] for row in rows):.0f} | **{statistics.median(ratios):.2f}** "
+                    f"({', '.join(f'{r:.2f}' for r in ratios)})")
+
         print()
-        print("| when | machine | load average (1 min) | games a run | othello match, ms a game | minimal referee, "
-              "ms a game | ratio, median (each round) |")
-        print("|---|---|---|---|---|---|---|")
+        print("| when | machine | load average (1 min) | games a run | match / minimal, ms a game: (t[N] - t[2]) / "
+              "(N - 2) | ratio (each round) | match / minimal, median interval, ms | ratio (each round) |")
+        print("|---|---|---|---|---|---|---|---|")
         print(f"| {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC | {args.label or '-'} | "
-              f"{min(loads):.1f}-{max(loads):.1f} | {args.games} | {statistics.median(a_times):.0f} | "
-              f"{statistics.median(b_times):.0f} | **{statistics.median(ratios):.2f}** "
-              f"({', '.join(f'{r:.2f}' for r in ratios)}) |")
+              f"{min(loads):.1f}-{max(loads):.1f} | {args.games} | {figure(0)} | {figure(1)} |")
     return 0
 
 

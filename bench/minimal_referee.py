@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from othello_arena.protocol import BLACK, WHITE, Board, Colour, Move, format_colour, format_end, format_move, parse_message
@@ -137,7 +138,7 @@ def main() -> int:
         for number in range(1, args.games + 1):
             white, black = agents if number % 2 else agents[::-1]
             end = play(white, black, out / f"g{number}")  # type: ignore[arg-type]
-            print(f"game {number}: {white[0]} (W) vs {black[0]} (B): {end}")
+            print(f"game {number}: {white[0]} (W) vs {black[0]} (B): {end}; ended at {time.time():.6f}", flush=True)
     finally:
         if args.out is None:
             shutil.rmtree(out, ignore_errors=True)

@@ -178,6 +178,12 @@ def _limits(nproc: int, file_mb: int, cgroup_procs: list[str], cpus: tuple[int, 
     return apply
 
 
+# Looks at a process told to end: a pause that doubles from the first to the last (the seconds of a
+# fixed 10 ms pause were lost at the end of most games, for a process that took a millisecond to exit).
+_EXIT_LOOK_FIRST_PAUSE = 0.0005
+_EXIT_LOOK_MAX_PAUSE = 0.01
+_KILLED_WAIT = 0.03  # how long what SIGKILL was sent to is looked at, and sent it again, before the keeper is left it
+
 MEMORY_WATCH_INTERVAL = 0.05  # seconds between two measures of an agent's memory (without a cgroup)
 _STATUS_KEYS = (b"RssAnon:", b"RssShmem:", b"VmSwap:")  # /proc/PID/status: what a process holds, in kB
 _ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rollup: its fair share, in kB
@@ -675,8 +681,10 @@ class AgentProcess:
         self._signal_all(signal.SIGCONT)
         self._signal_all(signal.SIGTERM)
         deadline = time.monotonic() + term_grace
+        pause = _EXIT_LOOK_FIRST_PAUSE
         while time.monotonic() < deadline and self._any_alive():
-            time.sleep(0.01)
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, _EXIT_LOOK_MAX_PAUSE)
         if self.sandbox is not None:
             # The namespace's first process: when it dies the kernel kills
             # every process in the namespace, wherever it hid.
@@ -687,12 +695,16 @@ class AgentProcess:
                     pass
         if self.cgroup is not None:
             self.cgroup.kill()
-        for _ in range(3):
+        deadline, pause = time.monotonic() + _KILLED_WAIT, _EXIT_LOOK_FIRST_PAUSE
+        while True:
             self.scan()
             if not self._any_alive():
                 break
             self._signal_all(signal.SIGKILL)
-            time.sleep(0.01)
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, _EXIT_LOOK_MAX_PAUSE)
         self._exited.wait(5)  # reaped by the exit thread
         for thread in self._threads:
             if thread is not threading.current_thread():  # (the watchdog kills from its own thread)
