@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -88,11 +89,11 @@ class Side:
             self.wait_change()
 
     def close(self) -> None:
-        try:
-            self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        # A blocking wait (a timed Popen.wait polls, sleeping up to 50 ms); killed if it has not exited in 5 s.
+        killer = threading.Timer(5.0, self.process.kill)
+        killer.start()
+        self.process.wait()
+        killer.cancel()
         os.close(self.watch)
 
 
