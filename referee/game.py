@@ -271,7 +271,8 @@ class _Game:
         return None
 
     def start_processes(self) -> list[Optional[_Fault]]:
-        """Start both programs at once, the second side's in a :class:`_Starter` thread; each one's fault, if any.
+        """Start both programs at once, the second side's in a :class:`_Starter` thread; each one's fault, if any
+        (White's first).
 
         Starting an agent is mostly waiting: for the fork to reach ``exec``
         (joining its cgroup waits for the kernel), then for bwrap to build
@@ -289,7 +290,8 @@ class _Game:
             last = self.start_process(programs[-1])
         finally:
             faults = [starter.result() for starter in self.starters]  # each one started, or failed, before going on
-        return [*faults, last]
+        by_colour = dict(zip((player.colour for player in programs), [*faults, last]))
+        return [by_colour[colour] for colour in (WHITE, BLACK) if colour in by_colour]
 
     def start_process(self, player: Player) -> Optional[_Fault]:
         try:

@@ -178,8 +178,8 @@ def test_neither_side_starting_is_a_draw(tmp_path: Path) -> None:
     record = play_game(AgentSpec.program("x", ["/nonexistent/x"]), AgentSpec.program("y", ["/nonexistent/y"]),
                        FAST, tmp_path / "g")
     assert record.result is not None and record.result.termination == "crash" and record.result.winner is None
-    assert record.result.detail.startswith("neither agent could be started")
-    assert {"x", "y"} <= set(record.result.detail.replace("'", " ").split())
+    assert record.result.detail.startswith("neither agent could be started: x could not be started")
+    assert "; y could not be started" in record.result.detail
 
 
 def test_an_agent_started_by_the_starter_thread_lives_until_the_game_ends_it(tmp_path: Path) -> None:
