@@ -21,8 +21,10 @@ A fault of an agent is never an exception here: it ends the game with a
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +139,46 @@ class _PendingStop:
     pause: float = 0.0001
 
 
+class _Starter:
+    """Starts one side's program in a thread that then stays, as the parent thread of its processes, until released.
+
+    The referee's children die with it through ``PR_SET_PDEATHSIG``
+    (:mod:`.process`), which the kernel sends when the *thread* that forked
+    the child ends, not the process: a thread that started an agent and
+    returned would kill it at once.  :meth:`release` lets the thread end,
+    once the agent's processes are gone.
+    """
+
+    def __init__(self, label: str, start: Callable[[], Optional[_Fault]]) -> None:
+        self._start = start
+        self._done = threading.Event()
+        self._released = threading.Event()
+        self._fault: Optional[_Fault] = None
+        self._error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, name=f"referee-start-{label}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._fault = self._start()
+        except BaseException as exc:  # a referee error: raised in the game's own thread by result()
+            self._error = exc
+        finally:
+            self._done.set()
+        self._released.wait()
+
+    def result(self) -> Optional[_Fault]:
+        """Wait for the start; the side's fault (``None``: it started), or raise what the start raised."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._fault
+
+    def release(self) -> None:
+        self._released.set()
+        self._thread.join(timeout=5)
+
+
 class _Game:
     """The state of one game being played; :func:`play_game` is its only user."""
 
@@ -174,6 +216,7 @@ class _Game:
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
         self.stopping: Optional[_PendingStop] = None  # a side told to stop, not yet seen stopped (see confirm_suspended)
+        self.starters: list[_Starter] = []  # the threads that started the other sides, held until teardown
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
         self.isolation = isolation_for(config)
@@ -218,13 +261,7 @@ class _Game:
         ) + (f"; opening {format_opening(self.record.opening)}, {self.first_colour.full_name} to move"
              if self.record.opening else "")
           + (f"; a {self.config.size}x{self.config.size} board" if self.config.size != DEFAULT_SIZE else ""))
-        failed = []
-        for player in self.players.values():
-            if player.spec.is_manual:
-                continue
-            fault = self.start_process(player)
-            if fault:
-                failed.append(fault)
+        failed = [fault for fault in self.start_processes() if fault is not None]
         if len(failed) == 2:
             return _Fault(None, Termination.CRASH, "neither agent could be started: " + "; ".join(f.detail for f in failed))
         if failed:
@@ -232,6 +269,29 @@ class _Game:
         self._monitor = LimitMonitor(self.players.values(), self.config, on_kill=self.waker.poke)
         self._monitor.start()
         return None
+
+    def start_processes(self) -> list[Optional[_Fault]]:
+        """Start both programs at once, the second side's in a :class:`_Starter` thread; each one's fault, if any
+        (White's first).
+
+        Starting an agent is mostly waiting: for the fork to reach ``exec``
+        (joining its cgroup waits for the kernel), then for bwrap to build
+        the sandbox.  One after the other, the game waited for both in turn
+        (issue 27); at once, the waits overlap.  The second side starts
+        first: its start-up is the game's first wait (it must take its
+        colour file before the first side is told to move).
+        """
+        programs = [player for player in (self.players[self.first_colour.opponent], self.players[self.first_colour])
+                    if not player.spec.is_manual]
+        if not programs:
+            return []
+        self.starters = [_Starter(player.label, functools.partial(self.start_process, player)) for player in programs[:-1]]
+        try:
+            last = self.start_process(programs[-1])
+        finally:
+            faults = [starter.result() for starter in self.starters]  # each one started, or failed, before going on
+        by_colour = dict(zip((player.colour for player in programs), [*faults, last]))
+        return [by_colour[colour] for colour in (WHITE, BLACK) if colour in by_colour]
 
     def start_process(self, player: Player) -> Optional[_Fault]:
         try:
@@ -270,6 +330,9 @@ class _Game:
         for player in self.players.values():
             if player.process:
                 player.process.kill_all()
+        for starter in self.starters:  # their agents are gone: the threads that started them may end
+            starter.release()
+        self.starters = []
         if self._monitor is not None:
             self._monitor.stop()
         self.waker.close()

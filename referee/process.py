@@ -178,6 +178,12 @@ def _limits(nproc: int, file_mb: int, cgroup_procs: list[str], cpus: tuple[int, 
     return apply
 
 
+# Looks at a process told to end: a pause that doubles from the first to the last (the seconds of a
+# fixed 10 ms pause were lost at the end of most games, for a process that took a millisecond to exit).
+_EXIT_LOOK_FIRST_PAUSE = 0.0005
+_EXIT_LOOK_MAX_PAUSE = 0.01
+_KILLED_WAIT = 0.03  # how long what SIGKILL was sent to is looked at, and sent it again, before the keeper is left it
+
 MEMORY_WATCH_INTERVAL = 0.05  # seconds between two measures of an agent's memory (without a cgroup)
 _STATUS_KEYS = (b"RssAnon:", b"RssShmem:", b"VmSwap:")  # /proc/PID/status: what a process holds, in kB
 _ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rollup: its fair share, in kB
@@ -290,6 +296,7 @@ class AgentProcess:
     _threads: list[threading.Thread] = field(default_factory=list, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _ending: threading.Event = field(default_factory=threading.Event, init=False)  # stops the watchdog
+    _exited: threading.Event = field(default_factory=threading.Event, init=False)  # set by the exit thread
     _inner: int = field(default=0, init=False)  # the first process of its PID namespace (sandboxed), once seen
 
     # -- start ------------------------------------------------------------------
@@ -353,6 +360,7 @@ class AgentProcess:
     def _wait(self) -> None:
         assert self.popen is not None
         self.popen.wait()
+        self._exited.set()
         if self.on_exit:
             self.on_exit()
 
@@ -654,14 +662,15 @@ class AgentProcess:
         return {self.popen.pid} if self.sandbox is not None and self.popen else set()
 
     def wait_exit(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the main process to exit."""
+        """Wait up to ``timeout`` seconds for the main process to exit.
+
+        Woken by the exit thread the moment it has reaped the process (a
+        timed ``Popen.wait`` beside that thread's blocking one cannot reap it
+        and polls, sleeping up to 50 ms between looks: issue 27).
+        """
         if not self.popen:
             return True
-        try:
-            self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
+        return self._exited.wait(timeout)
 
     def kill_all(self, term_grace: float = 0.2) -> None:
         """``SIGTERM`` every process of the agent, then ``SIGKILL`` what is left."""
@@ -673,8 +682,10 @@ class AgentProcess:
         self._signal_all(signal.SIGCONT)
         self._signal_all(signal.SIGTERM)
         deadline = time.monotonic() + term_grace
+        pause = _EXIT_LOOK_FIRST_PAUSE
         while time.monotonic() < deadline and self._any_alive():
-            time.sleep(0.01)
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, _EXIT_LOOK_MAX_PAUSE)
         if self.sandbox is not None:
             # The namespace's first process: when it dies the kernel kills
             # every process in the namespace, wherever it hid.
@@ -685,16 +696,17 @@ class AgentProcess:
                     pass
         if self.cgroup is not None:
             self.cgroup.kill()
-        for _ in range(3):
+        deadline, pause = time.monotonic() + _KILLED_WAIT, _EXIT_LOOK_FIRST_PAUSE
+        while True:
             self.scan()
             if not self._any_alive():
                 break
             self._signal_all(signal.SIGKILL)
-            time.sleep(0.01)
-        try:
-            self.popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, _EXIT_LOOK_MAX_PAUSE)
+        self._exited.wait(5)  # reaped by the exit thread
         for thread in self._threads:
             if thread is not threading.current_thread():  # (the watchdog kills from its own thread)
                 thread.join(timeout=2)

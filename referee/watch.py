@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import select
 import struct
 import threading
@@ -250,13 +251,39 @@ class InotifyWaker(_EventDrivenWaker):
 
     def close(self) -> None:
         with self._lock:
-            for fd in (self._fd, self._poke_fd):
-                if fd >= 0:
-                    os.close(fd)
+            if self._poke_fd >= 0:
+                os.close(self._poke_fd)
+            if self._fd >= 0:
+                _close_later(self._fd)
             self._fd = self._poke_fd = -1
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
+
+# Closing an inotify descriptor waits for the kernel's grace period (about 15 ms here, issue 27: a
+# fifth of a quick game's whole overhead), and nothing waits for that close: a thread of its own does
+# it, one per process (started again in a process forked after a game).
+_closing: "queue.SimpleQueue[int]" = queue.SimpleQueue()
+_closer_pid = 0
+_closer_lock = threading.Lock()
+
+
+def _close_later(fd: int) -> None:
+    global _closer_pid
+    with _closer_lock:
+        if _closer_pid != os.getpid():
+            _closer_pid = os.getpid()
+            threading.Thread(target=_close_forever, name="inotify-closer", daemon=True).start()
+    _closing.put(fd)
+
+
+def _close_forever() -> None:
+    while True:
+        fd = _closing.get()
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _errno_error(what: str) -> OSError:

@@ -158,6 +158,61 @@ def test_suspension_stops_the_waiting_agent_and_the_game_goes_on(tmp_path: Path)
     assert left_running(tmp_path / "g") == []
 
 
+@pytest.mark.parametrize("ghost", ["white", "black"])
+def test_a_side_that_cannot_start_loses_and_the_other_is_ended(tmp_path: Path, ghost: str) -> None:
+    # Both sides start at once, the second (Black) from a starter thread: either may fail alone.
+    script = write_agent(tmp_path)
+    before = {t.name for t in threading.enumerate()}
+    player = AgentSpec.program("bob", command(script))
+    missing = AgentSpec.program("ghost", ["/nonexistent/ghost"])
+    white, black = (missing, player) if ghost == "white" else (player, missing)
+    record = play_game(white, black, FAST, tmp_path / "g")
+    assert record.result is not None and record.result.termination == "crash"
+    assert record.name(record.result.winner) == "bob"  # type: ignore[arg-type]
+    assert "ghost could not be started" in record.result.detail
+    assert "cannot start '/nonexistent/ghost'" in record.extra["agents"]["ghost"]["start_error"]
+    assert left_running(tmp_path / "g") == []
+    assert {t.name for t in threading.enumerate()} - {"inotify-closer"} <= before  # the process's one closer (referee/watch.py) stays
+
+
+def test_neither_side_starting_is_a_draw(tmp_path: Path) -> None:
+    record = play_game(AgentSpec.program("x", ["/nonexistent/x"]), AgentSpec.program("y", ["/nonexistent/y"]),
+                       FAST, tmp_path / "g")
+    assert record.result is not None and record.result.termination == "crash" and record.result.winner is None
+    assert record.result.detail.startswith("neither agent could be started: x could not be started")
+    assert "; y could not be started" in record.result.detail
+
+
+def test_an_agent_started_by_the_starter_thread_lives_until_the_game_ends_it(tmp_path: Path) -> None:
+    # PR_SET_PDEATHSIG follows the thread that forked the agent: Black's starter thread stays until teardown.
+    script = write_agent(tmp_path)
+    config = GameConfig(time_per_move=3, end_grace=0.3, sandbox="none")
+    record = play_game(AgentSpec.program("a", command(script)), AgentSpec.program("b", command(script)), config,
+                       tmp_path / "g")
+    assert record.result is not None and record.result.termination == "normal", record.result
+    assert record.extra["agents"]["b"]["exit_code"] == 0  # it ended on its own, at the end line: never killed
+    assert len(record.moves) > 50
+
+
+def test_wait_exit_says_whether_the_program_has_ended(tmp_path: Path) -> None:
+    from othello_arena.referee.launch import start_agent
+
+    config = GameConfig(sandbox="none")
+    (tmp_path / "quick").mkdir()
+    (tmp_path / "slow").mkdir()
+    quick = start_agent(AgentSpec.program("q", [sys.executable, "-c", "pass"]), tmp_path / "quick", config,
+                        tmp_path / "quick.log", None)
+    slow = start_agent(AgentSpec.program("s", [sys.executable, "-c", "import time; time.sleep(60)"]),
+                       tmp_path / "slow", config, tmp_path / "slow.log", None)
+    try:
+        assert quick.wait_exit(30) and quick.returncode == 0
+        assert not slow.wait_exit(0.2) and slow.returncode is None
+    finally:
+        quick.kill_all(term_grace=0)
+        slow.kill_all(term_grace=0)
+    assert slow.wait_exit(0) and slow.returncode is not None
+
+
 # -- a person playing by hand ------------------------------------------------------------
 
 
@@ -304,7 +359,7 @@ def test_games_in_threads_at_once_leave_no_thread_behind(tmp_path: Path) -> None
     for thread in threads:
         thread.join(60)
     assert len(records) == 3 and all(r.result and r.result.termination == "normal" for r in records)
-    assert {t.name for t in threading.enumerate()} <= before
+    assert {t.name for t in threading.enumerate()} - {"inotify-closer"} <= before  # the process's one closer (referee/watch.py) stays
     for index in range(3):
         assert left_running(tmp_path / f"g{index}") == []
 

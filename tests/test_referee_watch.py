@@ -115,3 +115,27 @@ def test_the_next_in_file_is_made_ahead_and_used_then(tmp_path: Path) -> None:
         seat.close()
         os.close(seat.temp_fd)
     assert os.listdir(temp_dir) == []  # closing the seat deletes the one not used
+
+
+def test_a_closed_wakers_inotify_descriptor_is_released(tmp_path: Path) -> None:
+    # The close itself is handed to a thread (it waits for the kernel's grace period): it must still happen.
+    import time
+
+    def inotify_descriptors() -> int:
+        count = 0
+        for entry in os.listdir("/proc/self/fd"):
+            try:
+                count += os.readlink(f"/proc/self/fd/{entry}") == "anon_inode:inotify"
+            except OSError:
+                pass
+        return count
+
+    before = inotify_descriptors()
+    wakers = [InotifyWaker([tmp_path], names=["x.out"], safety_interval=HOUR) for _ in range(5)]
+    assert inotify_descriptors() == before + 5
+    for waker in wakers:
+        waker.close()
+    deadline = time.monotonic() + 30
+    while inotify_descriptors() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert inotify_descriptors() == before

@@ -332,3 +332,14 @@ def test_covers_inside_covers_and_dev_are_read_only_and_the_agents_directory_is_
     assert lines[:7] == ["refused /dev/x", "wrote /dev/shm/x", "wrote /tmp/x", "refused ../x", "refused ../../x",
                          "refused ../../../x", "wrote ./x"], done.stdout
     assert "secret.sqlite" not in done.stdout
+
+
+def test_within_is_path_parents_without_building_them() -> None:
+    from othello_arena.referee.sandbox import is_system_path, within
+
+    cases = [("/usr/lib/x", "/usr"), ("/usr", "/usr"), ("/usr2/lib", "/usr"), ("/usr", "/usr/lib"), ("/a/b", "/"),
+             ("/", "/"), ("/etc", "/etc/"), ("a/b", "a"), ("a/b", "."), ("ab", "a")]
+    for path, folder in cases:
+        assert within(Path(path), Path(folder)) == (Path(path) == Path(folder) or Path(folder) in Path(path).parents)
+    assert is_system_path(Path("/usr/bin/python3")) and is_system_path(Path("/etc"))
+    assert not is_system_path(Path("/usr2/bin")) and not is_system_path(Path("/home/me/etc"))
