@@ -20,8 +20,9 @@ Edax (abulmo/edax-reversi 4.6, built outside this project as its README says) ru
 (``-n 1``) at level 60 (``-l 60``: exact, no selective search; its default level solves 26 empties
 at 98 % probability only), with the ``data/eval.dat`` of zero weights that ``bench/endgame_vs_edax.py
 --make-zero-eval`` writes.  Every score of the two must agree (and match the published one for FFO);
-the script exits 1 otherwise.  Figures: wall seconds; the champion's CPU seconds and peak memory
-(the operating system's accounting of each finished process); the ratio champion / Edax; the load
+the script exits 1 otherwise.  Figures: wall and CPU seconds of both, the champion's peak memory
+(the operating system's accounting of each finished process); the ratios champion / Edax of wall and
+CPU seconds (on a loaded machine the CPU ratio is the steadier one); the load
 average (1 minute) before and after each table.  ``--busy N`` runs ``bench/busy_load.py --procs N``
 during the measurements (the issue's "under load"), started 20 s before so that the load average shows it.
 """
@@ -210,19 +211,21 @@ def per_position(solvers: Solvers, name: str, positions: list[Position], repeat:
     """One process a position, alternating; a table row a position, then the totals."""
     load_before = load_average()
     print(f"\n{name}, one process a position (`othello analyze --exact --json OBF` vs `lEdax -solve ONE.obf -n 1 -l 60`):\n")
-    print("| position | empties | score | Edax s | champion s | champion CPU s | champion peak MB | champion / Edax |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| position | empties | score | Edax s | champion s | champion / Edax | Edax CPU s | champion CPU s | "
+          "CPU champion / Edax | champion peak MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     wrong = 0
-    total_e = total_c = total_cpu = 0.0
+    total_e = total_c = total_cpu = total_ecpu = 0.0
     peak = 0.0
     for i, position in enumerate(positions):
         walls: dict[str, list[float]] = {"edax": [], "champion": []}
-        cpu = peak_here = 0.0
+        cpu = ecpu = peak_here = 0.0
         for k in range(repeat):
             order = ("edax", "champion") if (i + k) % 2 == 0 else ("champion", "edax")
             for who in order:
                 if who == "edax":
                     r, edax = solvers.edax_position(position)
+                    ecpu += r.cpu
                 else:
                     r, champ = solvers.champion_position(position)
                     cpu += r.cpu
@@ -234,11 +237,12 @@ def per_position(solvers: Solvers, name: str, positions: list[Position], repeat:
         total_e += e
         total_c += c
         total_cpu += cpu / repeat
+        total_ecpu += ecpu / repeat
         peak = max(peak, peak_here)
-        print(f"| {position.name} | {position.empties} | {champ[0]:+d} | {e:.2f} | {c:.2f} | {cpu / repeat:.2f} | "
-              f"{peak_here:.0f} | {c / e:.2f} |", flush=True)
-    print(f"| **all {len(positions)}** | | | **{total_e:.2f}** | **{total_c:.2f}** | {total_cpu:.2f} | {peak:.0f} | "
-          f"**{total_c / total_e:.2f}** |")
+        print(f"| {position.name} | {position.empties} | {champ[0]:+d} | {e:.2f} | {c:.2f} | {c / e:.2f} | "
+              f"{ecpu / repeat:.2f} | {cpu / repeat:.2f} | {cpu / ecpu:.2f} | {peak_here:.0f} |", flush=True)
+    print(f"| **all {len(positions)}** | | | **{total_e:.2f}** | **{total_c:.2f}** | **{total_c / total_e:.2f}** | "
+          f"{total_ecpu:.2f} | {total_cpu:.2f} | **{total_cpu / total_ecpu:.2f}** | {peak:.0f} |")
     print(f"\nload average {load_before} before, {load_average()} after")
     return wrong
 
@@ -250,8 +254,9 @@ def per_file(solvers: Solvers, name: str, positions: list[Position], repeat: int
     load_before = load_average()
     print(f"\n{name}, one process for the {len(positions)} positions (`othello analyze --file SET --exact --json` "
           f"vs `lEdax -solve SET -n 1 -l 60`):\n")
-    print("| run | first | Edax s | champion s | champion CPU s | champion peak MB | champion / Edax | load |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| run | first | Edax s | champion s | champion / Edax | Edax CPU s | champion CPU s | CPU champion / Edax | "
+          "champion peak MB | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     wrong = 0
     sums = {"edax": 0.0, "champion": 0.0}
     for k in range(repeat):
@@ -266,11 +271,11 @@ def per_file(solvers: Solvers, name: str, positions: list[Position], repeat: int
         e, c = runs["edax"], runs["champion"]
         sums["edax"] += e.wall
         sums["champion"] += c.wall
-        print(f"| {k + 1} | {order[0]} | {e.wall:.2f} | {c.wall:.2f} | {c.cpu:.2f} | {c.peak_mb:.0f} | "
-              f"{c.wall / e.wall:.2f} | {load_average()} |", flush=True)
+        print(f"| {k + 1} | {order[0]} | {e.wall:.2f} | {c.wall:.2f} | {c.wall / e.wall:.2f} | {e.cpu:.2f} | {c.cpu:.2f} | "
+              f"{c.cpu / e.cpu:.2f} | {c.peak_mb:.0f} | {load_average()} |", flush=True)
     if repeat > 1:
-        print(f"| **all** | | **{sums['edax']:.2f}** | **{sums['champion']:.2f}** | | | "
-              f"**{sums['champion'] / sums['edax']:.2f}** | |")
+        print(f"| **all** | | **{sums['edax']:.2f}** | **{sums['champion']:.2f}** | "
+              f"**{sums['champion'] / sums['edax']:.2f}** | | | | | |")
     print(f"\nload average {load_before} before, {load_average()} after")
     return wrong
 
