@@ -109,9 +109,10 @@ class LazyEngine:
         when the standard output is not the process's own (click's test
         runner, pytest): the caller goes on there.
         """
-        if self._engine is None or sys.stdout is not sys.__stdout__ or threading.active_count() > 1:
+        own = sys.__stdout__
+        if self._engine is None or own is None or sys.stdout is not own or threading.active_count() > 1:
             return
-        sys.stdout.flush()
+        own.flush()
         sys.stderr.flush()
         os._exit(0)
 
