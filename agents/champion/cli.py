@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -97,6 +99,23 @@ class LazyEngine:
             self._engine.clear()
         return self._engine
 
+    def exit_at_once(self) -> None:
+        """End the process now, its answer written, when the engine was loaded and this is ``othello`` itself.
+
+        Python's teardown of a process that loaded numba (its compiled
+        libraries, the garbage of its compiler's objects) takes 0.1-0.5 s of
+        the command's time, more on a loaded machine (bench/RESULTS.md, issue
+        27), and there is nothing left to do: only the output to flush.  Not
+        when the standard output is not the process's own (click's test
+        runner, pytest): the caller goes on there.
+        """
+        own = sys.__stdout__
+        if self._engine is None or own is None or sys.stdout is not own or threading.active_count() > 1:
+            return
+        own.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
 
 Iterations = list[tuple[int, float, Optional[int]]]
 
@@ -182,18 +201,21 @@ def analyze(position: Optional[str], positions_file: Optional[str], seconds: flo
                 click.echo(f"line {number}  {summary(report)}")
         if as_json:
             click.echo(json.dumps(reports))
+        engine.exit_at_once()
         return
     assert position is not None
     board = read_position(position)
     report, iterations = analysis(board, engine, limit, depth, exact)
     if as_json:
         click.echo(json.dumps(report))
+        engine.exit_at_once()
         return
     click.echo(board.draw(), nl=False)
     click.echo(summary(report))
     for it_depth, score, square in iterations:
         name = "pass" if square is None else f"{'ABCDEFGH'[square % 8]}{square // 8 + 1}"
         click.echo(f"  depth {it_depth:2d}  {name}  {score:+.2f}")
+    engine.exit_at_once()
 
 
 def _time_given() -> bool:

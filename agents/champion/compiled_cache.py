@@ -26,6 +26,7 @@ from typing import Any, Optional
 
 from numba.core import caching
 from numba.core.dispatcher import Dispatcher
+from numba.core.runtime.nrt import rtsys
 
 from .cache_paths import PACKAGE_DIR, numba_cache_dir, sources_digest
 
@@ -66,12 +67,13 @@ def use_compiled_cache() -> None:
 
 
 def tolerate_read_only_cache(namespace: dict[str, Any]) -> None:
-    """Let the compiled functions of a module run when the cache cannot be written.
+    """Let the compiled functions of a module run when the cache cannot be written, and load them light.
 
     Called at the end of each compiled module with its ``globals()``.  numba
     raises when it cannot save freshly compiled code (outside Windows); the
     code is compiled by then, so a failed save only costs the next start its
-    compile time, said once on stderr.
+    compile time, said once on stderr.  Loading skips numba's refresh of its
+    compiler's registries (:func:`_light_load`).
     """
     for value in list(namespace.values()):
         cache = getattr(value, "_cache", None) if isinstance(value, Dispatcher) else None
@@ -80,6 +82,26 @@ def tolerate_read_only_cache(namespace: dict[str, Any]) -> None:
         if not isinstance(cache._impl.locator, _ChampionCacheLocator):
             continue
         cache.save_overload = _tolerant(cache.save_overload)
+        cache.load_overload = _light_load(cache)
+
+
+def _light_load(cache: Any) -> Any:
+    """numba's ``Cache.load_overload`` without its refresh of the target context.
+
+    The refresh imports and installs the typing and lowering registries of all
+    of numba (about 0.13 s of CPU, the largest part of loading the engine in
+    ``othello analyze``: bench/RESULTS.md, issue 27), which only a compilation
+    needs, and a compilation refreshes them itself.  Code loaded from the cache
+    needs numba's runtime (NRT) only, its symbols for the linker: initialised
+    here.  When the cache has no code for the signature the dispatcher compiles
+    as usual.
+    """
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        rtsys.initialize(target_context)
+        with cache._guard_against_spurious_io_errors():
+            return cache._load_overload(sig, target_context)
+
+    return load_overload
 
 
 _warned: list[bool] = []
