@@ -82,7 +82,9 @@ def tolerate_read_only_cache(namespace: dict[str, Any]) -> None:
         if not isinstance(cache._impl.locator, _ChampionCacheLocator):
             continue
         cache.save_overload = _tolerant(cache.save_overload)
-        cache.load_overload = _light_load(cache)
+        # numba's private parts the light load needs (0.68 has them); in a numba without them, its own load.
+        if hasattr(cache, "_load_overload") and hasattr(cache, "_guard_against_spurious_io_errors"):
+            cache.load_overload = _light_load(cache)
 
 
 def _light_load(cache: Any) -> Any:
