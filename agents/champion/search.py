@@ -392,7 +392,8 @@ W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_PARITY = 1 << 3
 ETC_MIN_EMPTIES = 10  # from this many empties on, the children's table entries are looked at first (a cut-off for free)
-EVAL_ORDER_EMPTIES = 15  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties
+SORT_ALPHA_DELTA = 8  # discs below alpha where the ordering's look stops refining a move's value
+EVAL_ORDER_EMPTIES = 18  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties (from 15 on: more nodes and time, bench/RESULTS.md)
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
     4, 2, 6, 8, 8, 6, 2, 4,
@@ -492,16 +493,17 @@ def _eval_3(P, O, alpha, beta, ev) -> int:
 
 
 @njit(cache=True, inline="always")
-def _order_value(P, O, depth, ev) -> int:
-    """A shallow look for the solver's move ordering: plain, non-recursive (numba issue #6061:
-    a cached recursive function must not call another cached recursive one)."""
+def _order_value(P, O, depth, beta, ev) -> int:
+    """A shallow look for the solver's move ordering, fail-soft below ``beta``: plain,
+    non-recursive (numba issue #6061: a cached recursive function must not call another
+    cached recursive one)."""
     if depth <= 0:
         return evaluate(P, O, ev)
     if depth == 1:
-        return _eval_1(P, O, -INF, INF, ev)
+        return _eval_1(P, O, -INF, beta, ev)
     if depth == 2:
-        return _eval_2(P, O, -INF, INF, ev)
-    return _eval_3(P, O, -INF, INF, ev)
+        return _eval_2(P, O, -INF, beta, ev)
+    return _eval_3(P, O, -INF, beta, ev)
 
 
 @njit(cache=True, inline="always")
@@ -588,7 +590,7 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
 
 
 @njit(cache=True, inline="always")
-def _solver_order(P, O, moves, hash_move, n_empty, ev, row, keys) -> int:
+def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
     """The solver's move ordering into ``row``: the table's move, then fastest first; returns how many.
 
     Fastest first: fewest replies for the opponent (corners counted double),
@@ -600,6 +602,9 @@ def _solver_order(P, O, moves, hash_move, n_empty, ev, row, keys) -> int:
     sort_depth = -1
     if n_empty >= EVAL_ORDER_EMPTIES:
         sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
+    # The reply's look stops as soon as it shows the move far below alpha (Edax's sort_alpha):
+    # where every move fails low there is nothing to rank finely (no measurable change alone).
+    sort_beta = (SORT_ALPHA_DELTA - alpha) * SCALE
     n = 0
     while moves:
         sq = first_square(moves)
@@ -611,7 +616,7 @@ def _solver_order(P, O, moves, hash_move, n_empty, ev, row, keys) -> int:
             key = _solver_key(P, O, sq, f, parity)
             if sort_depth >= 0:
                 mine = P | f | (ONE << U64(sq))
-                v = _order_value(O ^ f, mine, sort_depth, ev)
+                v = _order_value(O ^ f, mine, sort_depth, sort_beta, ev)
                 key -= (v // SCALE) * (W_MOBILITY // 2)
         row[n] = sq
         keys[n] = key
@@ -662,7 +667,7 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
-    n = _solver_order(P, O, moves, hash_move, n_empty, ev, row, kbuf[ply])
+    n = _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, kbuf[ply])
     best = -65
     best_move = row[0]
     a = alpha
