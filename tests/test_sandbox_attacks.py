@@ -9,12 +9,14 @@ attacker's directory changes; no process is left.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -31,6 +33,21 @@ from othello_arena.referee import sandbox
 pytestmark = pytest.mark.skipif(not sandbox.probe().works, reason=f"no sandbox here: {sandbox.probe().problem}")
 
 SECRET = "instructor-token-4f1c9a"  # in the referee's environment: no agent may see it
+
+
+@pytest.fixture
+def host_memory() -> Iterator[None]:
+    """One test at a time that fills the host's memory (across pytest-xdist's workers).
+
+    The hold-without-a-cgroup test measures how far the whole host's memory rises during its game; a
+    memory attack of another worker beside it (1 GB more) made it fail now and then under ``-n 2``.
+    """
+    with open(Path(tempfile.gettempdir()) / f"othello-arena-tests-host-memory-{os.getuid()}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
@@ -181,7 +198,7 @@ def test_a_big_file_costs_the_attacker(arena: Arena, user: Optional[str]) -> Non
     assert trimmed["why"] == "beyond the 16 MB disk limit"
 
 
-def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str]) -> None:
+def test_memory_is_limited_for_the_whole_agent(arena: Arena, user: Optional[str], host_memory: None) -> None:
     before = arena.fingerprint()
     record, games = play(arena, user, "memory", "--memory", "1024")
     check_game(arena, record, games, before)
@@ -327,7 +344,7 @@ RISE_ALLOWED = int(1.3 * (1 << 30))  # --memory 1024: the limit, and what one bu
 @pytest.mark.parametrize("attack, hit", [("shm-filler", "out of memory (the limit is 1024 MB for all its processes)"),
                                          ("children-700", "out of memory (the limit is 1024 MB for all its processes)"),
                                          ("folder-filler", "more than the 256 MB allowed")])
-def test_memory_and_disk_hold_without_a_cgroup(attack: str, hit: str) -> None:
+def test_memory_and_disk_hold_without_a_cgroup(attack: str, hit: str, host_memory: None) -> None:
     # The attacks of issue 24, run by a user who may make no cgroup: the referee's watchdog, the sized
     # /dev/shm and the disk watch hold the host's memory and the game folder to about the limits.
     name = unprivileged_user() if os.geteuid() == 0 else None
