@@ -138,4 +138,5 @@ def test_a_closed_wakers_inotify_descriptor_is_released(tmp_path: Path) -> None:
     deadline = time.monotonic() + 30
     while inotify_descriptors() > before and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert inotify_descriptors() == before
+    # At most as many as before: an earlier test's descriptors may still have been waiting for the closer.
+    assert inotify_descriptors() <= before
