@@ -33,6 +33,29 @@ def test_analyze_json_gives_the_exact_score_of_an_endgame():
     assert any(report["best_move"] == f"{line[3]}{line[5]}" for line in legal)
 
 
+def test_a_position_with_one_legal_move_and_few_empties_is_still_solved():
+    # One empty square, one legal move (White's H8, taking six): the answer is the final score, not a
+    # one-ply evaluation cut short because there was nothing to choose (it printed "exact": false).
+    one_left = "X" * 32 + "O" * 31 + "- X;"
+    board = parse_obf(one_left)
+    assert len(board.legal_moves()) == 1
+    exact = S.brute_force_score(np.uint64(board.own), np.uint64(board.opp))
+    assert exact == 39 - 25
+    for args in (["analyze", "--json", one_left], ["analyze", "--json", "--time", "0.5", one_left]):
+        report = json.loads(CliRunner().invoke(cli, args).output)
+        assert (report["best_move"], report["score"], report["exact"]) == ("H8", exact, True), args
+    # and with a dozen empties, a position whose single move is still solved for its score
+    rng = random.Random(6)
+    while True:
+        board = position_with_empties(rng, rng.randint(6, 12))
+        moves = board.legal_moves()
+        if len(moves) == 1 and not moves[0].is_pass:
+            break
+    report = json.loads(CliRunner().invoke(cli, ["analyze", "--json", format_obf(board)]).output)
+    assert report["exact"] is True
+    assert report["score"] == S.brute_force_score(np.uint64(board.own), np.uint64(board.opp))
+
+
 def test_analyze_reads_a_drawn_board_from_stdin():
     drawing = Board().draw()
     result = CliRunner().invoke(cli, ["analyze", "-", "--time", "0.3", "--no-exact", "--json"], input=drawing)

@@ -223,10 +223,14 @@ class Engine:
         depth = 0
         settle = self.settle and deadline is not None and exact is not True
         single_move = int(legal_moves(P, O)) & (int(legal_moves(P, O)) - 1) == 0
-        if settle and single_move:
-            max_depth = 1  # nothing to choose: depth 1 for the comment, then answer
-            try_solve = solve_now = False
-        settled = "single move" if settle and single_move else ""
+        # A single legal move leaves nothing to choose: depth 1 for the comment, then answer.  Where a
+        # solve was planned at once anyway (few empties: milliseconds), it still runs, so that the
+        # score is the exact one and not a one-ply evaluation of an all but finished game.
+        single_move_settles = settle and single_move and not solve_now
+        if single_move_settles:
+            max_depth = 1
+            try_solve = False
+        settled = "single move" if single_move_settles else ""
         if not solve_now:
             budget_share = 0.3 if try_solve else 1.0
             while depth < min(max_depth, n_empty):
