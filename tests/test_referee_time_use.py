@@ -68,6 +68,9 @@ def test_moves_near_their_limit_are_counted_with_the_start_up_and_the_fault() ->
     fault = FaultyMove(BLACK, None, 1.25, ["thinking, depth 9"])  # a timeout: its wait counts
     alice, bob = time_use([_record(moves, fault=fault, result=Result(WHITE, Termination.TIMEOUT, 4, 3))])
     assert (alice.moves, alice.longest, alice.near_limit, alice.depths, alice.timeouts) == (2, 3.0, 1, [4, 6], 0)
+    # her longest move is over the cap but was her first, with the start-up allowance: the line says so
+    assert alice.line().startswith("alice: 2 moves, 1.93 s a move on average, 3.00 s at most (a first move, "
+                                   "which has 5 s more to start up); 1 over 80 % of the limit (1 s)")
     assert (bob.moves, bob.longest, bob.near_limit, bob.depths, bob.timeouts) == (3, 1.25, 1, [9], 1)
     assert bob.line() == ("bob: 3 moves, 0.75 s a move on average, 1.25 s at most; 1 over 80 % of the limit (1 s); "
                           "1 game lost on time; depth 9 (9.0 on average)")
