@@ -23,7 +23,7 @@ from . import search as S
 from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
 
-DEFAULT_TT_BITS = 20  # 2**20 entries, about 34 MB
+DEFAULT_TT_BITS = 20  # 2**20 entries of 32 bytes, 32 MB
 
 # A move is settled (the deepening stops before its time is up) when the best move has been the
 # same for the last SETTLE_ITERATIONS iterations, the last at least SETTLE_MIN_DEPTH deep, and every
@@ -97,16 +97,9 @@ class Engine:
     ) -> None:
         self.settle = settle
         size = 1 << tt_bits
-        self.tt = (
-            np.zeros(size, dtype=np.uint64),
-            np.zeros(size, dtype=np.uint64),
-            # int64 bounds: a cached recursive numba function must not cast
-            # its return values (numba issue #6061/#6713: segfault on load).
-            np.zeros(size, dtype=np.int64),
-            np.zeros(size, dtype=np.int64),
-            np.full(size, -1, dtype=np.int8),
-            np.full(size, -1, dtype=np.int8),
-        )
+        # int64 words only: a cached recursive numba function must not cast
+        # its return values (numba issue #6061/#6713: segfault on load).
+        self.tt = S.new_table(size)
         if weights is None:
             weights = load_weights() if eval_kind == evaluation.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
         self.ev = (eval_kind, np.ascontiguousarray(weights, dtype=np.int32), TABLES.squares, TABLES.lengths, TABLES.offsets)
@@ -118,10 +111,7 @@ class Engine:
 
     def clear(self) -> None:
         """Forget the transposition table (a new game, or a test that needs a fresh table)."""
-        self.tt[0][:] = 0
-        self.tt[1][:] = 0
-        self.tt[4][:] = -1
-        self.tt[5][:] = -1
+        S.clear_table(self.tt)
 
     def stop(self) -> None:
         """Ask a running search to stop (any thread); it returns within ~1000 nodes."""
