@@ -106,6 +106,7 @@ class Engine:
         self.ctl = np.zeros(8, dtype=np.int64)
         self.mbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
         self.kbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
+        self.fbuf = np.zeros((S.MAX_PLY, 64), dtype=np.uint64)
 
     # -- control ---------------------------------------------------------------
 
@@ -132,7 +133,7 @@ class Engine:
         return int(value), int(self.ctl[S.BEST])
 
     def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.fbuf)
         return int(value), int(self.ctl[S.BEST])
 
     def evaluate(self, board: Board) -> float:

@@ -27,6 +27,9 @@ explicitly:
     was cut short and its result must be thrown away.
 ``mbuf``, ``kbuf``
     per-ply scratch rows for move ordering (no allocation in the search).
+``fbuf``
+    per-ply rows of 64 ``uint64``: the solver's flips of each move by square,
+    computed once a node for its transposition cut-offs, ordering and moves.
 
 Scores are from the side to move.  In the midgame search they are in
 centi-discs (:data:`.evaluation.SCALE` per disc); a finished game is worth its disc
@@ -588,15 +591,24 @@ def _solver_store(tt, i, found, P, O, depth, value, alpha, beta, move):
         _tt_store(tt, i + 1, P, O, depth, value, alpha, beta, move)
 
 
+@njit(cache=True, inline="always")
+def _fill_flips(P, O, moves, frow) -> None:
+    """``frow[sq]``: the discs each move flips."""
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        frow[sq] = flips(P, O, sq)
+
+
 @njit(cache=True)
-def _etc_cutoff(tt, P, O, moves, beta) -> int:
+def _etc_cutoff(tt, P, O, moves, beta, frow) -> int:
     """Enhanced transposition cut-off: a child whose stored solved bound already lifts this
     position to ``beta`` or more cuts it without a search; its bound (at least ``beta``) or -65."""
     mask = tt.shape[0] - 1
     while moves:
         sq = first_square(moves)
         moves &= moves - ONE
-        f = flips(P, O, sq)
+        f = frow[sq]
         child_p = O ^ f
         child_o = P | f | (ONE << U64(sq))
         ci = tt_index(child_p, child_o, mask) & ~1
@@ -607,7 +619,7 @@ def _etc_cutoff(tt, P, O, moves, beta) -> int:
 
 
 @njit(cache=True, inline="always")
-def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
+def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
     """The cut-offs that spare a solved position its search, cheapest first: ``(value, slot, alpha, beta)``.
 
     The stability cut-off (the opponent's stable discs cap the score), before
@@ -615,7 +627,8 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
     window); then enhanced transposition cut-offs from :data:`ETC_MIN_EMPTIES`
     empties.  ``value`` is :data:`NO_CUT` when the position must be searched
     in ``(alpha, beta)``; ``slot`` is the position's slot in the table's pair
-    at ``ti`` (-1: none; not looked up when the stability cut).
+    at ``ti`` (-1: none; not looked up when the stability cut).  Past the
+    table, ``frow`` gets the flips of every move (:func:`_fill_flips`).
     """
     if alpha >= STABILITY_THRESHOLD[n_empty]:
         bound = 64 - 2 * stable_count(O, P)
@@ -632,15 +645,16 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
             return lower, found, alpha, beta
         alpha = max(alpha, lower)
         beta = min(beta, upper)
+    _fill_flips(P, O, moves, frow)
     if n_empty >= ETC_MIN_EMPTIES:
-        cut = _etc_cutoff(tt, P, O, moves, beta)
+        cut = _etc_cutoff(tt, P, O, moves, beta, frow)
         if cut >= beta:
             return cut, found, alpha, beta
     return NO_CUT, found, alpha, beta
 
 
 @njit(cache=True, inline="always")
-def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
+def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys, frow) -> int:
     """The solver's move ordering into ``row``: the table's move, then fastest first; returns how many.
 
     Fastest first: fewest replies for the opponent (corners counted double),
@@ -662,7 +676,7 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
         if sq == hash_move:
             key = 1 << 40
         else:
-            f = flips(P, O, sq)
+            f = frow[sq]
             key = _solver_key(P, O, sq, f, parity)
             if sort_depth >= 0:
                 mine = P | f | (ONE << U64(sq))
@@ -676,7 +690,7 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
 
 
 @njit(cache=True, nogil=True)
-def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
+def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
 
     A score <= alpha only says "at most", one >= beta "at least".  Called
@@ -704,27 +718,29 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_score(P, O)
-        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
 
     ti = tt_index(P, O, tt.shape[0] - 1) & ~1
+    frow = fbuf[ply]
     if ply > 0:
-        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta)
+        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow)
         if cut != NO_CUT:
             return cut
     else:
         found = _solver_probe(tt, ti, P, O)
+        _fill_flips(P, O, moves, frow)
     hash_move = tt_move(tt, found) if found >= 0 else -1
     alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
-    n = _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, kbuf[ply])
+    n = _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, kbuf[ply], frow)
     best = -65
     best_move = row[0]
     a = alpha
     child_shallow = n_empty - 1 <= SHALLOW_EMPTIES
     for i in range(n):
         sq = row[i]
-        f = flips(P, O, sq)
+        f = frow[sq]
         np_ = P | f | (ONE << U64(sq))
         no = O ^ f
         if child_shallow:
@@ -733,11 +749,11 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             ctl[NODES] += unpack_nodes(r)
             v = -unpack_score(r)
         elif i == 0:
-            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
         else:
-            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
             if a < v < beta:
-                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
         if ctl[ABORTED]:
             return 0
         if v > best:
