@@ -40,8 +40,10 @@ GUESS_EMPTIES_LEFT = 8
 # a test above the score (the winner cannot reach it: all his moves refuted) costs up to 50 times
 # one below it; from a guess beyond the score (+52 for +46, -41 for -34) every test but one was of
 # the costly kind.  10 discs: 18 % less CPU in all on FFO #40-#44 and 10 positions of 20-24 empties
-# from the demo tournament's games (issue 27, bench/RESULTS.md).
-GUESS_TOWARD_ZERO = 10
+# from the demo tournament's games (issue 27, bench/RESULTS.md).  8 discs: 665 M nodes on FFO
+# #40-#44 and the games set but its draw, against 775 M at 10 and 681 M at 6 (a test 2 discs under
+# the score can cost more than one at it: line 16, +58, 162 M nodes at 56, 57 M at 58).
+GUESS_TOWARD_ZERO = 8
 
 
 @dataclass
