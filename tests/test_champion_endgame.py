@@ -128,6 +128,78 @@ def test_stable_count_finds_anchored_edges_and_full_lines():
     assert E.stable_count(np.uint64(0x00000000FFFFFFFF), np.uint64(0xFFFFFFFF00000000)) == 32
 
 
+def test_the_edge_table_file_is_the_one_its_definition_builds():
+    assert np.array_equal(np.load(E.EDGE_STABILITY_FILE), E.edge_stability_table())
+
+
+def test_the_edge_tables_stable_discs_survive_any_play_on_the_line():
+    # Random lines played out in random orders, either side on any empty square (it may flip
+    # along another line of the board): a disc the table calls stable never changes colour.
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(400):
+        cells = [rng.choice("xo..") for _ in range(8)]
+        p = sum(1 << k for k, c in enumerate(cells) if c == "x")
+        o = sum(1 << k for k, c in enumerate(cells) if c == "o")
+        stable = int(E.EDGE_STABLE[p * 256 + o])
+        assert stable & ~p == 0
+        for _ in range(20):
+            mp, mo = p, o
+            for x in rng.sample([k for k in range(8) if not (p | o) >> k & 1], k=8 - bin(p | o).count("1")):
+                if rng.random() < 0.5:
+                    f = E._line_flips(mp, mo, x)
+                    mp, mo = mp | f | 1 << x, mo & ~f
+                else:
+                    f = E._line_flips(mo, mp, x)
+                    mp, mo = mp & ~f, mo | f | 1 << x
+                assert mp & stable == stable, (cells, bin(stable))
+            checked += 1
+    assert checked == 8000
+    # a lone corner; b1 between the other side's a1 and c1 (d1 flips c1, then e1 flips b1-d1); a full line
+    assert E.EDGE_STABLE[0b00000001 * 256 + 0] == 0b00000001
+    assert E.EDGE_STABLE[0b00000010 * 256 + 0b00000101] == 0
+    assert E.EDGE_STABLE[0b11111110 * 256 + 0b00000001] == 0b11111110
+
+
+def _flipped_in_some_line_of_play(P: int, O: int) -> int:
+    """Every square whose disc changes colour in some legal continuation of (P to move, O)."""
+    from othello_arena.agents.champion.bitboard import flips, legal_moves
+
+    seen: dict[tuple[int, int], int] = {}
+
+    def walk(p: int, o: int) -> int:
+        if (p, o) in seen:
+            return seen[p, o]
+        moves = int(legal_moves(np.uint64(p), np.uint64(o)))
+        if moves == 0:
+            out = 0 if int(legal_moves(np.uint64(o), np.uint64(p))) == 0 else walk(o, p)
+        else:
+            out = 0
+            while moves:
+                sq = (moves & -moves).bit_length() - 1
+                moves &= moves - 1
+                f = int(flips(np.uint64(p), np.uint64(o), sq))
+                out |= f | walk(o ^ f, p | f | 1 << sq)
+        seen[p, o] = out
+        return out
+
+    return walk(P, O)
+
+
+def test_stable_discs_are_never_flipped_in_any_line_of_play():
+    # Exhaustively, on positions of 5-8 empties: the cut-off's bound must hold in every line.
+    found = 0
+    for board in endgame_positions(12, 40, 5, 8):
+        flipped = _flipped_in_some_line_of_play(board.own, board.opp)
+        for X, Y in ((board.own, board.opp), (board.opp, board.own)):
+            stable = int(E.stable_discs(np.uint64(X), np.uint64(Y)))
+            assert stable & ~X == 0
+            assert stable & flipped == 0, board.draw()
+            assert E.stable_count(np.uint64(X), np.uint64(Y)) == bin(stable).count("1")
+            found += bin(stable).count("1")
+    assert found > 100  # not vacuous
+
+
 def read_ffo() -> list[tuple[str, str, set[str], int]]:
     rows = []
     for line in FFO_FILE.read_text().splitlines():

@@ -14,9 +14,10 @@ from pathlib import Path
 from ...referee.config import compiled_cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# Sources outside this package that compiled code is made from: numba compiles a global array in
-# as a constant, and the evaluation's square weights are seed 002's (players.PAPER_WEIGHTS).
-OUTSIDE_SOURCES = (PACKAGE_DIR.parent / "players.py",)
+# Sources outside this package's modules that compiled code is made from: numba compiles a global
+# array in as a constant, and the evaluation's square weights are seed 002's (players.PAPER_WEIGHTS),
+# the stability cut-off's edge table is endgame.EDGE_STABILITY_FILE.
+OUTSIDE_SOURCES = (PACKAGE_DIR.parent / "players.py", PACKAGE_DIR / "data" / "edge_stability.npy")
 
 
 def numba_cache_dir() -> Path:

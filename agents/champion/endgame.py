@@ -27,6 +27,8 @@ the winner (see :func:`.search.final_score`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -109,6 +111,79 @@ _D9 = tuple(U64(m) for m in _short_rays(7))
 
 
 # ---------------------------------------------------------------------------
+# The edges' stable discs, from a table (as Edax's edge_stability)
+# ---------------------------------------------------------------------------
+
+# ``EDGE_STABLE[p * 256 + o]``: the discs of ``p`` (an 8-square line, bit k = k-th square) that
+# no sequence of moves on that line alone can flip, ``o`` being the other side's.  An edge square
+# ends every other line through it, so such a disc is stable on the board.  The table is
+# :func:`edge_stability_table`'s, kept in ``data/`` (building it takes 0.1 s of Python: too much
+# for a process's start-up); tests/test_champion_endgame.py checks the file against it.
+EDGE_STABILITY_FILE = Path(__file__).resolve().parent / "data" / "edge_stability.npy"
+_GATHER_A = U64(0x0102040810204080)  # (x & column A) * this >> 56: column A as a byte, A1 first
+
+
+def _line_flips(p: int, o: int, x: int) -> int:
+    """The discs of ``o`` that ``p`` flips by playing ``x`` on an 8-square line."""
+    flipped = 0
+    for step in (1, -1):
+        k, run = x + step, 0
+        while 0 <= k < 8 and o >> k & 1:
+            run |= 1 << k
+            k += step
+        if run and 0 <= k < 8 and p >> k & 1:
+            flipped |= run
+    return flipped
+
+
+def edge_stability_table() -> np.ndarray:
+    """:data:`EDGE_STABLE` computed: a disc is stable when no move by either side on any empty
+    square of the line (whether or not it flips there: it may flip along another line) ever
+    flips it, in any order of moves, until the line is full."""
+    memo: dict[tuple[int, int], int] = {}
+
+    def kept(p: int, o: int) -> int:  # the discs of both sides that never change colour
+        if (p, o) in memo:
+            return memo[p, o]
+        same = p | o
+        for x in range(8):
+            if (p | o) >> x & 1:
+                continue
+            flipped = _line_flips(p, o, x)  # p plays x
+            same &= ~flipped & kept(p | flipped | 1 << x, o & ~flipped)
+            flipped = _line_flips(o, p, x)  # o plays x
+            same &= ~flipped & kept(p & ~flipped, o | flipped | 1 << x)
+        memo[p, o] = same
+        return same
+
+    table = np.zeros(65536, dtype=np.uint8)
+    for p in range(256):
+        for o in range(256):
+            if p & o == 0:
+                table[p * 256 + o] = kept(p, o) & p
+    return table
+
+
+def _load_edge_stability() -> np.ndarray:
+    table: np.ndarray = np.load(EDGE_STABILITY_FILE)
+    if table.shape != (65536,) or table.dtype != np.uint8:
+        raise ValueError(f"{EDGE_STABILITY_FILE}: not an edge stability table (remake it with edge_stability_table())")
+    return table
+
+
+def _column_spread() -> np.ndarray:
+    """``COLUMN_SPREAD[b]``: the byte ``b`` laid on column A (bit k on row k + 1)."""
+    spread = np.zeros(256, dtype=np.uint64)
+    for b in range(256):
+        spread[b] = np.uint64(sum(1 << (8 * k) for k in range(8) if b >> k & 1))
+    return spread
+
+
+EDGE_STABLE = _load_edge_stability()
+COLUMN_SPREAD = _column_spread()
+
+
+# ---------------------------------------------------------------------------
 # Stability
 # ---------------------------------------------------------------------------
 
@@ -145,22 +220,39 @@ def full_lines(occupied: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64, np
     return h, v, d9, d7
 
 
-@njit(cache=True)
-def stable_count(X: np.uint64, Y: np.uint64) -> int:
-    """How many discs of ``X`` can never be flipped (a lower bound; ``Y`` is the other side).
+@njit(cache=True, inline="always")
+def _column_byte(x: np.uint64) -> int:
+    return np.int64(((x & _COL_A) * _GATHER_A) >> U64(56))
 
-    A disc is stable when, on each of its four lines, the line is full, or it
-    sits on the board's edge across that line, or a stable disc of its own
-    colour is next to it on that line; grown from nothing until it stops.
+
+@njit(cache=True, inline="always")
+def edge_stable(X: np.uint64, Y: np.uint64) -> np.uint64:
+    """The discs of ``X`` on the board's four edges that no move can flip (:data:`EDGE_STABLE`)."""
+    row1 = EDGE_STABLE[np.int64(X & _ROW_1) * 256 + np.int64(Y & _ROW_1)]
+    row8 = EDGE_STABLE[np.int64(X >> U64(56)) * 256 + np.int64(Y >> U64(56))]
+    col_a = EDGE_STABLE[_column_byte(X) * 256 + _column_byte(Y)]
+    col_h = EDGE_STABLE[_column_byte(X >> U64(7)) * 256 + _column_byte(Y >> U64(7))]
+    return (U64(row1) | (U64(row8) << U64(56)) | COLUMN_SPREAD[col_a] | (COLUMN_SPREAD[col_h] << U64(7)))
+
+
+@njit(cache=True)
+def stable_discs(X: np.uint64, Y: np.uint64) -> np.uint64:
+    """The discs of ``X`` that can never be flipped (a subset of them; ``Y`` is the other side).
+
+    The edges' stable discs (exact along the edge, from a table), and the
+    discs whose four lines are all full; then grown: a disc is stable when,
+    on each of its four lines, the line is full, or it sits on the board's
+    edge across that line, or a stable disc of its own colour is next to it
+    on that line, until nothing more is added.
     """
     h, v, d9, d7 = full_lines(X | Y)
     edge_h = _COL_A | (_COL_A << U64(7)) | h
     edge_v = _ROW_1 | (_ROW_1 << U64(56)) | v
     edge_d9 = _EDGE | d9
     edge_d7 = _EDGE | d7
-    stable = X & edge_h & edge_v & edge_d9 & edge_d7
+    stable = edge_stable(X, Y) | (X & h & v & d9 & d7)
     if stable == ZERO:
-        return 0
+        return stable
     while True:
         horiz = ((stable << U64(1)) & _NOT_A) | ((stable >> U64(1)) & _NOT_H) | edge_h
         vert = (stable << U64(8)) | (stable >> U64(8)) | edge_v
@@ -168,8 +260,14 @@ def stable_count(X: np.uint64, Y: np.uint64) -> int:
         diag7 = ((stable << U64(7)) & _NOT_H) | ((stable >> U64(7)) & _NOT_A) | edge_d7
         grown = stable | (X & horiz & vert & diag9 & diag7)
         if grown == stable:
-            return popcount(stable)
+            return stable
         stable = grown
+
+
+@njit(cache=True)
+def stable_count(X: np.uint64, Y: np.uint64) -> int:
+    """How many discs of ``X`` can never be flipped (a lower bound; ``Y`` is the other side)."""
+    return popcount(stable_discs(X, Y))
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from . import search as S
 from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
 
-DEFAULT_TT_BITS = 20  # 2**20 entries, about 34 MB
+DEFAULT_TT_BITS = 20  # 2**20 entries of 32 bytes, 32 MB
 
 # A move is settled (the deepening stops before its time is up) when the best move has been the
 # same for the last SETTLE_ITERATIONS iterations, the last at least SETTLE_MIN_DEPTH deep, and every
@@ -40,8 +40,10 @@ GUESS_EMPTIES_LEFT = 8
 # a test above the score (the winner cannot reach it: all his moves refuted) costs up to 50 times
 # one below it; from a guess beyond the score (+52 for +46, -41 for -34) every test but one was of
 # the costly kind.  10 discs: 18 % less CPU in all on FFO #40-#44 and 10 positions of 20-24 empties
-# from the demo tournament's games (issue 27, bench/RESULTS.md).
-GUESS_TOWARD_ZERO = 10
+# from the demo tournament's games (issue 27, bench/RESULTS.md).  8 discs: 665 M nodes on FFO
+# #40-#44 and the games set but its draw, against 775 M at 10 and 681 M at 6 (a test 2 discs under
+# the score can cost more than one at it: line 16, +58, 162 M nodes at 56, 57 M at 58).
+GUESS_TOWARD_ZERO = 8
 
 
 @dataclass
@@ -97,31 +99,22 @@ class Engine:
     ) -> None:
         self.settle = settle
         size = 1 << tt_bits
-        self.tt = (
-            np.zeros(size, dtype=np.uint64),
-            np.zeros(size, dtype=np.uint64),
-            # int64 bounds: a cached recursive numba function must not cast
-            # its return values (numba issue #6061/#6713: segfault on load).
-            np.zeros(size, dtype=np.int64),
-            np.zeros(size, dtype=np.int64),
-            np.full(size, -1, dtype=np.int8),
-            np.full(size, -1, dtype=np.int8),
-        )
+        # int64 words only: a cached recursive numba function must not cast
+        # its return values (numba issue #6061/#6713: segfault on load).
+        self.tt = S.new_table(size)
         if weights is None:
             weights = load_weights() if eval_kind == evaluation.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
         self.ev = (eval_kind, np.ascontiguousarray(weights, dtype=np.int32), TABLES.squares, TABLES.lengths, TABLES.offsets)
         self.ctl = np.zeros(8, dtype=np.int64)
         self.mbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
         self.kbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
+        self.fbuf = np.zeros((S.MAX_PLY, 64), dtype=np.uint64)
 
     # -- control ---------------------------------------------------------------
 
     def clear(self) -> None:
         """Forget the transposition table (a new game, or a test that needs a fresh table)."""
-        self.tt[0][:] = 0
-        self.tt[1][:] = 0
-        self.tt[4][:] = -1
-        self.tt[5][:] = -1
+        S.clear_table(self.tt)
 
     def stop(self) -> None:
         """Ask a running search to stop (any thread); it returns within ~1000 nodes."""
@@ -142,7 +135,7 @@ class Engine:
         return int(value), int(self.ctl[S.BEST])
 
     def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.fbuf)
         return int(value), int(self.ctl[S.BEST])
 
     def evaluate(self, board: Board) -> float:

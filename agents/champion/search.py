@@ -6,11 +6,15 @@ arrays and drives iterative deepening; the functions below take them
 explicitly:
 
 ``tt``
-    the transposition table, a tuple of arrays indexed by a hash of the
-    position: ``(key_p, key_o, lower, upper, depth, move)``.  ``lower`` and
-    ``upper`` bound the value; ``depth`` is the remaining depth of the search
-    that stored it, or ``EXACT_DEPTH + empties`` for an entry of the endgame
-    solver (whose values are in discs, not in evaluation units).
+    the transposition table, an ``int64`` array of rows of :data:`TT_WORDS`
+    words indexed by a hash of the position: the position's two bitboards,
+    its bounds (``lower`` and ``upper``, 32 bits each) and ``depth`` with
+    ``move`` (:func:`tt_meta`).  ``depth`` is the remaining depth of the
+    search that stored it, or ``EXACT_DEPTH + empties`` for an entry of the
+    endgame solver (whose values are in discs, not in evaluation units).  A
+    row is 32 bytes and the array starts on a cache line
+    (:func:`new_table`), so the solver's pair of rows is one cache line: a
+    probe costs one miss, not one per field.
 ``ev``
     the evaluation: ``(kind, weights, inst_squares, inst_length, inst_offset)``;
     ``kind`` is :data:`.evaluation.EVAL_PATTERNS` (the learned pattern evaluation) or
@@ -23,6 +27,9 @@ explicitly:
     was cut short and its result must be thrown away.
 ``mbuf``, ``kbuf``
     per-ply scratch rows for move ordering (no allocation in the search).
+``fbuf``
+    per-ply rows of 64 ``uint64``: the solver's flips of each move by square,
+    computed once a node for its transposition cut-offs, ordering and moves.
 
 Scores are from the side to move.  In the midgame search they are in
 centi-discs (:data:`.evaluation.SCALE` per disc); a finished game is worth its disc
@@ -113,6 +120,59 @@ def leaf_value(P: np.uint64, O: np.uint64, ev) -> int:
 # Transposition table
 # ---------------------------------------------------------------------------
 
+TT_WORDS = 4  # a row: key P, key O, bounds, meta
+_KEY_P, _KEY_O, _BOUNDS, _META = 0, 1, 2, 3
+_LOW32 = 0xFFFFFFFF
+EMPTY_META = -256  # depth -1, move -1: a row nothing was stored in
+
+
+def new_table(entries: int) -> np.ndarray:
+    """An empty table of ``entries`` rows (a power of two), its first row on a 64-byte boundary."""
+    raw = np.zeros(entries * TT_WORDS + 8, dtype=np.int64)
+    skip = (-raw.ctypes.data % 64) // 8
+    table = raw[skip:skip + entries * TT_WORDS].reshape(entries, TT_WORDS)
+    clear_table(table)
+    return table
+
+
+def clear_table(table: np.ndarray) -> None:
+    """Forget every entry (keys that match no position, depth -1)."""
+    table[:, _KEY_P] = 0
+    table[:, _KEY_O] = 0
+    table[:, _META] = EMPTY_META
+
+
+@njit(cache=True, inline="always")
+def tt_meta(depth: int, move: int) -> int:
+    """``depth`` and ``move`` (-1..63) in one word."""
+    return depth * 256 + move + 1
+
+
+@njit(cache=True, inline="always")
+def tt_depth(tt, i) -> int:
+    return tt[i, _META] >> 8
+
+
+@njit(cache=True, inline="always")
+def tt_move(tt, i) -> int:
+    return (tt[i, _META] & 255) - 1
+
+
+@njit(cache=True, inline="always")
+def tt_lower(tt, i) -> int:
+    return (tt[i, _BOUNDS] << 32) >> 32
+
+
+@njit(cache=True, inline="always")
+def tt_upper(tt, i) -> int:
+    return tt[i, _BOUNDS] >> 32
+
+
+@njit(cache=True, inline="always")
+def tt_holds(tt, i, P, O) -> bool:
+    """Is row ``i`` the entry of the position ``(P, O)``?"""
+    return tt[i, _KEY_P] == np.int64(P) and tt[i, _KEY_O] == np.int64(O)
+
 
 @njit(cache=True, inline="always")
 def tt_index(P: np.uint64, O: np.uint64, mask: int) -> int:
@@ -123,20 +183,16 @@ def tt_index(P: np.uint64, O: np.uint64, mask: int) -> int:
 
 @njit(cache=True, inline="always")
 def _tt_store(tt, i, P, O, depth, value, alpha, beta, move):
-    key_p, key_o, lower, upper, tdepth, tmove = tt
-    key_p[i] = P
-    key_o[i] = O
-    tdepth[i] = depth
-    tmove[i] = move
     if value <= alpha:
-        lower[i] = -INF
-        upper[i] = value
+        lower, upper = -INF, value
     elif value >= beta:
-        lower[i] = value
-        upper[i] = INF
+        lower, upper = value, INF
     else:
-        lower[i] = value
-        upper[i] = value
+        lower, upper = value, value
+    tt[i, _KEY_P] = np.int64(P)
+    tt[i, _KEY_O] = np.int64(O)
+    tt[i, _BOUNDS] = (upper << 32) | (lower & _LOW32)
+    tt[i, _META] = tt_meta(depth, move)
 
 
 @njit(cache=True, inline="always")
@@ -217,17 +273,17 @@ def _midgame_probe(tt, ti, P, O, depth, alpha, beta):
     (from a search at least as deep, never a solved entry: those are in
     discs), else :data:`NO_CUT`; the hash move is -1 when the table has none.
     """
-    key_p, key_o, lower, upper, tdepth, tmove = tt
-    if not (key_p[ti] == P and key_o[ti] == O):
+    if not tt_holds(tt, ti, P, O):
         return NO_CUT, -1
-    hash_move = np.int64(tmove[ti])
-    if depth <= tdepth[ti] < EXACT_DEPTH:
-        if lower[ti] >= beta:
-            return lower[ti], hash_move
-        if upper[ti] <= alpha:
-            return upper[ti], hash_move
-        if lower[ti] == upper[ti]:
-            return lower[ti], hash_move
+    hash_move = tt_move(tt, ti)
+    if depth <= tt_depth(tt, ti) < EXACT_DEPTH:
+        lower, upper = tt_lower(tt, ti), tt_upper(tt, ti)
+        if lower >= beta:
+            return lower, hash_move
+        if upper <= alpha:
+            return upper, hash_move
+        if lower == upper:
+            return lower, hash_move
     return NO_CUT, hash_move
 
 
@@ -273,7 +329,7 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             return final_value(P, O)
         return -negascout(O, P, depth, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
 
-    ti = tt_index(P, O, tt[0].shape[0] - 1)
+    ti = tt_index(P, O, tt.shape[0] - 1)
     cut, hash_move = _midgame_probe(tt, ti, P, O, depth, alpha, beta)
     if ply > 0:
         if cut != NO_CUT:
@@ -308,7 +364,7 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
                 a = v
                 if a >= beta:
                     break
-    if tt[4][ti] <= depth or not (tt[0][ti] == P and tt[1][ti] == O):
+    if tt_depth(tt, ti) <= depth or not tt_holds(tt, ti, P, O):
         _tt_store(tt, ti, P, O, depth, best, alpha, beta, best_move)
     return best
 
@@ -509,10 +565,9 @@ def _order_value(P, O, depth, beta, ev) -> int:
 @njit(cache=True, inline="always")
 def _solver_probe(tt, i, P, O) -> int:
     """The slot of the two at ``i`` (even) holding ``(P, O)``, or -1."""
-    key_p, key_o = tt[0], tt[1]
-    if key_p[i] == P and key_o[i] == O:
+    if tt_holds(tt, i, P, O):
         return i
-    if key_p[i + 1] == P and key_o[i + 1] == O:
+    if tt_holds(tt, i + 1, P, O):
         return i + 1
     return -1
 
@@ -525,39 +580,46 @@ def _solver_store(tt, i, found, P, O, depth, value, alpha, beta, move):
     first when it is at least as deep as the first slot's (which moves to the
     second), and second otherwise: deep results, the costly ones, survive.
     """
-    key_p, key_o, lower, upper, tdepth, tmove = tt
     if found >= 0:
         _tt_store(tt, found, P, O, depth, value, alpha, beta, move)
         return
-    if depth >= tdepth[i]:
-        j = i + 1
-        key_p[j], key_o[j], lower[j], upper[j], tdepth[j], tmove[j] = key_p[i], key_o[i], lower[i], upper[i], tdepth[i], tmove[i]
+    if depth >= tt_depth(tt, i):
+        for w in range(TT_WORDS):
+            tt[i + 1, w] = tt[i, w]
         _tt_store(tt, i, P, O, depth, value, alpha, beta, move)
     else:
         _tt_store(tt, i + 1, P, O, depth, value, alpha, beta, move)
 
 
-@njit(cache=True)
-def _etc_cutoff(tt, P, O, moves, beta) -> int:
-    """Enhanced transposition cut-off: a child whose stored solved bound already lifts this
-    position to ``beta`` or more cuts it without a search; its bound (at least ``beta``) or -65."""
-    key_p = tt[0]
-    mask = key_p.shape[0] - 1
+@njit(cache=True, inline="always")
+def _fill_flips(P, O, moves, frow) -> None:
+    """``frow[sq]``: the discs each move flips."""
     while moves:
         sq = first_square(moves)
         moves &= moves - ONE
-        f = flips(P, O, sq)
+        frow[sq] = flips(P, O, sq)
+
+
+@njit(cache=True)
+def _etc_cutoff(tt, P, O, moves, beta, frow) -> int:
+    """Enhanced transposition cut-off: a child whose stored solved bound already lifts this
+    position to ``beta`` or more cuts it without a search; its bound (at least ``beta``) or -65."""
+    mask = tt.shape[0] - 1
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = frow[sq]
         child_p = O ^ f
         child_o = P | f | (ONE << U64(sq))
         ci = tt_index(child_p, child_o, mask) & ~1
         found = _solver_probe(tt, ci, child_p, child_o)
-        if found >= 0 and tt[4][found] >= EXACT_DEPTH and -tt[3][found] >= beta:
-            return -tt[3][found]
+        if found >= 0 and tt_depth(tt, found) >= EXACT_DEPTH and -tt_upper(tt, found) >= beta:
+            return -tt_upper(tt, found)
     return -65
 
 
 @njit(cache=True, inline="always")
-def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
+def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
     """The cut-offs that spare a solved position its search, cheapest first: ``(value, slot, alpha, beta)``.
 
     The stability cut-off (the opponent's stable discs cap the score), before
@@ -565,15 +627,16 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
     window); then enhanced transposition cut-offs from :data:`ETC_MIN_EMPTIES`
     empties.  ``value`` is :data:`NO_CUT` when the position must be searched
     in ``(alpha, beta)``; ``slot`` is the position's slot in the table's pair
-    at ``ti`` (-1: none; not looked up when the stability cut).
+    at ``ti`` (-1: none; not looked up when the stability cut).  Past the
+    table, ``frow`` gets the flips of every move (:func:`_fill_flips`).
     """
     if alpha >= STABILITY_THRESHOLD[n_empty]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
             return bound, -1, alpha, beta
     found = _solver_probe(tt, ti, P, O)
-    if found >= 0 and tt[4][found] >= EXACT_DEPTH:
-        lower, upper = tt[2][found], tt[3][found]
+    if found >= 0 and tt_depth(tt, found) >= EXACT_DEPTH:
+        lower, upper = tt_lower(tt, found), tt_upper(tt, found)
         if lower >= beta:
             return lower, found, alpha, beta
         if upper <= alpha:
@@ -582,15 +645,16 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta):
             return lower, found, alpha, beta
         alpha = max(alpha, lower)
         beta = min(beta, upper)
+    _fill_flips(P, O, moves, frow)
     if n_empty >= ETC_MIN_EMPTIES:
-        cut = _etc_cutoff(tt, P, O, moves, beta)
+        cut = _etc_cutoff(tt, P, O, moves, beta, frow)
         if cut >= beta:
             return cut, found, alpha, beta
     return NO_CUT, found, alpha, beta
 
 
 @njit(cache=True, inline="always")
-def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
+def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys, frow) -> int:
     """The solver's move ordering into ``row``: the table's move, then fastest first; returns how many.
 
     Fastest first: fewest replies for the opponent (corners counted double),
@@ -612,7 +676,7 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
         if sq == hash_move:
             key = 1 << 40
         else:
-            f = flips(P, O, sq)
+            f = frow[sq]
             key = _solver_key(P, O, sq, f, parity)
             if sort_depth >= 0:
                 mine = P | f | (ONE << U64(sq))
@@ -626,7 +690,7 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys) -> int:
 
 
 @njit(cache=True, nogil=True)
-def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
+def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
 
     A score <= alpha only says "at most", one >= beta "at least".  Called
@@ -654,27 +718,29 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_score(P, O)
-        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
 
-    ti = tt_index(P, O, tt[0].shape[0] - 1) & ~1
+    ti = tt_index(P, O, tt.shape[0] - 1) & ~1
+    frow = fbuf[ply]
     if ply > 0:
-        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta)
+        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow)
         if cut != NO_CUT:
             return cut
     else:
         found = _solver_probe(tt, ti, P, O)
-    hash_move = np.int64(tt[5][found]) if found >= 0 else -1
+        _fill_flips(P, O, moves, frow)
+    hash_move = tt_move(tt, found) if found >= 0 else -1
     alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
-    n = _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, kbuf[ply])
+    n = _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, kbuf[ply], frow)
     best = -65
     best_move = row[0]
     a = alpha
     child_shallow = n_empty - 1 <= SHALLOW_EMPTIES
     for i in range(n):
         sq = row[i]
-        f = flips(P, O, sq)
+        f = frow[sq]
         np_ = P | f | (ONE << U64(sq))
         no = O ^ f
         if child_shallow:
@@ -683,11 +749,11 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             ctl[NODES] += unpack_nodes(r)
             v = -unpack_score(r)
         elif i == 0:
-            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
         else:
-            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
             if a < v < beta:
-                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
         if ctl[ABORTED]:
             return 0
         if v > best:
