@@ -761,9 +761,10 @@ class AgentCgroup:
         between fork and exec is the whole process (it has no other thread),
         and the kernel moves a thread that moves itself without the global
         lock of ``cgroup.procs``, whose first writer waits for an RCU grace
-        period (median 12-15 ms for the three joins of a start, measured on
-        this machine's 6.18 kernel, against 0.5 ms: issue 27).  Under v2,
-        ``cgroup.procs`` (a domain cgroup takes processes only).
+        period (median 12-15 ms for the joins of a start on a 6.18 kernel,
+        against 0.5 ms: ``bench/game_steps.py --joins``, issue 27; a kernel
+        without that shortcut takes the lock for both files alike).  Under
+        v2, ``cgroup.procs`` (a domain cgroup takes processes only).
         """
         name = "tasks" if self.version == 1 else "cgroup.procs"
         return [f"{folder}/{name}" for folder in self.folder_paths()]
