@@ -1,6 +1,7 @@
 """Where a game's time goes in ``othello match``: the median moment each step of a game ends (issue 27).
 
     python bench/game_steps.py [--games 20] [-- MATCH OPTIONS...]
+    python bench/game_steps.py --joins 30
 
 Runs ``othello match "a=./greedy {name}" "b=./greedy {name}" --games N -j 1 -q``
 in this process (agents/examples/greedy.c built with ``gcc -O2``, the
@@ -9,7 +10,10 @@ the runner's steps wrapped: each step notes the moment it ends, as
 milliseconds since its game's ``play_job`` began, and the table gives the
 median over the games of each moment (the k-th call of a step is its own row).
 The game runs in a thread of the runner's pool, so a profile of the main
-thread would show only its wait.  Steps named by a build that lacks them are
+thread would show only its wait.  ``--joins N`` measures instead what a child
+pays to join an agent's cgroups between fork and exec, as the referee's does
+(N fresh agent cgroups, one child each, 30 ms apart as games space their
+starts), through ``cgroup.procs`` and through ``tasks`` (cgroup v1), in turn.  Steps named by a build that lacks them are
 left out, so a copy of an earlier commit can be timed too
 (``PYTHONPATH=/tmp/before python bench/game_steps.py``, ``/tmp/before/othello_arena``
 being that copy).  The wrappers cost a little of their own: read the gaps,
@@ -80,11 +84,53 @@ def first_move_reader(read_move: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def joins(starts: int) -> int:
+    """The time a forked child takes to write itself into an agent's cgroups, by each file, in turn."""
+    from othello_arena.referee.sandbox import CgroupRoot
+
+    root, why = CgroupRoot.find()
+    if root is None:
+        print(f"no cgroup here: {why}")
+        return 1
+    names = ["cgroup.procs", "tasks"] if root.version == 1 else ["cgroup.procs"]
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(starts):
+        for name in names:
+            group = root.make(256, 64)
+            read, write = os.pipe()
+            child = os.fork()
+            if child == 0:
+                began = time.perf_counter()
+                for folder in group.folder_paths():
+                    with open(f"{folder}/{name}", "w") as handle:
+                        handle.write("0")
+                os.write(write, repr(time.perf_counter() - began).encode())
+                os._exit(0)
+            os.waitpid(child, 0)
+            seconds[name].append(float(os.read(read, 100)))
+            os.close(read)
+            os.close(write)
+            group.remove()
+            time.sleep(0.03)
+    print(f"cgroup v{root.version}, {len(root.folders)} folders an agent, {starts} starts each, load average "
+          f"{os.getloadavg()[0]:.2f}\n")
+    print("| joined through | median ms | p90 ms | max ms |")
+    print("|---|---|---|---|")
+    for name, values in seconds.items():
+        values.sort()
+        print(f"| {name} | {statistics.median(values) * 1000:.2f} | {values[int(len(values) * 0.9)] * 1000:.2f} | "
+              f"{values[-1] * 1000:.2f} |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--joins", type=int, default=0, metavar="N", help="time N cgroup joins by each file instead")
     parser.add_argument("extra", nargs="*", help="more options of othello match (after --)")
     args = parser.parse_args()
+    if args.joins:
+        return joins(args.joins)
     import importlib
 
     import othello_arena

@@ -275,9 +275,9 @@ class _Game:
         (White's first).
 
         Starting an agent is mostly waiting: for the fork to reach ``exec``
-        (joining its cgroup waits for the kernel), then for bwrap to build
-        the sandbox.  One after the other, the game waited for both in turn
-        (issue 27); at once, the waits overlap.  The second side starts
+        (a CPU for the child), then for bwrap to build the sandbox.  One
+        after the other, the game waited for both in turn (issue 27); at
+        once, the waits overlap.  The second side starts
         first: its start-up is the game's first wait (it must take its
         colour file before the first side is told to move).
         """

@@ -153,7 +153,7 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(nproc: int, file_mb: int, cgroup_procs: list[str], cpus: tuple[int, ...] = ()) -> Callable[[], None]:
+def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, ...] = ()) -> Callable[[], None]:
     parent = os.getpid()
 
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
@@ -163,8 +163,8 @@ def _limits(nproc: int, file_mb: int, cgroup_procs: list[str], cpus: tuple[int, 
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the referee died before the line above
             os._exit(1)
-        for procs in cgroup_procs:  # join the agent's cgroup before anything else runs
-            with open(procs, "w") as handle:
+        for join in cgroup_joins:  # join the agent's cgroup before anything else runs (AgentCgroup.join_paths)
+            with open(join, "w") as handle:
                 handle.write("0")
         if cpus:  # the game's cores, inherited by bwrap and every process the agent starts
             os.sched_setaffinity(0, cpus)

@@ -615,7 +615,8 @@ class CgroupRoot:
     """Where the referee makes one cgroup per agent: per controller, a folder it may write.
 
     ``version`` 2: one folder for ``memory`` and ``pids`` (and ``cgroup.freeze``);
-    ``version`` 1: a folder in each of the ``memory``, ``pids`` and ``freezer`` hierarchies.
+    ``version`` 1: a folder in each of the ``memory`` and ``pids`` hierarchies (not ``freezer``:
+    v1 suspends by ``SIGSTOP``, see :attr:`AgentCgroup.can_freeze`).
     ``OTHELLO_CGROUP`` names a delegated cgroup v2 folder (empty of processes) to use.
     """
 
@@ -651,10 +652,10 @@ class CgroupRoot:
         for point, fstype, options in mounts:
             if fstype != "cgroup":
                 continue
-            for controller in ("memory", "pids", "freezer"):
+            for controller in ("memory", "pids"):  # no freezer: v1 suspends by SIGSTOP (see AgentCgroup.can_freeze)
                 if controller in options.split(","):
                     v1[controller] = Path(point) / own.get(controller, "/").lstrip("/")
-        if set(v1) == {"memory", "pids", "freezer"} and all(_writable_dir(p) for p in v1.values()):
+        if set(v1) == {"memory", "pids"} and all(_writable_dir(p) for p in v1.values()):
             return CgroupRoot(1, tuple((c, str(p)) for c, p in sorted(v1.items()))), ""
         why = "no cgroup with the memory and pids controllers that this user may write"
         if os.geteuid() != 0:
@@ -754,8 +755,19 @@ class AgentCgroup:
         return sorted({str(folder) for folder in self.folders.values()})
 
     def join_paths(self) -> list[str]:
-        """The ``cgroup.procs`` files a new process writes itself into (between fork and exec)."""
-        return [f"{folder}/cgroup.procs" for folder in self.folder_paths()]
+        """The files a new process writes itself (``0``) into, between fork and exec.
+
+        Under v1, ``tasks``: it moves the writing thread, which in a child
+        between fork and exec is the whole process (it has no other thread),
+        and the kernel moves a thread that moves itself without the global
+        lock of ``cgroup.procs``, whose first writer waits for an RCU grace
+        period (median 12-15 ms for the joins of a start on a 6.18 kernel,
+        against 0.5 ms: ``bench/game_steps.py --joins``, issue 27; a kernel
+        without that shortcut takes the lock for both files alike).  Under
+        v2, ``cgroup.procs`` (a domain cgroup takes processes only).
+        """
+        name = "tasks" if self.version == 1 else "cgroup.procs"
+        return [f"{folder}/{name}" for folder in self.folder_paths()]
 
     def pids(self) -> list[int]:
         """Every process in the cgroup now (read at each stop and continue of a relay: bare system calls)."""
@@ -819,7 +831,9 @@ class AgentCgroup:
 
     def freeze(self, frozen: bool, timeout: float = 1.0) -> bool:
         """Freeze (or thaw) every process of the agent; True once the kernel says it is done."""
-        folder = self.folders["freezer"]
+        folder = self.folders.get("freezer")
+        if folder is None:  # cgroup v1: no freezer folder (suspension by SIGSTOP)
+            return not frozen
         try:
             if self.version == 2:
                 _write(folder / "cgroup.freeze", "1" if frozen else "0")

@@ -343,3 +343,60 @@ def test_within_is_path_parents_without_building_them() -> None:
         assert within(Path(path), Path(folder)) == (Path(path) == Path(folder) or Path(folder) in Path(path).parents)
     assert is_system_path(Path("/usr/bin/python3")) and is_system_path(Path("/etc"))
     assert not is_system_path(Path("/usr2/bin")) and not is_system_path(Path("/home/me/etc"))
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process under it, by the kernel's child lists."""
+    found, frontier = [], [pid]
+    while frontier:
+        current = frontier.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").iterdir():
+            frontier += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _cgroup_lines(pid: int) -> dict[str, str]:
+    """``/proc/PID/cgroup``: controller (``""`` for v2) -> path."""
+    lines: dict[str, str] = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            lines[controller] = path
+    return lines
+
+
+@needs_sandbox
+def test_an_agent_and_every_process_it_starts_are_in_its_cgroups(tmp_path: Path) -> None:
+    # The child joins the agent's cgroups between fork and exec (under v1 through `tasks`, which moves the
+    # child's only thread: issue 27): bwrap's processes, the agent and a process it forks are all in the
+    # agent's memory and pids cgroups, and the cgroup lists exactly them.
+    from othello_arena.referee import GameConfig
+    from othello_arena.referee.launch import _start
+
+    isolation = sandbox.probe()
+    if isolation.cgroup is None:
+        pytest.skip(f"no cgroup this user may make: {isolation.cgroup_problem}")
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    script = "sleep 30 & echo started > started.txt; wait"
+    process = _start(["/bin/sh", "-c", script], folder, folder, sandbox.minimal_environment(folder, {}, True),
+                     tmp_path / "agent.log", GameConfig(max_processes=16), isolation, [], [], "OTHELLO_SEAT=cgroup-test",
+                     1 << 16)
+    try:
+        assert process.cgroup is not None
+        for _ in range(500):
+            if (folder / "started.txt").exists():
+                break
+            subprocess.run(["sleep", "0.01"])
+        tree = _descendants(process.pid)
+        assert len(tree) >= 4  # bwrap outside, bwrap inside, the shell, its sleep
+        name = process.cgroup.folders["pids"].name
+        for pid in tree:
+            lines = _cgroup_lines(pid)
+            for controller in ("memory", "pids") if process.cgroup.version == 1 else ("",):
+                assert lines[controller].endswith("/" + name), (pid, lines)
+        assert sorted(process.cgroup.pids()) == sorted(tree)
+    finally:
+        process.kill_all()
+    assert not process.cgroup.folders["pids"].exists()
