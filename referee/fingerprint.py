@@ -81,7 +81,12 @@ def folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str,
 
 def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable[str] = ()) -> str:
     """The version's fingerprint: SHA-256 (hex) of the folder's files (less ``leave_out``) and the command and build lines."""
-    text = json.dumps({"files": folder_files(folder, leave_out), "command": command.strip(), "build": build.strip()},
+    return files_fingerprint(folder_files(folder, leave_out), command, build)
+
+
+def files_fingerprint(files: list[tuple[str, str]], command: str, build: str = "") -> str:
+    """:func:`fingerprint` of a folder whose :func:`folder_files` are ``files``."""
+    text = json.dumps({"files": files, "command": command.strip(), "build": build.strip()},
                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text_digest(text)
 
@@ -90,19 +95,30 @@ FOLDER_FILES_CAP = 1000  # a folder a command names is digested whole only up to
 FOLDER_BYTES_CAP = 50 << 20  # ...and bytes (a class path may be a whole home folder)
 
 
-def _small_folder_files(folder: Path) -> list[tuple[str, str]] | None:
-    """:func:`folder_files` of a folder within the caps, or ``None`` for a larger one (never walked to its end)."""
+def small_folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str, str]] | None:
+    """:func:`folder_files` of a folder within the caps (less ``leave_out``), or ``None`` for a larger one.
+
+    A larger folder is never walked to its end: a home folder or ``/tmp``
+    would take minutes to digest, and is no program's submission anyway.
+    """
+    folder = Path(folder)
+    skipped = set(leave_out)
     count = size = 0
     for root, directories, names in os.walk(folder, followlinks=False):
+        here = Path(root)
+        directories[:] = [name for name in directories
+                          if (here / name).relative_to(folder).as_posix() not in skipped]
         for name in names:
+            if (here / name).relative_to(folder).as_posix() in skipped:
+                continue
             count += 1
             try:
-                size += os.lstat(Path(root) / name).st_size
+                size += os.lstat(here / name).st_size
             except OSError:
                 continue
             if count > FOLDER_FILES_CAP or size > FOLDER_BYTES_CAP:
                 return None
-    return folder_files(folder)
+    return folder_files(folder, skipped)
 
 
 def command_version(command: Iterable[str], home: Path | None) -> str:
@@ -127,7 +143,7 @@ def command_version(command: Iterable[str], home: Path | None) -> str:
                 if path.is_file():
                     named.append((path.name, file_digest(path)))
                 elif path.is_dir():
-                    named.append((path.name + "/", _small_folder_files(path) or "a large folder"))
+                    named.append((path.name + "/", small_folder_files(path) or "a large folder"))
             except OSError:
                 continue
     # Named files count by name and content: the same program elsewhere is the same version.

@@ -191,3 +191,46 @@ def test_a_game_of_othello_play_names_each_programs_version_from_the_files_its_c
     assert len(versions["a"]) == 64 and versions["a"] != versions["b"]
     again = played("elsewhere", "v1")
     assert again["a"] == again["b"] == versions["a"]
+
+
+def test_a_match_typed_in_a_large_folder_versions_each_agent_by_its_command_and_the_files_it_names(
+        tmp_path: Path, monkeypatch) -> None:
+    # `othello match` typed in a home folder or /tmp makes that folder the agents' cwd: digesting all of it
+    # took minutes before the first game, with nothing said.  Past the caps it is not a submission folder:
+    # the version is the command and the files it names.
+    from othello_arena.referee.fingerprint import FOLDER_FILES_CAP
+
+    home = tmp_path / "home"
+    (home / "photos").mkdir(parents=True)
+    for number in range(FOLDER_FILES_CAP + 1):
+        (home / "photos" / f"{number}.txt").write_text(str(number))
+    shutil.copy(AGENT, home / "agent.py")
+    monkeypatch.chdir(home)
+
+    def versions(out: str) -> tuple[str, str]:
+        result = CliRunner().invoke(cli, ["match", f"a={sys.executable} agent.py --name {{name}} --style first",
+                                          "greedy", "--games", "2", "--out", str(tmp_path / out), "-q"],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        found = versions_in_records(tmp_path / out, "a")
+        assert len(found) == 2 and len(set(found)) == 1
+        return found[0], versions_in_records(tmp_path / out, "greedy")[0]
+
+    first, greedy = versions("one")
+    (home / "photos" / "0.txt").write_text("another photo")  # not the program: the same version
+    assert versions("two") == (first, greedy)
+    with open(home / "agent.py", "a") as handle:  # the program the command names: a new version
+        handle.write("\n# version 2\n")
+    changed, still_greedy = versions("three")
+    assert changed != first and still_greedy == greedy
+
+
+def test_a_tournament_folder_s_own_results_do_not_count_towards_the_caps(tmp_path: Path) -> None:
+    from othello_arena.referee.fingerprint import FOLDER_FILES_CAP, folder_files, small_folder_files
+
+    (tmp_path / "results" / "games").mkdir(parents=True)
+    for number in range(FOLDER_FILES_CAP + 1):
+        (tmp_path / "results" / "games" / f"{number}.json").write_text("{}")
+    shutil.copy(AGENT, tmp_path / "agent.py")
+    assert small_folder_files(tmp_path) is None
+    assert small_folder_files(tmp_path, ["results"]) == folder_files(tmp_path, ["results"]) != []

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ...referee.fingerprint import fingerprint, folder_files
+import shlex
+
+from ...referee.fingerprint import command_version, files_fingerprint, small_folder_files
 from ..results.store import Store
 from ..schedule.config import AgentEntry, Tournament
 
@@ -68,13 +70,38 @@ def agent_version(tournament: Tournament, entry: AgentEntry, outputs: dict[str, 
         from ...agents.registry import version_of
 
         return version_of(entry.builtin or entry.name)
-    return fingerprint(folder_of(tournament, entry), entry.command or "", entry.build or "",
-                       leave_out=left_out(tournament, entry, outputs))
+    folder = folder_of(tournament, entry)
+    files = small_folder_files(folder, left_out(tournament, entry, outputs))
+    if files is None:
+        return _working_folder_version(folder, entry)
+    return files_fingerprint(files, entry.command or "", entry.build or "")
+
+
+def _working_folder_version(folder: Path, entry: AgentEntry) -> str:
+    """The version of an agent whose folder is too large to be a submission: its command and the files it names.
+
+    ``othello match "a=./my_agent" ...`` typed in a home folder (or in
+    ``/tmp``) makes that folder the agents' ``cwd``; digesting all of it
+    took minutes before the first game, with nothing said.  A file the
+    command or the build line names (``./my_agent``, ``agent.py``) counts
+    by its content, as ``othello play`` versions a command.
+    """
+    words: list[str] = []
+    for line in (entry.command or "", entry.build or ""):
+        try:
+            split = shlex.split(line)
+        except ValueError:
+            split = line.split()
+        for word in split:
+            named = folder / word
+            words.append(str(named) if not word.startswith(("-", "/")) and named.is_file() else word)
+        words.append("&&")  # the command's words apart from the build's
+    return command_version(words, folder)
 
 
 def folder_state(tournament: Tournament, entry: AgentEntry) -> dict[str, str]:
-    """The folder's files (relative path -> digest), to see afterwards what a build wrote."""
-    return dict(folder_files(folder_of(tournament, entry), left_out(tournament, entry, {})))
+    """The folder's files (relative path -> digest), to see afterwards what a build wrote (none for a large folder)."""
+    return dict(small_folder_files(folder_of(tournament, entry), left_out(tournament, entry, {})) or [])
 
 
 def build_outputs(before: dict[str, str], after: dict[str, str]) -> set[str]:
