@@ -28,6 +28,7 @@ imports nothing but the standard library.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import json
 import os
@@ -110,7 +111,29 @@ class Keeper:
         return True
 
 
+    def close(self, timeout: float = 1.0) -> None:
+        """End the pipe as the process exits: the keeper ends what it still watches (normally nothing) and exits.
+
+        The kernel would close the pipe a moment later anyway; closing it
+        here, and reaping the keeper when it is quick, keeps the exit tidy
+        (no ``ResourceWarning: subprocess ... is still running`` from a
+        :class:`subprocess.Popen` dropped while its process ran).
+        """
+        with self._lock:
+            process = self._process
+            if process is None or self._owner != os.getpid():
+                return  # none, or a forked child's copy: the parent's keeper is not this process's to end
+            self._process = None
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=timeout)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass  # still cleaning up after agents: it goes on by itself, in its own session
+
+
 KEEPER = Keeper()
+atexit.register(KEEPER.close)
 
 
 # -- the keeper's side ----------------------------------------------------------

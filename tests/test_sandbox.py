@@ -400,3 +400,17 @@ def test_an_agent_and_every_process_it_starts_are_in_its_cgroups(tmp_path: Path)
     finally:
         process.kill_all()
     assert not process.cgroup.folders["pids"].exists()
+
+
+def test_a_process_that_started_a_keeper_ends_it_at_exit_without_a_warning() -> None:
+    # The keeper is a module-level Popen; dropped at exit while its process ran, Python printed
+    # "ResourceWarning: subprocess N is still running" at the end of every process (each test worker).
+    code = ("from othello_arena.referee.keeper import KEEPER\n"
+            "KEEPER.forget(KEEPER.watch(b'OTHELLO_SEAT=test', []))\n"
+            "print(KEEPER.pid, flush=True)\n")
+    done = subprocess.run([sys.executable, "-W", "always::ResourceWarning", "-c", code],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    keeper = int(done.stdout)
+    assert "ResourceWarning" not in done.stderr, done.stderr
+    assert not Path(f"/proc/{keeper}").exists()  # it ended and was reaped: not left behind, not a zombie
