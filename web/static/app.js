@@ -232,6 +232,12 @@ const Arena = (() => {
     }
 
     function step(to) {
+      if (!view) {
+        // The record has not arrived (what shows is the server's first paint): Start and Latest are
+        // kept for when it does; a click was lost, with an error, before.
+        if (to === 0 || to === Infinity) { ply = 0; following = to === Infinity; }
+        return;
+      }
       const last = view.plies.length - 1;
       ply = Math.max(0, Math.min(last, to));
       following = ply === last;
