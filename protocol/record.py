@@ -39,6 +39,14 @@ from .rules import (
 RECORD_VERSION = 1
 
 
+SECONDS_DIGITS = 4  # a record keeps times to 0.1 ms: in memory as in game.json, so that one time reads the same everywhere
+
+
+def _kept(seconds: Optional[float]) -> Optional[float]:
+    """``seconds`` as a record keeps it (see :data:`SECONDS_DIGITS`)."""
+    return None if seconds is None else round(float(seconds), SECONDS_DIGITS)
+
+
 @dataclass
 class MoveRecord:
     """One move as played: the move, the seconds it took, the agent's comments.
@@ -56,12 +64,18 @@ class MoveRecord:
     forfeit: bool = False
     clock: Optional[float] = None
 
+    def __post_init__(self) -> None:
+        # Rounded where the record is made, not only where it is written: the summary `othello play` prints
+        # from the game in memory said 0.80 s where the report of the same game.json said 0.81 s.
+        self.seconds = round(float(self.seconds), SECONDS_DIGITS)
+        self.clock = _kept(self.clock)
+
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"move": self.move.line(), "seconds": round(self.seconds, 4), "comments": list(self.comments)}
+        data: dict[str, Any] = {"move": self.move.line(), "seconds": self.seconds, "comments": list(self.comments)}
         if self.forfeit:
             data["forfeit"] = True
         if self.clock is not None:
-            data["clock"] = round(self.clock, 4)
+            data["clock"] = self.clock
         return data
 
     @classmethod
@@ -123,9 +137,11 @@ class FaultyMove:
     seconds: Optional[float] = None
     comments: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.seconds = _kept(self.seconds)  # as MoveRecord's
+
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"colour": self.colour.value, "line": self.line,
-                                "seconds": None if self.seconds is None else round(self.seconds, 4),
+        data: dict[str, Any] = {"colour": self.colour.value, "line": self.line, "seconds": self.seconds,
                                 "comments": list(self.comments)}
         return data
 
