@@ -184,7 +184,11 @@ def test_start_clicked_before_the_record_arrives_takes_the_replay_to_the_start(t
         assert href
         held = []
         page.route(lambda url: url.endswith("/events") and key in url, lambda route: held.append(route))
-        page.goto(base + href)  # its script has run at the load: the request for its record is held
+        page.goto(base + href)
+        for _ in range(600):  # the request for its record reaches the route handler (events run while waiting)
+            if held:
+                break
+            page.wait_for_timeout(50)
         assert held and page.inner_text("#ply") == ""
         page.click("#first")
         for route in held:
