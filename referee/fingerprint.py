@@ -17,7 +17,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 if TYPE_CHECKING:
     import hashlib
@@ -51,32 +51,37 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _entries(folder: Path, skipped: set[str]) -> Iterator[tuple[str, Path, os.stat_result]]:
+    """Each (relative POSIX path, path, ``lstat``) of the folder, links never followed, ``skipped`` paths left out."""
+    for root, directories, names in os.walk(folder, followlinks=False):
+        here = Path(root)
+        directories[:] = [name for name in directories
+                          if (here / name).relative_to(folder).as_posix() not in skipped]
+        # os.walk lists a link to a folder as a folder: count it as a link
+        for name in [*names, *(name for name in directories if (here / name).is_symlink())]:
+            path = here / name
+            relative = path.relative_to(folder).as_posix()
+            if relative not in skipped:
+                yield relative, path, os.lstat(path)
+
+
+def _digests(entries: Iterable[tuple[str, Path, os.stat_result]]) -> list[tuple[str, str]]:
+    """Sorted (relative path, digest) of ``entries``: a link's target text, a regular file's bytes; nothing else."""
+    found: list[tuple[str, str]] = []
+    for relative, path, status in entries:
+        if stat.S_ISLNK(status.st_mode):
+            found.append((relative, "link:" + text_digest(os.readlink(path))))
+        elif stat.S_ISREG(status.st_mode):
+            found.append((relative, file_digest(path)))
+    return sorted(found)
+
+
 def folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tuple[str, str]]:
     """The folder's files as sorted (relative POSIX path, SHA-256) pairs; a link as ``link:`` + its target's digest.
 
     A relative path in ``leave_out`` (a file, or a folder with all it holds) is not listed.
     """
-    folder = Path(folder)
-    skipped = set(leave_out)
-    found: list[tuple[str, str]] = []
-    for root, directories, names in os.walk(folder, followlinks=False):
-        here = Path(root)
-        directories[:] = [name for name in directories
-                          if (here / name).relative_to(folder).as_posix() not in skipped]
-        for name in directories:
-            if (here / name).is_symlink():  # os.walk lists a link to a folder as a folder: count it as a link
-                names.append(name)
-        for name in names:
-            path = here / name
-            relative = path.relative_to(folder).as_posix()
-            if relative in skipped:
-                continue
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
-                found.append((relative, "link:" + text_digest(os.readlink(path))))
-            elif stat.S_ISREG(mode):
-                found.append((relative, file_digest(path)))
-    return sorted(found)
+    return _digests(_entries(Path(folder), set(leave_out)))
 
 
 def fingerprint(folder: Path, command: str, build: str = "", leave_out: Iterable[str] = ()) -> str:
@@ -100,25 +105,16 @@ def small_folder_files(folder: Path, leave_out: Iterable[str] = ()) -> list[tupl
 
     A larger folder is never walked to its end: a home folder or ``/tmp``
     would take minutes to digest, and is no program's submission anyway.
+    The folder is listed once, and digested only when it is within the caps.
     """
-    folder = Path(folder)
-    skipped = set(leave_out)
-    count = size = 0
-    for root, directories, names in os.walk(folder, followlinks=False):
-        here = Path(root)
-        directories[:] = [name for name in directories
-                          if (here / name).relative_to(folder).as_posix() not in skipped]
-        for name in names:
-            if (here / name).relative_to(folder).as_posix() in skipped:
-                continue
-            count += 1
-            try:
-                size += os.lstat(here / name).st_size
-            except OSError:
-                continue
-            if count > FOLDER_FILES_CAP or size > FOLDER_BYTES_CAP:
-                return None
-    return folder_files(folder, skipped)
+    listed = []
+    size = 0
+    for entry in _entries(Path(folder), set(leave_out)):
+        listed.append(entry)
+        size += entry[2].st_size
+        if len(listed) > FOLDER_FILES_CAP or size > FOLDER_BYTES_CAP:
+            return None
+    return _digests(listed)
 
 
 def command_version(command: Iterable[str], home: Path | None) -> str:

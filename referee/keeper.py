@@ -110,7 +110,6 @@ class Keeper:
         self._owner = os.getpid()
         return True
 
-
     def close(self, timeout: float = 1.0) -> None:
         """End the pipe as the process exits: the keeper ends what it still watches (normally nothing) and exits.
 

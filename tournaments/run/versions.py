@@ -15,11 +15,10 @@ agent's folder.  A built-in agent's version is the digest of its own source
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
-
-import shlex
 
 from ...referee.fingerprint import command_version, files_fingerprint, small_folder_files
 from ..results.store import Store
