@@ -8,13 +8,16 @@ are ended.  One server per class folder (a lock file says so).
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
+import logging
 import os
 import sys
 from pathlib import Path
 from typing import Callable, Optional
 
 from .admission import AdmissionWorker
+from .connections import ConnectionLimits, QuietLoopErrors, connection_budget, guarded_protocol, raise_descriptor_limit
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
                     kill_orphans, listen, prepare_builtins, require_sandbox)
@@ -64,6 +67,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         raise ServerError(f"the sandbox cannot run here, so no student's program can: {exc}") from None
     if keep_private(settings.folder):
         echo(f"{settings.folder} was open to other users of this machine: now the instructor's only (mode 700)")
+    # Every descriptor this user may have: a crowd of connections must not starve the games of theirs.
+    descriptors = raise_descriptor_limit()
     held = lock(settings.folder)
     store = ClassStore(settings.database)
     (settings.folder / "games").mkdir(exist_ok=True)
@@ -102,9 +107,17 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
     admission.start()
     scheduler.start()
+    limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots))
     try:
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-        uvicorn.Server(config).run(sockets=[listener])
+        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
+                                http=guarded_protocol(limits))
+        server = uvicorn.Server(config)
+
+        async def run() -> None:
+            asyncio.get_running_loop().set_exception_handler(QuietLoopErrors(logging.getLogger("uvicorn.error")))
+            await server.serve(sockets=[listener])
+
+        asyncio.run(run())
     finally:
         app.state.api.final.stop()  # a final started from the page: resumed by the next one
         admission.stop()

@@ -82,6 +82,9 @@ class Server:
         if self.process.stdout is not None:
             self.process.stdout.close()
 
+    def close(self) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGINT)
