@@ -12,6 +12,7 @@ import asyncio
 import fcntl
 import logging
 import os
+import ssl
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -51,10 +52,23 @@ def make_pool(settings: ClassSettings, slots: Optional[int], dask: Optional[str]
     return LocalPool(slots or settings.concurrency or default_concurrency())
 
 
+def tls_context(certificate: Path, key: Path) -> ssl.SSLContext:
+    """The server's TLS context from PEM files; :class:`ServerError` naming the file when they do not load."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(str(certificate), str(key))
+    except (OSError, ssl.SSLError) as exc:
+        raise ServerError(f"--tls-cert {certificate} with --tls-key {key}: cannot load them: {exc}") from None
+    return context
+
+
 def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Optional[str],
-          echo: Callable[[str], None]) -> None:
-    """Run the class server until interrupted."""
+          echo: Callable[[str], None], tls: Optional[tuple[Path, Path]] = None) -> None:
+    """Run the class server until interrupted (HTTPS with ``tls``: a certificate and its key)."""
     import uvicorn
+
+    if tls is not None:
+        tls_context(*tls)  # refused here, with the file named, rather than deep inside the server's start
 
     try:
         settings = load(folder)
@@ -92,15 +106,21 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         listener, address = listen(host, port)
     except OSError as exc:
         raise ServerError(f"cannot listen on {host}:{port}: {exc}") from None
+    if tls is not None:
+        address = "https://" + address.removeprefix("http://")
     echo(f"Othello class server for {settings.name} at {address}")
     echo(f"The instructor: {address}?token={token}")
     echo(f"Students: their own link, {address}?token=THEIR_TOKEN (tokens.csv)")
     if replayed or checking or ended:
         echo(f"Recovered: {len(replayed)} games voided by the stop are queued again, {len(checking)} versions "
              f"are checked again, {ended} agent processes left over were ended")
-    if not loopback:
-        echo(f"WARNING: listening on {host}, beyond this machine: anyone who can reach it sees the login page; "
-             "every answer still needs a token. Use it on the class network only.")
+    if not loopback and tls is None:
+        echo(f"WARNING: listening on {host}, beyond this machine, without TLS: every token (the instructor's too) "
+             "travels in clear text, readable by anyone on the network path. Give --tls-cert and --tls-key, or "
+             "serve behind an HTTPS reverse proxy (docs/OPERATORS.md).")
+    elif not loopback:
+        echo(f"Listening on {host}, beyond this machine, over TLS: anyone who can reach it sees the login page; "
+             "every answer still needs a token.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
@@ -110,7 +130,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots))
     try:
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
-                                http=guarded_protocol(limits))
+                                http=guarded_protocol(limits),
+                                ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None)
         server = uvicorn.Server(config)
 
         async def run() -> None:

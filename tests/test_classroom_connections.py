@@ -9,11 +9,18 @@ must be closed once their head is overdue.
 
 from __future__ import annotations
 
+import http.client
+import json
 import resource
 import select
 import socket
+import ssl
+import subprocess
+import sys
 import time
 from contextlib import closing
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -101,3 +108,42 @@ def test_a_thousand_slow_connections_from_one_client_leave_another_client_served
         log_after = sum(len(line) + 1 for line in server.lines)
     # The server's own output while under attack: a few lines at most, never a line per connection.
     assert log_after - log_before < 4096
+
+
+@pytest.mark.slow
+def test_https_with_the_given_certificate_and_plain_http_refused(tmp_path: Path) -> None:
+    """``--tls-cert``/``--tls-key``: the event loop's own TLS; the token's cookie marked Secure; plain HTTP refused."""
+    certificate, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                           "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key),
+                           "-out", str(certificate)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    tokens = make_class(tmp_path / "class", ["alice"], ["random"])
+    with closing(Server(tmp_path / "class", "--tls-cert", str(certificate), "--tls-key", str(key))) as server:
+        assert server.base.startswith("https://127.0.0.1:")
+        trusting = ssl.create_default_context(cafile=str(certificate))
+        request = urllib.request.Request(server.base + "/api/me", headers={"Authorization": f"Bearer {tokens['alice']}"})
+        with urllib.request.urlopen(request, context=trusting, timeout=30) as response:
+            assert response.status == 200 and json.loads(response.read())["id"] == "alice"
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: object) -> None:
+                return None
+
+        opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=trusting), NoRedirect)
+        try:
+            opener.open(server.base + f"/?token={tokens['alice']}", timeout=30)
+            raise AssertionError("the token's address should redirect")
+        except urllib.error.HTTPError as redirect:
+            assert redirect.code == 303
+            cookie = redirect.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie
+        # Plain HTTP to the TLS port: no answer an HTTP client could take for one.
+        plain = "http://" + server.base.removeprefix("https://")
+        with pytest.raises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
+            urllib.request.urlopen(plain + "/api/me", timeout=30)
+    # A certificate that does not load is named, before anything starts.
+    result = subprocess.run([sys.executable, "-m", "othello_arena", "class", "serve", str(tmp_path / "class"),
+                             "--port", "0", "--tls-cert", str(key), "--tls-key", str(key)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and f"--tls-cert {key}" in result.stderr and "cannot load" in result.stderr

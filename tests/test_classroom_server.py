@@ -31,7 +31,7 @@ from othello_arena.protocol import WHITE, GameRecord, Result, Termination
 from othello_arena.referee.fingerprint import fingerprint
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "agents" / "examples"
-ADDRESS = re.compile(r" at (http://\S+/)$")
+ADDRESS = re.compile(r" at (https?://\S+/)$")
 
 
 # -- helpers -------------------------------------------------------------------------
