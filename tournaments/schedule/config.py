@@ -90,6 +90,7 @@ import json
 import math
 import os
 import re
+import textwrap
 import tomllib
 import types as types_module
 import typing
@@ -153,6 +154,7 @@ class Rule:
     max_length: Optional[int] = None
     auto: bool = False  # the string "auto" stands for None (the field's default)
     expected: str = ""  # what the value is, in words, where the type's own word is too vague
+    example: str = ""  # a value as a file writes it, shown (commented out) in a template where the key has no default
 
 
 def key(doc: str, default: Any = dataclasses.MISSING, **rule: Any) -> Any:
@@ -274,6 +276,53 @@ def _range_words(kind: type, rule: Rule) -> str:
 
 def _number(bound: float) -> str:
     return f"{bound:g}" if isinstance(bound, float) else str(bound)
+
+
+TEMPLATE_COMMENT_COLUMN = 36  # where a key's doc starts, after its value
+TEMPLATE_WIDTH = 116  # the longest line of a template, its doc wrapped
+
+
+def table_template(declaration: type, title: str, values: Optional[dict[str, Any]] = None) -> list[str]:
+    """The lines of a commented template of the table ``[title]`` declared by ``declaration`` (the reader's own).
+
+    Each key is written ``name = value`` with its doc as a comment: its
+    value in ``values``, else its default; a key without either is written
+    commented out with its :attr:`Rule.example` (left out without one).
+    :func:`read_table` reads the lines back as the values they show.
+    """
+    values = values or {}
+    lines = [f"[{title}]"]
+    for name, _kind, rule, _required in _declared_keys(declaration):
+        default = next(item.default for item in dataclasses.fields(declaration) if item.name == name)
+        value = values.get(name, default)
+        if value is None and rule.auto:
+            assignment = f'{name} = "auto"'
+        elif value is None or value is dataclasses.MISSING:
+            if not rule.example:
+                continue
+            assignment = f"# {name} = {rule.example}"
+        else:
+            assignment = f"{name} = {_template_value(value)}"
+        lines += _commented(assignment, rule.doc)
+    return lines
+
+
+def _template_value(value: Any) -> str:
+    """A value as a template writes it: ``4_000_000`` for a big whole number, else as :func:`_toml` writes it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
+        return f"{value:_}"
+    if isinstance(value, tuple):
+        return _toml(list(value))
+    return _toml(value)
+
+
+def _commented(assignment: str, doc: str) -> list[str]:
+    """``assignment`` with ``doc`` beside it from :data:`TEMPLATE_COMMENT_COLUMN`, or above it when it is too long."""
+    if len(assignment) >= TEMPLATE_COMMENT_COLUMN - 1:
+        return [f"# {line}" for line in textwrap.wrap(doc, TEMPLATE_WIDTH - 2)] + [assignment]
+    wrapped = textwrap.wrap(doc, TEMPLATE_WIDTH - TEMPLATE_COMMENT_COLUMN - 2) or [""]
+    lines = [f"{assignment:<{TEMPLATE_COMMENT_COLUMN - 1}} # {wrapped[0]}"]
+    return lines + [f"{'#':<{TEMPLATE_COMMENT_COLUMN - 1}} # {line}" for line in wrapped[1:]]
 
 
 def _toml(value: Any) -> str:
