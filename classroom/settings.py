@@ -223,12 +223,15 @@ def _settings(folder: Path, path: Path, data: dict[str, Any]) -> ClassSettings:
         return read_table(declaration, data.get(title, {}), where, f"[{title}]")
 
     given, ladder, final = table(ClassTable, "class"), table(LadderTable, "ladder"), table(FinalTable, "final")
-    references = tuple(Reference.parse(text) for text in given.references)
+    try:
+        references = tuple(Reference.parse(text) for text in given.references)
+        for reference in references:
+            check_file_name(reference.name)
+    except ValueError as exc:
+        raise SettingsError(f"{path}: [class] references: {exc}") from None
     labels = [ref.name for ref in references]
     if len(set(labels)) != len(labels):
         raise SettingsError(f"{path}: [class] references names an agent twice")
-    for label in labels:
-        check_file_name(label)
     for name in final.references:
         if name not in labels:
             raise SettingsError(f"{path}: [final] references names {name!r}, not one of [class] references "
