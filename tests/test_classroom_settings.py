@@ -164,3 +164,23 @@ def test_the_class_memory_limit_reaches_a_ladder_game_and_the_final(tmp_path: Pa
 
     final = tournament_file(settings, [store.version(version)])
     assert "\n[referee]\nmemory_mb = 1000\n" in final  # (one student: too few to parse as a tournament)
+
+
+def test_the_class_limits_reach_the_admission_checks(tmp_path: Path) -> None:
+    """Admission checks a version with the class's referee settings (``settings.game``, as admission passes them):
+    a program that writes 3 MB into its folder fails under ``[referee] disk_mb = 1``, told why."""
+    from othello_arena.classroom.arena import AgentSpec, check_agent
+
+    settings = settings_of(tmp_path, "[class]\ntime_per_move = 0.2\n[referee]\ndisk_mb = 1\n")
+    home = tmp_path / "alice"
+    home.mkdir()
+    shutil.copy(EXAMPLES / "starter.py", home / "starter.py")
+    (home / "big.py").write_text(
+        "import os, runpy\n"
+        "with open('scratch.bin', 'wb') as handle:  # in its own folder of the game\n"
+        "    handle.write(b'x' * (3 << 20))\n"
+        "runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'starter.py'), run_name='__main__')\n")
+    spec = AgentSpec.from_command("alice", "python3 {home}/big.py {name}", base=home)
+    card = check_agent(spec, time_per_move=settings.check_seconds, attempts=0, fail_fast=True, clock=settings.time.clock,
+                       limits=settings.game)
+    assert not card.passed and "File too large" in "\n".join(card.lines())

@@ -74,7 +74,10 @@ string ``"false"`` is not a boolean).  Each table is declared once, as a
 dataclass whose fields are its keys (:func:`key`: the type, the range or
 choices, the default and a one-line doc): :class:`TournamentTable`,
 :class:`AgentEntry` for an ``[[agents]]`` table and :class:`MatchTable`;
-:func:`read_table` reads any of them, so a new key is one line.  What ties
+:func:`read_table` reads any of them, so a new key is one line; the class
+server's ``class.toml`` declares its tables the same way and is read by the
+same reader, and :func:`table_template` writes a commented template of a
+declared table (each doc a comment).  What ties
 keys together (an odd ``games_per_pairing`` with both colours, ``rounds``
 only for swiss) is checked after, in :func:`parse`.  The keys of
 ``[referee]`` and their types come from the referee's ``GameConfig``
