@@ -72,8 +72,8 @@ class LadderTable:
     """``[ladder]``: how the ladder pairs the students' versions."""
 
     games_per_pairing: int = key("a game pair: the same opening, colours swapped", 2, low=2, high=100)
-    openings: str = key("the shipped suite of balanced openings, or \"none\" (played by programs that declare openings)",
-                        "balanced")
+    openings: str = key("the shipped suite of balanced openings, or \"none\" (played by programs that declare "
+                        "openings)", "balanced")
     concurrency: Optional[int] = key("games at once: all cores but one; or a number", None, auto=True, low=1,
                                      high=1024)
     pairs_per_opponent: int = key("game pairs between two students' current versions, then the ladder moves on", 2,
@@ -102,7 +102,7 @@ class FinalTable:
                       choices=FINAL_FORMATS)
     games_per_pairing: int = key("games of each pairing", 2, low=1, high=100)
     references: tuple[str, ...] = key("reference agents that play in the final too (never ranked among students)",
-                                      (), expected="a list of names of class.references")
+                                      (), expected="a list of names of [class] references")
 
 
 @dataclass(frozen=True)
