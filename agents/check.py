@@ -59,7 +59,7 @@ from ..protocol import (
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..protocol.notation import format_clock_line
-from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, format_clock
+from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, TimeRule, format_clock, parse_clock
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
@@ -162,8 +162,8 @@ class ReportCard:
 
     def lines(self) -> list[str]:
         """The card: the items (PASS / FAIL / UNTESTED), the hints once, the verdict, then advice apart."""
-        clock = f"clock {self.clock}, at most " if self.clock else ""
-        out = [f"othello check {self.agent}  ({clock}{self.time_per_move:g} s per move, {self.games} games)"]
+        rule = TimeRule(self.time_per_move, parse_clock(self.clock) if self.clock else None)
+        out = [f"othello check {self.agent}  ({rule.text}, {self.games} games)"]
         shown: list[list[str]] = []
         advice = [item for item in self.items.values() if item.status == ADVISORY]
         for item in self.items.values():
