@@ -211,14 +211,10 @@ class TimeRule:
         if self.per_move is not None and (isinstance(self.per_move, bool) or not self.per_move > 0):
             raise ValueError(f"time per move must be a positive number of seconds, got {self.per_move!r}")
         if self.clock is not None:
-            object.__setattr__(self, "clock", parse_clock(format_clock(*self.clock)))  # the bounds of --clock
+            parse_clock(format_clock(*self.clock))  # the bounds of --clock
+            object.__setattr__(self, "clock", (float(self.clock[0]), float(self.clock[1])))
         if self.per_move is not None:
             object.__setattr__(self, "per_move", float(self.per_move))
-
-    @property
-    def capped(self) -> bool:
-        """Whether a single move has a cap of its own under the game clock (the file or the command line gave one)."""
-        return self.clock is not None and self.per_move is not None
 
     @property
     def clock_text(self) -> str:
