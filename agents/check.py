@@ -59,7 +59,7 @@ from ..protocol import (
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
 from ..protocol.notation import format_clock_line
-from ..referee.clock import STARTUP_SECONDS, Clock, TimeControl, format_clock
+from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, TimeRule, format_clock, parse_clock
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
@@ -162,8 +162,8 @@ class ReportCard:
 
     def lines(self) -> list[str]:
         """The card: the items (PASS / FAIL / UNTESTED), the hints once, the verdict, then advice apart."""
-        clock = f"clock {self.clock}, at most " if self.clock else ""
-        out = [f"othello check {self.agent}  ({clock}{self.time_per_move:g} s per move, {self.games} games)"]
+        rule = TimeRule(self.time_per_move, parse_clock(self.clock) if self.clock else None)
+        out = [f"othello check {self.agent}  ({rule.text}, {self.games} games)"]
         shown: list[list[str]] = []
         advice = [item for item in self.items.values() if item.status == ADVISORY]
         for item in self.items.values():
@@ -626,18 +626,21 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
     return ""
 
 
-def check_agent(spec: AgentSpec, time_per_move: float = 5.0, attempts: int = 8, seed: int = 0,
+def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts: int = 8, seed: int = 0,
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
                 startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
-                fail_fast: bool = False, clock: Optional[tuple[float, float]] = None) -> ReportCard:
+                fail_fast: bool = False, clock: Optional[tuple[float, float]] = None,
+                limits: Optional[GameConfig] = None) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
-    gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``).  Raises
-    :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before any game
-    if the sandbox cannot run here.
+    gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``); ``limits``
+    the referee's other settings of the checker's games (memory, processes,
+    disk: a class's ``[referee]``), their time and sandbox this call's.
+    Raises :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before
+    any game if the sandbox cannot run here.
     """
-    config = GameConfig(time_per_move=time_per_move, sandbox=sandbox, clock=clock)
+    config = replace(limits or GameConfig(), time_per_move=time_per_move, sandbox=sandbox, clock=clock)
     isolation_for(config)
     card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "")
     if spec.openings:

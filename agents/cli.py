@@ -7,6 +7,7 @@ from typing import Optional
 
 import click
 
+from ..referee.clock import CHECK_SECONDS
 from .registry import names as builtin_names
 
 
@@ -70,8 +71,8 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
 
 @click.command()
 @click.argument("agent_text", metavar="AGENT")
-@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
-              help="Seconds per move given to the agent (OTHELLO_TIME).")
+@click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=CHECK_SECONDS,
+              show_default=True, help="Seconds per move given to the agent (OTHELLO_TIME).")
 @click.option("--clock", "clock_text", metavar="BASE+INC", default=None,
               help="Check under a game clock (e.g. 10+0.1): a bank with an increment, told to the agent "
                    "(OTHELLO_CLOCK, and the clock line to a clock:NAME=COMMAND agent); --time then caps a move.")
@@ -95,7 +96,7 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
     the games' files (it prints where).  Exit code 0 only if no check
     fails (the illegal-move and lower-case checks are advisory).
     """
-    from ..referee.cli import clock_option
+    from ..referee.cli import time_option
     from ..referee.clock import STARTUP_SECONDS
     from ..referee.process import sigterm_as_interrupt
     from ..referee.sandbox import SandboxUnavailable
@@ -103,7 +104,7 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
     from .check import check_agent
     from .registry import builtin_agents
 
-    clock = clock_option(clock_text)
+    rule = time_option(time_per_move, clock_text, CHECK_SECONDS)  # (--time has a default: a move is capped)
     builtins = builtin_agents()
     try:
         spec = AgentSpec.parse(agent_text, builtins=builtins)
@@ -115,9 +116,9 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
     builtins.prepare_for([spec], progress)  # compile before the checker's clocks run
     try:
         with sigterm_as_interrupt():
-            card = check_agent(spec, time_per_move, attempts, seed, log=progress,
+            card = check_agent(spec, rule.move_seconds, attempts, seed, log=progress,
                                startup=STARTUP_SECONDS if startup is None else startup, sandbox=sandbox,
-                               fail_fast=fail_fast, clock=clock)
+                               fail_fast=fail_fast, clock=rule.clock)
     except SandboxUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(4)

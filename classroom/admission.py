@@ -51,8 +51,8 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     """
     command, build, openings, reads_clock = parse_command(command, build)
     hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
-    if store.submissions_since(student, hour_ago) >= settings.submissions_per_hour:
-        raise RateLimited(f"at most {settings.submissions_per_hour} submissions an hour: try again later")
+    if store.submissions_since(student, hour_ago) >= settings.admission.submissions_per_hour:
+        raise RateLimited(f"at most {settings.admission.submissions_per_hour} submissions an hour: try again later")
     files = collect(uploads, Limits.of(settings))
     fingerprint, folder = store_version(settings.folder, student, files, command, build)
     listing = file_list(folder)
@@ -102,7 +102,7 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     built = version_folder(settings, student, fingerprint, "builds")
     card: dict[str, Any] = {"student": student, "version": version["id"], "fingerprint": fingerprint,
                             "command": version["command"], "build": version["build"],
-                            "time_per_move": settings.time_per_move, "clock": settings.clock_text,
+                            "time_per_move": settings.check_seconds, "clock": settings.time.clock_text or None,
                             "build_log": "", "check": [],
                             "items": [], "stderr": ""}
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
@@ -111,7 +111,7 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     make_writable(built)  # the copied files are read-only like the submission's: the build writes beside them
     if version["build"]:
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
-        result = run_build(student, version["build"], str(built), log_path, settings.build_timeout)
+        result = run_build(student, version["build"], str(built), log_path, settings.admission.build_timeout)
         card["build_log"] = tail(_read_text(log_path))
         card["build_status"] = result.status
         if not result.ok:
@@ -127,7 +127,8 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
     # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
-    report = check_agent(spec, time_per_move=settings.time_per_move, workdir=workdir, log=log, clock=settings.clock)
+    report = check_agent(spec, time_per_move=settings.check_seconds, workdir=workdir, log=log, clock=settings.time.clock,
+                         limits=settings.game)  # the class's [referee] limits, as in its games
     # the card names the folder as the student knows it: {home}, not the server's path
     shown = str(built)
     card["check"] = [line.replace(shown, "{home}") for line in report.lines()

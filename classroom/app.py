@@ -110,11 +110,11 @@ class ClassApi:
             origin = request.headers.get("origin")
             if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
                 return self.refuse(403, f"a request from {origin} is not from this class's pages")
-        limit = self.settings.max_upload_bytes + FORM_OVERHEAD
+        limit = self.settings.admission.max_upload_bytes + FORM_OVERHEAD
         try:
             body = await read_capped(request, limit)
         except TooLarge:
-            return self.refuse(413, f"the upload is larger than {self.settings.max_upload_bytes} bytes")
+            return self.refuse(413, f"the upload is larger than {self.settings.admission.max_upload_bytes} bytes")
         try:
             fields, uploads = parse_submission(request.headers.get("content-type", ""), body)
             row, new = await anyio.to_thread.run_sync(
@@ -238,8 +238,8 @@ class ClassApi:
 
     def time_fields(self) -> dict[str, Any]:
         """The class's time rule in every page's data: seconds a move, the game clock (``None``: none), the text shown."""
-        return {"time_per_move": self.settings.time_per_move, "clock": self.settings.clock_text,
-                "time_text": self.settings.time_text}
+        return {"time_per_move": self.settings.check_seconds, "clock": self.settings.time.clock_text or None,
+                "time_text": self.settings.time.text}
 
     def class_data(self) -> dict[str, Any]:
         lines, references = standings(self.settings, self.store)

@@ -14,14 +14,15 @@ from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
-from ..referee.clock import TimeControl, format_clock, parse_clock
+from ..referee.clock import FILE_SECONDS, TimeControl, TimeRule, format_clock, parse_clock, time_rule
 from ..referee.fingerprint import fingerprint
 from ..referee.game_pair import nth_opening
 from ..referee.sandbox import SandboxUnavailable
 from ..referee.sandbox import require as require_sandbox
 from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.run.build import run_build
-from ..tournaments.schedule.config import AgentEntry
+from ..tournaments.schedule.config import (AgentEntry, TournamentFileError, key, parse_referee, read_table,
+                                           table_template)
 from ..tournaments.run.jobs import GameJob, PlayedGame, play_job
 from ..tournaments.run.pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from ..tournaments.results.ratings import Rating, fit
@@ -40,6 +41,7 @@ WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 __all__ = [
     "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
+    "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",

@@ -37,22 +37,23 @@ def final_versions(settings: ClassSettings, store: ClassStore) -> list[sqlite3.R
 
 def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str:
     """The final's tournament TOML."""
-    references = [ref for ref in settings.references if ref.name in settings.final_references]
+    references = [ref for ref in settings.references if ref.name in settings.final.references]
     everyone_reads_openings = all(version["openings"] for version in versions)
     lines = ["# Written by othello class final: each student's last admitted version before the deadline.",
              "[tournament]",
              f"name = {json.dumps(settings.name + ' final')}",
-             f"format = {json.dumps(settings.final_format)}",
-             f"games_per_pairing = {settings.final_games_per_pairing}",
+             f"format = {json.dumps(settings.final.format)}",
+             f"games_per_pairing = {settings.final.games_per_pairing}",
+             # the class's time rule as class.toml gives it (under a clock without a cap: the bank alone)
+             *(f"{key} = {json.dumps(value) if isinstance(value, str) else f'{value:g}'}"
+               for key, value in settings.time.file_keys().items()),
              'results = "final/results"']
-    if settings.clock is None or settings.capped:  # under a clock without a cap: the bank alone
-        lines.insert(-1, f"time_per_move = {settings.time_per_move:g}")
-    if settings.clock_text:
-        lines.insert(-1, f"clock = {json.dumps(settings.clock_text)}")
-    if everyone_reads_openings and settings.final_games_per_pairing % 2 == 0 and settings.openings.lower() != "none":
-        lines.append(f"openings = {json.dumps(settings.openings)}")
-    if settings.final_format == "swiss":
+    if everyone_reads_openings and settings.final.games_per_pairing % 2 == 0 and settings.ladder.openings.lower() != "none":
+        lines.append(f"openings = {json.dumps(settings.ladder.openings)}")
+    if settings.final.format == "swiss":
         lines.append(f"rounds = {max(1, math.ceil(math.log2(max(2, len(versions) + len(references))))) + 1}")
+    if settings.referee:  # the class's limits of every program ([referee] of class.toml)
+        lines += ["", "[referee]", *(f"{key} = {value}" for key, value in settings.referee.items())]
     for version in versions:
         home = settings.folder / "builds" / version["student"] / version["fingerprint"]
         lines += ["", "[[agents]]", f"name = {json.dumps(version['student'])}",
@@ -72,7 +73,7 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
 def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], fresh: bool) -> tuple[Path, int]:
     """Write the final's file and run it, then its report; return the file and the runner's exit status."""
     versions = final_versions(settings, store)
-    if len(versions) + len(settings.final_references) < 2:
+    if len(versions) + len(settings.final.references) < 2:
         raise ValueError("the final needs two players at least: fewer students have an admitted version")
     folder = settings.folder / "final"
     folder.mkdir(exist_ok=True)

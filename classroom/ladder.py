@@ -24,7 +24,7 @@ import random
 import sqlite3
 import threading
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -112,7 +112,7 @@ class Ladder:
 
     def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
         self.settings, self.store = settings, store
-        self.suite = read_openings(suite_path(settings.openings)) if settings.openings.lower() != "none" else []
+        self.suite = read_openings(suite_path(settings.ladder.openings)) if settings.ladder.openings.lower() != "none" else []
 
     # -- who plays whom ----------------------------------------------------------
 
@@ -158,7 +158,7 @@ class Ladder:
             against = [p for p in mine if p["b"] == reference.name and p["b_version"] is None]
             if not against:
                 return Player(reference.name, None, reference_fingerprint(reference)), True
-            if points.get(against[-1]["id"], 0.0) <= self.settings.stop_climb_at:
+            if points.get(against[-1]["id"], 0.0) <= self.settings.ladder.stop_climb_at:
                 return None  # lost this rung badly: the climb ends here
         return None
 
@@ -174,7 +174,7 @@ class Ladder:
             if other["student"] == version["student"]:
                 continue
             together = [p for p in mine if other["id"] in (p["a_version"], p["b_version"])]
-            if len(together) >= self.settings.pairs_per_opponent:
+            if len(together) >= self.settings.ladder.pairs_per_opponent:
                 continue
             candidates.append((abs(rating(other) - own), len(together), other["id"], other))
         if not candidates:
@@ -225,12 +225,11 @@ class Ladder:
         white, black = self.entry(game["white"], game["white_version"]), self.entry(game["black"], game["black_version"])
         pair = self.store.row("SELECT opening FROM pairs WHERE id = ?", game["pair"])
         opening = tuple(json.loads(pair["opening"] or "[]") if pair else ())
-        config: dict[str, Any] = {
-            **self.settings.game_time(),  # time per move, or the game clock (maybe with a cap on a move)
-            "agent_times": [(e.name, e.time_per_move) for e in (white, black) if e.time_per_move],
+        config = replace(
+            self.settings.game,  # the class's time rule and [referee] limits
+            agent_times=tuple((e.name, e.time_per_move) for e in (white, black) if e.time_per_move),
             # no program may see the class's other folders, even where one lies inside a folder it may read
-            "hidden_paths": [str(self.settings.folder / name) for name in ("submissions", "cards", "checks", "games")],
-        }
+            hidden_paths=tuple(str(self.settings.folder / name) for name in ("submissions", "cards", "checks", "games")))
         out_dir = None if remote else str(game_folder(self.settings, game["id"]))
         return GameJob(f"{game['id']:06d}", white, black, config, int(game["seed"]), opening, out_dir)
 

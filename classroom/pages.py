@@ -88,8 +88,9 @@ class ClassPages:
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me["versions"])),
                 "class_games": [game for game in others if game["id"] not in mine][:CLASS_GAMES_SHOWN],
-                "starters": self.starters, "limits": {"bytes": settings.max_upload_bytes, "files": settings.max_files,
-                                                   "per_hour": settings.submissions_per_hour}}
+                "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes,
+                                                   "files": settings.admission.max_files,
+                                                   "per_hour": settings.admission.submissions_per_hour}}
 
     async def dashboard(self, request: Request) -> Response:
         data = await anyio.to_thread.run_sync(self.api.class_data)

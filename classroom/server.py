@@ -49,7 +49,7 @@ def lock(folder: Path) -> int:
 def make_pool(settings: ClassSettings, slots: Optional[int], dask: Optional[str]) -> Pool:
     if dask:
         return DaskPool(dask, slots)
-    return LocalPool(slots or settings.concurrency or default_concurrency())
+    return LocalPool(slots or settings.ladder.concurrency or default_concurrency())
 
 
 def tls_context(certificate: Path, key: Path) -> ssl.SSLContext:

@@ -20,9 +20,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
-from .arena import TimeControl, builtin_names, check_file_name, format_clock, parse_clock
+from .arena import (FILE_SECONDS, GameConfig, TimeRule, TournamentFileError, builtin_names, check_file_name, key,
+                    parse_referee, read_table, table_template, time_rule)
 
 SETTINGS_FILE = "class.toml"
 DATABASE_FILE = "class.sqlite"
@@ -34,43 +35,91 @@ INSTRUCTOR_TOKEN_FILE = "instructor.token"
 DEFAULT_REFERENCES = ("random", "greedy", "paper-easy", "paper-normal", "paper-hard",
                       "champion@0.02", "champion@0.1", "champion@0.5", "champion")
 FINAL_FORMATS = ("round-robin", "double-round-robin", "swiss")
-
-TEMPLATE = """\
-# The class's settings (othello class init wrote this; the server reads it when it starts).
-[class]
-name = {name}
-time_per_move = {time}              # seconds per move, in the checks and every game
-# clock = "300+2"                   # a game clock instead (PROTOCOL.md section 10): a bank of 300 s, 2 s more a
-#                                   # move; time_per_move then caps a single move (delete it for the bank alone)
-# deadline = "2026-12-04T18:00:00+01:00"   # ISO 8601: the final plays each student's last version admitted before it
-# The reference agents, weakest first: the rungs a new version climbs.  A built-in agent by name, or
-# NAME@SECONDS: that agent with its own seconds per move (the champion at small times).
-references = [{references}]
-
-[ladder]
-games_per_pairing = 2               # a game pair: the same opening, colours swapped
-openings = "balanced"               # the shipped suite of balanced openings, or "none" (programs that declare openings)
-concurrency = "auto"                # games at once: all cores but one; or a number
-pairs_per_opponent = 2              # game pairs between two students' current versions, then the ladder moves on
-stop_climb_at = 0.0                 # a pair scoring at most this against a reference ends the climb
-
-[admission]
-build_timeout = 120                 # seconds for a version's build line
-submissions_per_hour = 12           # per student
-max_upload_bytes = 4_000_000        # a whole upload (the request body is refused beyond this)
-max_files = 200
-max_file_bytes = 2_000_000
-max_depth = 8                       # folders inside a submission
-
-[final]
-format = "round-robin"              # or "double-round-robin", "swiss"
-games_per_pairing = 2
-references = []                     # reference agents that play in the final too (never ranked among students)
-"""
+MAX_REFERENCE_SECONDS = 600.0
+CLOCK_FORM = 'a string "BASE+INC" in seconds, e.g. "300+2"'
+T = TypeVar("T")
 
 
 class SettingsError(ValueError):
     """class.toml (or the class folder) is not usable: the message names the file, the key and what was wrong."""
+
+
+# Each table of class.toml, declared once: the reader (read_table, as for a tournament file) checks every key
+# from it, and `othello class init` writes the commented template from it (each doc a comment).
+
+@dataclass(frozen=True)
+class ClassTable:
+    """``[class]``: the class itself, its time rule and its reference agents."""
+
+    name: Optional[str] = key("the class's name on its pages (default: the folder's name)", None, max_length=200,
+                              example='"Othello 2026"')
+    time_per_move: Optional[float] = key(
+        f"seconds per move, in the checks and every game (default {FILE_SECONDS:g}); under a clock it caps a single "
+        "move (delete it for the bank alone)", None, low=0.01, high=600, unit="seconds", example="1")
+    clock: Optional[str] = key("a game clock instead (PROTOCOL.md section 10): a bank of 300 s, 2 s more a move.",
+                               None, expected=CLOCK_FORM, example='"300+2"')
+    deadline: Optional[str] = key("ISO 8601: the final plays each student's last version admitted before it", None,
+                                  expected='an ISO 8601 time, e.g. "2026-12-04T18:00:00+01:00"',
+                                  example='"2026-12-04T18:00:00+01:00"')
+    references: tuple[str, ...] = key(
+        "The reference agents, weakest first: the rungs a new version climbs.  A built-in agent by name, or "
+        "NAME@SECONDS: that agent with its own seconds per move (the champion at small times).", DEFAULT_REFERENCES,
+        expected="a list of built-in agents, NAME or NAME@SECONDS")
+
+
+@dataclass(frozen=True)
+class LadderTable:
+    """``[ladder]``: how the ladder pairs the students' versions."""
+
+    games_per_pairing: int = key("a game pair: the same opening, colours swapped", 2, low=2, high=100)
+    openings: str = key("the shipped suite of balanced openings, or \"none\" (played by programs that declare "
+                        "openings)", "balanced")
+    concurrency: Optional[int] = key("games at once: all cores but one; or a number", None, auto=True, low=1,
+                                     high=1024)
+    pairs_per_opponent: int = key("game pairs between two students' current versions, then the ladder moves on", 2,
+                                  low=1, high=1000)
+    stop_climb_at: float = key("a pair scoring at most this against a reference ends the climb", 0.0, low=0, high=100)
+
+
+@dataclass(frozen=True)
+class AdmissionTable:
+    """``[admission]``: what a submission may be, and how long its build may take."""
+
+    build_timeout: float = key("seconds for a version's build line", 120.0, low=1, high=3600, unit="seconds")
+    submissions_per_hour: int = key("per student", 12, low=1, high=10_000)
+    max_upload_bytes: int = key("a whole upload (the request body is refused beyond this)", 4_000_000, low=1,
+                                high=1 << 30)
+    max_files: int = key("files in a submission", 200, low=1, high=100_000)
+    max_file_bytes: int = key("bytes of one file of a submission", 2_000_000, low=1, high=1 << 30)
+    max_depth: int = key("folders inside a submission", 8, low=1, high=64)
+
+
+@dataclass(frozen=True)
+class FinalTable:
+    """``[final]``: the final tournament (othello class final)."""
+
+    format: str = key("how the final pairs: round-robin, double-round-robin or swiss", "round-robin",
+                      choices=FINAL_FORMATS)
+    games_per_pairing: int = key("games of each pairing", 2, low=1, high=100)
+    references: tuple[str, ...] = key("reference agents that play in the final too (never ranked among students)",
+                                      (), expected="a list of names of [class] references")
+
+
+@dataclass(frozen=True)
+class RefereeTable:
+    """``[referee]``: the limits of every program in the checks, the ladder and the final (a tournament file's keys)."""
+
+    memory_mb: Optional[int] = key("MB of memory of each program: all its processes and its /tmp and /dev/shm "
+                                   "(0: none; othello doctor says how it is enforced here)", None, low=0,
+                                   example=str(GameConfig.memory_mb))
+    max_processes: Optional[int] = key("processes a program may run at once (0: no limit)", None, low=0,
+                                       example=str(GameConfig.max_processes))
+    disk_mb: Optional[int] = key("MB a program may keep in its folder and its /tmp; its largest file (0: none)",
+                                 None, low=0, example=str(GameConfig.disk_mb))
+
+
+TABLES: dict[str, type] = {"class": ClassTable, "ladder": LadderTable, "admission": AdmissionTable,
+                           "final": FinalTable, "referee": RefereeTable}
 
 
 @dataclass(frozen=True)
@@ -92,88 +141,63 @@ class Reference:
             time = float(seconds)
         except ValueError:
             raise SettingsError(f"reference {text!r}: {seconds!r} is not a number of seconds") from None
-        if not 0 < time <= 600:
-            raise SettingsError(f"reference {text!r}: seconds per move must be in (0, 600]")
+        if not 0 < time <= MAX_REFERENCE_SECONDS:
+            raise SettingsError(f"reference {text!r}: seconds per move must be in (0, {MAX_REFERENCE_SECONDS:g}]")
         return cls(f"{builtin}-{time:g}s", builtin, time)
 
 
 @dataclass(frozen=True)
 class ClassSettings:
-    """class.toml, checked."""
+    """class.toml, checked: its tables as declared, and what their keys make together.
+
+    ``time`` is the class's time rule (every check and ladder game, and the
+    final); ``referee`` the ``[referee]`` keys class.toml gives (the final's
+    file repeats them); ``game`` the referee's settings of every class game,
+    the time rule and those limits.
+    """
 
     folder: Path
     name: str
-    time_per_move: float  # under a clock: the cap on one move, else (no cap) what the checks give a move: a fair share
+    time: TimeRule
     references: tuple[Reference, ...]
-    clock: Optional[tuple[float, float]] = None  # the game clock (base, increment) of every check and ladder game
-    capped: bool = True  # under a clock: whether time_per_move caps a single move (class.toml gives it)
     deadline: Optional[dt.datetime] = None
-    games_per_pairing: int = 2
-    openings: str = "balanced"
-    concurrency: Optional[int] = None  # None: all cores but one
-    pairs_per_opponent: int = 2
-    stop_climb_at: float = 0.0
-    build_timeout: float = 120.0
-    submissions_per_hour: int = 12
-    max_upload_bytes: int = 4_000_000
-    max_files: int = 200
-    max_file_bytes: int = 2_000_000
-    max_depth: int = 8
-    final_format: str = "round-robin"
-    final_games_per_pairing: int = 2
-    final_references: tuple[str, ...] = ()
+    ladder: LadderTable = LadderTable()
+    admission: AdmissionTable = AdmissionTable()
+    final: FinalTable = FinalTable()
+    referee: dict[str, Any] = field(default_factory=dict)  # GameConfig's fields, as a tournament file's [referee]
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def database(self) -> Path:
         return self.folder / DATABASE_FILE
 
+    @property
+    def game(self) -> GameConfig:
+        """The referee's settings of every class game: the time rule and the ``[referee]`` limits."""
+        return GameConfig(time_per_move=self.time.per_move, clock=self.time.clock, **self.referee)
+
+    @property
+    def check_seconds(self) -> float:
+        """Seconds per move in the admission checks: the cap, or under a clock without one a fair share of the bank."""
+        return self.time.move_seconds
+
     def reference(self, name: str) -> Optional[Reference]:
         return next((ref for ref in self.references if ref.name == name), None)
-
-    def game_time(self) -> dict[str, Any]:
-        """The referee's time settings of every check and ladder game (GameConfig's ``time_per_move`` and ``clock``)."""
-        if self.clock is None:
-            return {"time_per_move": self.time_per_move}
-        return {"time_per_move": self.time_per_move if self.capped else None, "clock": self.clock}
-
-    @property
-    def clock_text(self) -> Optional[str]:
-        """The game clock as class.toml writes it, ``"300+2"``; ``None`` without one."""
-        return None if self.clock is None else format_clock(*self.clock)
-
-    @property
-    def time_text(self) -> str:
-        """The time rule as the pages say it: ``0.3 s a move``, ``clock 300+2``, ``clock 300+2, 10 s a move at most``."""
-        if self.clock is None:
-            return f"{self.time_per_move:g} s a move"
-        return f"clock {self.clock_text}" + (f", {self.time_per_move:g} s a move at most" if self.capped else "")
 
 
 def write_template(folder: Path, name: str, time_per_move: float) -> Path:
     """Write a fresh class.toml (init, once: an existing one is the instructor's and is kept)."""
     path = folder / SETTINGS_FILE
-    references = ", ".join(f'"{ref}"' for ref in DEFAULT_REFERENCES)
-    path.write_text(TEMPLATE.format(name=_toml_string(name), time=f"{time_per_move:g}", references=references),
-                    encoding="utf-8")
+    given: dict[str, dict[str, Any]] = {"class": {"name": name, "time_per_move": time_per_move}}
+    lines = ["# The class's settings (othello class init wrote this; the server reads it when it starts)."]
+    for title, declaration in TABLES.items():
+        lines += ([""] if len(lines) > 1 else []) + table_template(declaration, title, given.get(title))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def _toml_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-_KNOWN = {
-    "class": {"name", "time_per_move", "clock", "deadline", "references"},
-    "ladder": {"games_per_pairing", "openings", "concurrency", "pairs_per_opponent", "stop_climb_at"},
-    "admission": {"build_timeout", "submissions_per_hour", "max_upload_bytes", "max_files", "max_file_bytes",
-                  "max_depth"},
-    "final": {"format", "games_per_pairing", "references"},
-}
-
-
 def load(folder: Path) -> ClassSettings:
-    """Read ``folder/class.toml``; raise :class:`SettingsError` naming the key and what was wrong."""
+    """Read ``folder/class.toml``; raise :class:`SettingsError` naming the file, the key and what was wrong."""
     folder = Path(folder).resolve()
     path = folder / SETTINGS_FILE
     try:
@@ -182,103 +206,68 @@ def load(folder: Path) -> ClassSettings:
         raise SettingsError(f"{folder} is not a class folder: no {SETTINGS_FILE} (make one: othello class init)") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
-    for table, value in data.items():
-        if table not in _KNOWN or not isinstance(value, dict):
-            raise SettingsError(f"{path}: unknown table [{table}] (known: {', '.join(f'[{t}]' for t in _KNOWN)})")
-        unknown = set(value) - _KNOWN[table]
-        if unknown:
-            raise SettingsError(f"{path}: unknown key {table}.{sorted(unknown)[0]} (known: {', '.join(sorted(_KNOWN[table]))})")
-    get = _Getter(path, data)
-    references = tuple(Reference.parse(text) for text in get.strings("class", "references", list(DEFAULT_REFERENCES)))
+    for title, value in data.items():
+        if title not in TABLES or not isinstance(value, dict):
+            raise SettingsError(f"{path}: unknown table [{title}] (known: {', '.join(f'[{t}]' for t in TABLES)})")
+    try:
+        return _settings(folder, path, data)
+    except TournamentFileError as exc:  # the declared-table reader's: it names the file, the table and the key
+        raise SettingsError(str(exc)) from None
+
+
+def _settings(folder: Path, path: Path, data: dict[str, Any]) -> ClassSettings:
+    """The settings of class.toml's ``data``: each table read as declared, then what ties keys together."""
+    where = str(path)
+
+    def table(declaration: type[T], title: str) -> T:
+        return read_table(declaration, data.get(title, {}), where, f"[{title}]")
+
+    given, ladder, final = table(ClassTable, "class"), table(LadderTable, "ladder"), table(FinalTable, "final")
+    try:
+        references = tuple(Reference.parse(text) for text in given.references)
+        for reference in references:
+            check_file_name(reference.name)
+    except ValueError as exc:
+        raise SettingsError(f"{path}: [class] references: {exc}") from None
     labels = [ref.name for ref in references]
     if len(set(labels)) != len(labels):
-        raise SettingsError(f"{path}: class.references names an agent twice")
-    for label in labels:
-        check_file_name(label)
-    deadline_text = get.text("class", "deadline", "")
-    deadline = None
-    if deadline_text:
-        try:
-            deadline = dt.datetime.fromisoformat(deadline_text)
-        except ValueError:
-            raise SettingsError(f"{path}: class.deadline {deadline_text!r} is not an ISO 8601 time") from None
-        if deadline.tzinfo is None:
-            deadline = deadline.astimezone()  # the machine's time zone, said explicitly from here on
-    concurrency = data.get("ladder", {}).get("concurrency", "auto")
-    if concurrency != "auto" and not (isinstance(concurrency, int) and concurrency >= 1):
-        raise SettingsError(f"{path}: ladder.concurrency must be \"auto\" or a number of games >= 1")
-    final_format = get.text("final", "format", "round-robin")
-    if final_format not in FINAL_FORMATS:
-        raise SettingsError(f"{path}: final.format {final_format!r}: one of {', '.join(FINAL_FORMATS)}")
-    final_references = tuple(get.strings("final", "references", []))
-    for name in final_references:
+        raise SettingsError(f"{path}: [class] references names an agent twice")
+    for name in final.references:
         if name not in labels:
-            raise SettingsError(f"{path}: final.references names {name!r}, not one of class.references ({', '.join(labels)})")
-    games = get.number("ladder", "games_per_pairing", 2, 2, 100, whole=True)
-    if games % 2:
-        raise SettingsError(f"{path}: ladder.games_per_pairing must be even (game pairs, colours swapped)")
-    clock_text = get.text("class", "clock", "")
+            raise SettingsError(f"{path}: [final] references names {name!r}, not one of [class] references "
+                                f"({', '.join(labels)})")
+    if ladder.games_per_pairing % 2:
+        raise SettingsError(f"{path}: [ladder] games_per_pairing = {ladder.games_per_pairing}: expected an even "
+                            "number (game pairs, colours swapped)")
     try:
-        clock = parse_clock(clock_text) if clock_text else None  # the rule of --clock and the tournament key
+        # the rule of --clock and of a tournament file: under a clock time_per_move caps a move only where given
+        time = time_rule(given.time_per_move, given.clock or None, FILE_SECONDS)
     except ValueError as exc:
-        raise SettingsError(f"{path}: class.clock: {exc}") from None
-    # Under a clock the bank rules: time_per_move caps a move only if class.toml gives it (as a tournament file).
-    capped = clock is None or "time_per_move" in data.get("class", {})
-    time_per_move = get.number("class", "time_per_move", 1.0, 0.01, 600)
-    if not capped:
-        assert clock is not None
-        time_per_move = TimeControl(None, base=clock[0], increment=clock[1]).fair_share() or time_per_move
+        raise SettingsError(f"{path}: [class] clock: {exc}") from None
+    table(RefereeTable, "referee")  # the keys a class may set, each checked
     return ClassSettings(
         folder=folder,
-        name=get.text("class", "name", folder.name),
-        time_per_move=time_per_move,
+        name=given.name if given.name is not None else folder.name,
+        time=time,
         references=references,
-        clock=clock,
-        capped=capped,
-        deadline=deadline,
-        games_per_pairing=int(games),
-        openings=get.text("ladder", "openings", "balanced"),
-        concurrency=None if concurrency == "auto" else int(concurrency),
-        pairs_per_opponent=int(get.number("ladder", "pairs_per_opponent", 2, 1, 1000, whole=True)),
-        stop_climb_at=get.number("ladder", "stop_climb_at", 0.0, 0, 100),
-        build_timeout=get.number("admission", "build_timeout", 120, 1, 3600),
-        submissions_per_hour=int(get.number("admission", "submissions_per_hour", 12, 1, 10_000, whole=True)),
-        max_upload_bytes=int(get.number("admission", "max_upload_bytes", 4_000_000, 1, 1 << 30, whole=True)),
-        max_files=int(get.number("admission", "max_files", 200, 1, 100_000, whole=True)),
-        max_file_bytes=int(get.number("admission", "max_file_bytes", 2_000_000, 1, 1 << 30, whole=True)),
-        max_depth=int(get.number("admission", "max_depth", 8, 1, 64, whole=True)),
-        final_format=final_format,
-        final_games_per_pairing=int(get.number("final", "games_per_pairing", 2, 1, 100, whole=True)),
-        final_references=final_references,
+        deadline=_deadline(given.deadline, path),
+        ladder=ladder,
+        admission=table(AdmissionTable, "admission"),
+        final=final,
+        referee=parse_referee(data.get("referee", {}), where, time),  # then GameConfig's own checks, as in a tournament
     )
 
 
-class _Getter:
-    def __init__(self, path: Path, data: dict[str, Any]) -> None:
-        self.path, self.data = path, data
-
-    def _value(self, table: str, key: str, default: Any) -> Any:
-        return self.data.get(table, {}).get(key, default)
-
-    def text(self, table: str, key: str, default: str) -> str:
-        value = self._value(table, key, default)
-        if not isinstance(value, str):
-            raise SettingsError(f"{self.path}: {table}.{key} must be a string, not {value!r}")
-        return value
-
-    def strings(self, table: str, key: str, default: list[str]) -> list[str]:
-        value = self._value(table, key, default)
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise SettingsError(f"{self.path}: {table}.{key} must be a list of strings")
-        return value
-
-    def number(self, table: str, key: str, default: float, low: float, high: float, whole: bool = False) -> float:
-        value = self._value(table, key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
-            raise SettingsError(f"{self.path}: {table}.{key} must be {'a whole number' if whole else 'a number'}, not {value!r}")
-        if not low <= value <= high:
-            raise SettingsError(f"{self.path}: {table}.{key} = {value} is out of range [{low:g}, {high:g}]")
-        return float(value)
+def _deadline(text: Optional[str], path: Path) -> Optional[dt.datetime]:
+    """``[class] deadline`` as a time with its zone (the machine's, said explicitly, where the file gives none)."""
+    if not text:
+        return None
+    try:
+        deadline = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise SettingsError(f"{path}: [class] deadline = {text!r}: not an ISO 8601 time, e.g. "
+                            '"2026-12-04T18:00:00+01:00"') from None
+    return deadline if deadline.tzinfo is not None else deadline.astimezone()
 
 
 SAFE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")

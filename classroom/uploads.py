@@ -55,7 +55,8 @@ class Limits:
 
     @classmethod
     def of(cls, settings: ClassSettings) -> "Limits":
-        return cls(settings.max_upload_bytes, settings.max_files, settings.max_file_bytes, settings.max_depth)
+        limits = settings.admission
+        return cls(limits.max_upload_bytes, limits.max_files, limits.max_file_bytes, limits.max_depth)
 
 
 def normalise(name: str, limits: Limits) -> str:

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import click
 
-from .clock import format_clock, parse_clock
+from .clock import PLAY_SECONDS, TimeRule, parse_clock, time_rule
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
 from .display import Display, fault_lines, summary
 from .time_use import time_use
@@ -47,7 +47,7 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="Seconds of wall-clock time per move [default: 60; with --clock: no cap per move].")
 @click.option("--time-for", "time_for", multiple=True, metavar="NAME=SECONDS",
               help="Time odds: this agent's own seconds per move (the other keeps --time); repeatable.")
-@click.option("--clock", "clock", metavar="BASE+INC", default=None, callback=lambda ctx, param, value: clock_option(value),
+@click.option("--clock", "clock", metavar="BASE+INC", default=None,
               help="A game clock: a bank of BASE seconds for each program, INC more after each of its moves "
                    "(e.g. 300+2, 3+0.1); --time then caps a single move.")
 @click.option("--startup-time", type=click.FloatRange(min=0), default=GameConfig.startup_time, show_default=True,
@@ -95,7 +95,7 @@ def play(
     agent_b: AgentSpec,
     time_per_move: Optional[float],
     time_for: tuple[str, ...],
-    clock: Optional[tuple[float, float]],
+    clock: Optional[str],
     startup_time: float,
     seed: Optional[int],
     out_dir: Optional[Path],
@@ -134,6 +134,7 @@ def play(
     built-in random, beginner, greedy and paper players; a program is given
     as sizes:NAME=COMMAND).
     """
+    rule = time_option(time_per_move, clock, PLAY_SECONDS)
     opening = _opening(openings_file, opening_text, seed)
     if opening is not None:
         seed = opening[1]
@@ -151,8 +152,8 @@ def play(
         stamp = time.strftime("%Y%m%d-%H%M%S")
         out_dir = Path("games") / f"{stamp}-{agent_a.file_name}-{agent_b.file_name}"
     config = GameConfig(
-        time_per_move=default_time_per_move(time_per_move, clock),
-        clock=clock,
+        time_per_move=rule.per_move,
+        clock=rule.clock,
         startup_time=startup_time,
         manual_time=manual_time,
         strict_manual=strict_manual,
@@ -179,7 +180,7 @@ def _play_one(white: AgentSpec, black: AgentSpec, config: GameConfig, out_dir: P
               quiet: bool, as_json: bool) -> None:
     """Play the one game of ``othello play``, print its result and exit as the command line promises."""
     if not quiet:
-        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {time_text(config)}; files in {out_dir}")
+        click.echo(f"{white.label} (W) vs {black.label} (B), seed {seed}, {config.time_text}; files in {out_dir}")
     try:
         with sigterm_as_interrupt():
             record = play_game(white, black, config, out_dir, seed=seed, on_event=display)
@@ -227,7 +228,7 @@ def parse_agent_times(given: Sequence[str], labels: Sequence[str]) -> tuple[tupl
 
 
 def clock_option(value: Optional[str], hint: str = "--clock") -> Optional[tuple[float, float]]:
-    """A ``--clock BASE+INC`` value as :attr:`GameConfig.clock`; a bad one is named with the form expected (click's error)."""
+    """A ``--manual-clock BASE+INC`` value (a person's clock); a bad one is named with the form expected (click's error)."""
     if value is None:
         return None
     try:
@@ -236,21 +237,15 @@ def clock_option(value: Optional[str], hint: str = "--clock") -> Optional[tuple[
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
-def default_time_per_move(given: Optional[float], clock: Optional[tuple[float, float]]) -> Optional[float]:
-    """``--time`` as given; without it 60 s a move, or under a game clock no cap (the bank rules)."""
-    if given is not None:
-        return given
-    return None if clock is not None else GameConfig.time_per_move
+def time_option(time_per_move: Optional[float], clock: Optional[str], default: float) -> TimeRule:
+    """``--time`` and ``--clock`` as given (``None``: not given) read as every front end reads them (:func:`.clock.time_rule`).
 
-
-def time_text(config: GameConfig) -> str:
-    """``60 s per move``, with any agent's own time: ``2 s per move (rhino 120 s)``; under a clock ``clock 300+2``."""
-    own = ", ".join([f"{label} {seconds:g} s" for label, seconds in config.agent_times]
-                    + [f"{label} clock {format_clock(*clock)}" for label, clock in config.agent_clocks])
-    parts = [f"clock {format_clock(*config.clock)}"] if config.clock else []
-    if config.time_per_move is not None:
-        parts.append(f"{config.time_per_move:g} s per move" + (" at most" if config.clock else ""))
-    return ", ".join(parts) + (f" ({own})" if own else "")
+    A bad clock is click's error, naming ``--clock`` and the form expected.
+    """
+    try:
+        return time_rule(time_per_move, clock, default)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
 
 
 def _opening(openings_file: Optional[str], opening_text: Optional[str],
@@ -280,7 +275,7 @@ def _play_pair(first: AgentSpec, second: AgentSpec, opening: list[Move], config:
     """``othello play --openings``: the game pair, each game's result, then the pair's score."""
     if not (quiet or as_json):
         click.echo(f"game pair from the opening {format_opening(opening)} (seed {seed}): {first.label} is White, "
-                   f"then Black; {time_text(config)}; files in {out_dir}/1 and {out_dir}/2")
+                   f"then Black; {config.time_text}; files in {out_dir}/1 and {out_dir}/2")
     try:
         with sigterm_as_interrupt():
             records = play_pair(first, second, opening, config, out_dir, seed=seed, on_event=display)

@@ -18,6 +18,10 @@ by the conformance checker (:mod:`othello_arena.agents.check`):
   the move's time from the bank and adds the increment.
 
 The game loop asks the clock and never does the arithmetic itself.
+
+A :class:`TimeRule` is a game's rule as its settings give it (seconds per
+move, a game clock, a cap on a move under it), read by :func:`time_rule`
+alone from every front end and said by :attr:`TimeRule.text` alone.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 GRACE_SECONDS = 0.25  # PROTOCOL.md section 4: margin for file-event delivery
 STARTUP_SECONDS = 5.0  # PROTOCOL.md section 4: extra time on an agent's first move, to start up
@@ -176,6 +180,101 @@ class TimeControl:
         return f"{thinking:.3g} + {self.grace:g} s{startup}"
 
 
+# The seconds per move where none is given and there is no game clock: one game at the command line
+# (``othello play``, ``othello match``), an agent's check (``othello check``), a file (a tournament's, class.toml).
+PLAY_SECONDS = 60.0
+CHECK_SECONDS = 5.0
+FILE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class TimeRule:
+    """A game's time rule for its programs: seconds per move, a game clock, or a clock with a cap on a move.
+
+    The one value every front end makes (:func:`time_rule`: the command
+    line's ``--time``/``--clock``, a tournament file's and class.toml's
+    ``time_per_move``/``clock``) and every page and line says (:attr:`text`).
+    ``per_move`` is ``None`` (no cap) only under a clock.
+
+    >>> TimeRule(2.0).text, TimeRule(None, (300.0, 2.0)).text, TimeRule(10.0, (300.0, 2.0)).text
+    ('2 s per move', 'clock 300+2', 'clock 300+2, 10 s per move at most')
+    >>> TimeRule(None, (300.0, 2.0)).move_seconds  # 300 s over 30 moves, plus 2
+    12.0
+    """
+
+    per_move: Optional[float]
+    clock: Optional[tuple[float, float]] = None
+
+    def __post_init__(self) -> None:
+        if self.per_move is None and self.clock is None:
+            raise ValueError("time per move may be None (no cap) only under a game clock")
+        if self.per_move is not None and (isinstance(self.per_move, bool) or not self.per_move > 0):
+            raise ValueError(f"time per move must be a positive number of seconds, got {self.per_move!r}")
+        if self.clock is not None:
+            parse_clock(format_clock(*self.clock))  # the bounds of --clock
+            object.__setattr__(self, "clock", (float(self.clock[0]), float(self.clock[1])))
+        if self.per_move is not None:
+            object.__setattr__(self, "per_move", float(self.per_move))
+
+    @property
+    def clock_text(self) -> str:
+        """The game clock as ``"300+2"``; ``""`` without one."""
+        return "" if self.clock is None else format_clock(*self.clock)
+
+    @property
+    def control(self) -> TimeControl:
+        """The time control of a program under this rule (no odds: see ``GameConfig.time_control``)."""
+        if self.clock is None:
+            return TimeControl(self.per_move)
+        return TimeControl(self.per_move, base=self.clock[0], increment=self.clock[1])
+
+    @property
+    def move_seconds(self) -> float:
+        """Seconds a move should take: the per-move time, or under a clock without a cap a fair share of the bank."""
+        share = self.control.fair_share()
+        assert share is not None, "a rule always limits a program's time"
+        return share
+
+    @property
+    def text(self) -> str:
+        """The rule as every page and line says it: ``2 s per move``, ``clock 300+2``, ``clock 300+2, 10 s per move at most``."""
+        parts = [f"clock {self.clock_text}"] if self.clock is not None else []
+        if self.per_move is not None:
+            parts.append(f"{self.per_move:g} s per move" + (" at most" if self.clock is not None else ""))
+        return ", ".join(parts)
+
+    def text_with_odds(self, agent_times: Iterable[tuple[str, float]] = (),
+                       agent_clocks: Iterable[tuple[str, tuple[float, float]]] = ()) -> str:
+        """:attr:`text` with the agents' own times and clocks (odds): ``2 s per move (rhino 120 s, fox clock 60+1)``."""
+        own = [f"{label} {seconds:g} s" for label, seconds in agent_times]
+        own += [f"{label} clock {format_clock(*clock)}" for label, clock in agent_clocks]
+        return self.text + (f" ({', '.join(own)})" if own else "")
+
+    def file_keys(self) -> dict[str, float | str]:
+        """The rule as a file's keys (a tournament file's ``[tournament]``, class.toml's ``[class]``): what :func:`time_rule` reads back."""
+        keys: dict[str, float | str] = {}
+        if self.per_move is not None:
+            keys["time_per_move"] = self.per_move
+        if self.clock is not None:
+            keys["clock"] = self.clock_text
+        return keys
+
+
+def time_rule(time_per_move: Optional[float], clock: Optional[str], default: float) -> TimeRule:
+    """The time rule of ``time_per_move`` and ``clock`` as given (``None``: not given), the one reading of every front end.
+
+    Without a clock: the seconds given, else ``default``.  Under a clock
+    the bank rules: ``time_per_move`` caps a single move only where it is
+    given.  A bad clock raises ``ValueError`` naming it (:func:`parse_clock`).
+
+    >>> time_rule(None, None, PLAY_SECONDS), time_rule(None, "300+2", PLAY_SECONDS), time_rule(5, "300+2", 1.0)
+    (TimeRule(per_move=60.0, clock=None), TimeRule(per_move=None, clock=(300.0, 2.0)), TimeRule(per_move=5.0, clock=(300.0, 2.0)))
+    """
+    if clock is None:
+        return TimeRule(default if time_per_move is None else time_per_move)
+    return TimeRule(time_per_move, parse_clock(clock))
+
+
 class Clock:
     """One side's clock in a game: started when its turn begins, stopped when its move is read.
 
@@ -286,4 +385,5 @@ class Clock:
         return self.control.explain(self.first_move, self.bank)
 
 
-__all__ = ["FAIR_SHARE_MOVES", "GRACE_SECONDS", "STARTUP_SECONDS", "Clock", "TimeControl", "format_clock", "parse_clock"]
+__all__ = ["CHECK_SECONDS", "FAIR_SHARE_MOVES", "FILE_SECONDS", "GRACE_SECONDS", "PLAY_SECONDS", "STARTUP_SECONDS", "Clock",
+           "TimeControl", "TimeRule", "format_clock", "parse_clock", "time_rule"]

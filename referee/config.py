@@ -13,7 +13,7 @@ from typing import Optional
 import platformdirs
 
 from ..protocol import DEFAULT_SIZE, check_size
-from .clock import GRACE_SECONDS, STARTUP_SECONDS, TimeControl, format_clock, parse_clock
+from .clock import GRACE_SECONDS, PLAY_SECONDS, STARTUP_SECONDS, TimeControl, TimeRule, format_clock, parse_clock
 
 END_GRACE_SECONDS = 1.0  # PROTOCOL.md section 3.7: time to exit after the end line
 ILLEGAL_RULES = ("lose", "lose-turn")
@@ -131,7 +131,7 @@ class GameConfig:
       (:func:`.cores.core_sets`); empty: any core.
     """
 
-    time_per_move: Optional[float] = 60.0
+    time_per_move: Optional[float] = PLAY_SECONDS
     grace: float = GRACE_SECONDS
     startup_time: float = STARTUP_SECONDS
     manual_time: Optional[float] = None
@@ -205,6 +205,16 @@ class GameConfig:
         if self.disk_mb:
             return self.disk_mb, f"beyond the {self.disk_mb} MB disk limit"
         return None, ""
+
+    @property
+    def time_rule(self) -> TimeRule:
+        """The game's time rule for its programs (the odds apart)."""
+        return TimeRule(self.time_per_move, self.clock)
+
+    @property
+    def time_text(self) -> str:
+        """The time rule as the lines say it, with any agent's own: ``2 s per move (rhino 120 s)``, ``clock 300+2``."""
+        return self.time_rule.text_with_odds(self.agent_times, self.agent_clocks)
 
     def time_control(self, label: str, manual: bool) -> TimeControl:
         """The clock setting of the agent ``label``, a program or a person: its own time and clock (odds), else the game's.

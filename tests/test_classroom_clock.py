@@ -20,7 +20,7 @@ from othello_arena.classroom.store import SCHEMA, ClassStore, now
 from othello_arena.classroom.uploads import parse_command
 from othello_arena.tournaments.run.jobs import agent_spec
 from othello_arena.protocol import GameRecord
-from othello_arena.referee.clock import parse_clock
+from othello_arena.referee.clock import TimeRule, parse_clock
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "agents" / "examples"
 
@@ -41,18 +41,19 @@ def test_the_class_clock_is_a_bank_and_time_per_move_caps_a_move_only_when_given
     folder = tmp_path / "class"
     make_class(folder, ["alice"], ["random"], time=0.5)
     plain = load(folder)
-    assert plain.clock is None and plain.game_time() == {"time_per_move": 0.5} and plain.time_text == "0.5 s a move"
+    assert plain.time == TimeRule(0.5) and plain.time.text == "0.5 s per move"
+    assert (plain.game.time_per_move, plain.game.clock) == (0.5, None)
 
     set_class_keys(folder, clock="300+2")  # the template gives time_per_move: it caps a single move
     capped = load(folder)
-    assert capped.clock == (300.0, 2.0) and capped.clock_text == "300+2"
-    assert capped.game_time() == {"time_per_move": 0.5, "clock": (300.0, 2.0)}
-    assert capped.time_text == "clock 300+2, 0.5 s a move at most"
+    assert capped.time == TimeRule(0.5, (300.0, 2.0)) and capped.time.clock_text == "300+2"
+    assert (capped.game.time_per_move, capped.game.clock) == (0.5, (300.0, 2.0))
+    assert capped.time.text == "clock 300+2, 0.5 s per move at most"
 
     set_class_keys(folder, time_per_move=None)  # the bank alone; the checks give a move a fair share of it
     bank = load(folder)
-    assert bank.game_time() == {"time_per_move": None, "clock": (300.0, 2.0)}
-    assert bank.time_text == "clock 300+2" and bank.time_per_move == 12.0  # 300 s over 30 moves, plus 2
+    assert (bank.game.time_per_move, bank.game.clock) == (None, (300.0, 2.0))
+    assert bank.time.text == "clock 300+2" and bank.check_seconds == 12.0  # 300 s over 30 moves, plus 2
 
 
 @pytest.mark.parametrize("value", ["5", "+1", "-3+1", "300+", "1e9+1", "ten+1"])
@@ -64,14 +65,14 @@ def test_a_bad_class_clock_is_named_as_the_tournament_key_names_it(tmp_path: Pat
         parse_clock(value)  # the one rule: --clock, the tournament's clock key, class.clock
     with pytest.raises(SettingsError) as refused:
         load(folder)
-    assert str(refused.value) == f"{folder / 'class.toml'}: class.clock: {expected.value}"
+    assert str(refused.value) == f"{folder / 'class.toml'}: [class] clock: {expected.value}"
 
 
 def test_a_class_clock_that_is_not_a_string_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     make_class(folder, ["alice"], ["random"])
     set_class_keys(folder, clock=300)
-    with pytest.raises(SettingsError, match=r"class\.clock must be a string, not 300"):
+    with pytest.raises(SettingsError, match=r"class\.toml: \[class\] clock = 300: expected a string \"BASE\+INC\""):
         load(folder)
 
 
@@ -96,7 +97,7 @@ def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_
     assert ladder.plan() is not None  # alice's version climbs: a game pair against greedy
     game = store.row("SELECT * FROM games WHERE white_version = ? OR black_version = ? ORDER BY id", version, version)
     job = ladder.job(game, remote=False)
-    assert job.config["clock"] == (3.0, 0.1) and job.config["time_per_move"] is None
+    assert job.config.clock == (3.0, 0.1) and job.config.time_per_move is None
     alice = job.white if job.white.name == "alice" else job.black
     assert alice.reads_clock and alice.openings and agent_spec(alice).reads_clock  # (CLOCK s) in its NAME.in
     record = GameRecord.from_dict(play_job(job).record)

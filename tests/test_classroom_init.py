@@ -51,7 +51,7 @@ def test_init_makes_the_class_and_a_second_run_only_adds(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert "2 students added" in result.output
     settings = load(folder)
-    assert settings.time_per_move == 0.5
+    assert settings.time.per_move == 0.5
     assert [ref.name for ref in settings.references][:2] == ["random", "greedy"]
     assert "champion-0.1s" in [ref.name for ref in settings.references]  # a rung between paper-hard and champion
     first = tokens(folder)

@@ -210,13 +210,12 @@ def test_longest_name_is_accepted_and_check_agrees_with_run(tmp_path: Path) -> N
 
 
 def test_an_agent_may_have_its_own_time_per_move(tmp_path: Path) -> None:
-    from othello_arena.referee import GameConfig
-    from othello_arena.tournaments.run.jobs import game_config_fields
+    from othello_arena.tournaments.run.jobs import game_config
 
     text = '[tournament]\ntime_per_move = 1\n[[agents]]\nname = "random"\n[[agents]]\nname = "greedy"\ntime_per_move = {}\n'
     t = config.load(write(tmp_path, text.format("3")))
     assert t.agent("greedy").time_per_move == 3.0 and t.agent("random").time_per_move is None
-    game = GameConfig(**game_config_fields(t))
+    game = game_config(t)
     assert game.time_control("greedy", manual=False).per_move == 3.0
     assert game.time_control("random", manual=False).per_move == 1.0
     for bad, message in (("0", "expected a positive number of seconds"), ('"3"', "expected a number"),
@@ -301,15 +300,15 @@ def test_reference_agents_and_student_ids(tmp_path: Path) -> None:
 
 
 def test_a_game_clock_for_the_tournament_and_for_one_agent(tmp_path: Path) -> None:
-    from othello_arena.tournaments.run.jobs import agent_spec, game_config_fields
+    from othello_arena.tournaments.run.jobs import agent_spec, game_config
 
     (tmp_path / "bob").mkdir()
     text = ('[tournament]\nclock = "10+0.1"\n[[agents]]\nname = "greedy"\n'
             '[[agents]]\nname = "bob"\ncwd = "bob"\ncommand = "./bob {name}"\nclock = "20+0.5"\nreads_clock = true\n')
     tournament = config.parse(text, tmp_path / "t.toml")
     assert tournament.clock == "10+0.1" and tournament.time_per_move is None  # the bank rules: no cap unless given
-    fields = game_config_fields(tournament)
-    assert fields["clock"] == (10.0, 0.1) and fields["agent_clocks"] == [("bob", (20.0, 0.5))]
+    game = game_config(tournament)
+    assert game.clock == (10.0, 0.1) and game.agent_clocks == (("bob", (20.0, 0.5)),) and game.time_per_move is None
     assert agent_spec(tournament.agent("bob")).reads_clock
     assert "clock 10+0.1" in tournament.time_text and "bob clock 20+0.5" in tournament.time_text
     capped = config.parse(text.replace('clock = "10+0.1"', 'clock = "10+0.1"\ntime_per_move = 2'), tmp_path / "t.toml")
@@ -326,10 +325,10 @@ def test_a_bad_clock_in_the_file_is_named_with_the_form(tmp_path: Path, where: s
 
 
 def test_a_tournament_keeps_one_mb_of_each_agents_files_and_a_match_keeps_them_all(tmp_path: Path) -> None:
-    from othello_arena.tournaments.run.jobs import game_config_fields
+    from othello_arena.tournaments.run.jobs import game_config
 
     plain = config.load(write(tmp_path, 'agents = ["a", "b"]\n'))
-    assert plain.keep_files_mb == 1 and game_config_fields(plain)["keep_files_mb"] == 1
+    assert plain.keep_files_mb == 1 and game_config(plain).keep_files_mb == 1
     assert config.load(write(tmp_path, 'agents = ["a", "b"]\n[tournament]\nkeep_files_mb = 0\n')).keep_files_mb == 0
     match = config.load(write(tmp_path, 'agents = ["a", "b"]\n[match]\n'))
     assert match.keep_files_mb is None  # within the disk limit: a student looks at their files

@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
+from othello_arena.referee.clock import TimeRule
 from othello_arena.tournaments.schedule import config
 from othello_arena.tournaments.schedule.config import TournamentFileError
 from tournament_helpers import AGENT, write_tournament
@@ -162,7 +163,7 @@ def test_a_match_keeps_the_folder_it_was_started_in(tmp_path: Path, monkeypatch:
     monkeypatch.chdir(tmp_path / "me")
     spec = AgentSpec.parse("me=python3 agent.py --name {name}")
     write_match_file(tmp_path / "me" / "matches" / "m1", spec, AgentSpec.parse("you=java -cp {home} You {name}"),
-                     games=2, sprt=None, time_per_move=1.0, seed=1, openings=None, concurrency=1, sandbox="bwrap")
+                     games=2, sprt=None, time=TimeRule(1.0), seed=1, openings=None, concurrency=1, sandbox="bwrap")
     match = load_match(tmp_path / "me" / "matches" / "m1")
     assert match.agent("me").cwd == str(tmp_path / "me")
 

@@ -278,7 +278,7 @@ def test_time_odds_go_into_the_match_file_and_every_game(tmp_path: Path) -> None
     result = CliRunner().invoke(cli, ["match", "random", "greedy", "--games", "2", "--time", "2",
                                       "--time-for", "greedy=5", "--seed", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "2 s per move, greedy 5 s" in result.output
+    assert "2 s per move (greedy 5 s)" in result.output
     assert 'name = "greedy"\nbuiltin = "greedy"\ntime_per_move = 5.0' in (out / "match.toml").read_text()
     records = [GameRecord.load(str(path)) for path in sorted(out.glob("games/*/game.json"))]
     assert len(records) == 2 and all(r.extra["referee"]["agent_times"] == {"greedy": 5.0} for r in records)

@@ -183,11 +183,10 @@ def _play(runner: Any, console: Console, counts: Progress, *, resume: bool, reru
 
 def _say_limits(runner: Any, console: Console) -> None:
     """Each limit of the agents and how it holds here (othello doctor's lines), a WARNING where it does not."""
-    from ..referee import GameConfig
     from ..referee.limits import limit_lines
     from ..referee.sandbox import probe
 
-    config = GameConfig(**runner.config_fields)
+    config = runner.config
     for line in limit_lines(config, probe() if config.sandbox == "bwrap" else None):
         console.print(line.text(), markup=False, style=None if line.enforced else "bold red")
 
@@ -569,13 +568,13 @@ def check(file: Optional[str], demo: bool) -> None:
     from ..agents import registry
     from .schedule import pairing
     from .run.pools import default_concurrency
-    from .run.jobs import game_config_fields
+    from .run.jobs import game_config
     from .results.state import planned_games
 
     tournament_ = _load(file, demo)
     try:
         config.check_builtins(tournament_, registry.names(), registry.sizes_of)
-        game_config_fields(tournament_)
+        game_config(tournament_)
     except TournamentFileError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{tournament_.name}: {tournament_.format}, {planned_games(tournament_, tournament_.withdrawn)} games, "

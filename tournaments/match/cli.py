@@ -14,8 +14,8 @@ from ...agents.registry import builtin_agents
 from ...protocol import BOARD_SIZES, GameRecord, IllegalMoveError, ParseError
 from ...protocol.openings import BALANCED, format_opening, read_openings, suite_path
 from ...referee import AgentSpec, GameConfig, check_opening, distinct_labels
-from ...referee.cli import clock_option, default_time_per_move, parse_agent_times
-from ...referee.clock import format_clock
+from ...referee.cli import parse_agent_times, time_option
+from ...referee.clock import PLAY_SECONDS
 from ...referee.config import SANDBOXES
 from ...referee.display import fault_lines, summary
 from ...referee.process import sigterm_as_interrupt
@@ -59,7 +59,7 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
                    "every game starts from the start position.")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds of wall-clock time per move [default: 60; with --clock: no cap per move].")
-@click.option("--clock", "clock", metavar="BASE+INC", default=None, callback=lambda ctx, param, value: clock_option(value),
+@click.option("--clock", "clock", metavar="BASE+INC", default=None,
               help="A game clock: a bank of BASE seconds for each agent, INC more after each of its moves "
                    "(e.g. 10+0.1 for fast testing); --time then caps a single move.")
 @click.option("--time-for", "time_for", multiple=True, metavar="NAME=SECONDS",
@@ -83,7 +83,7 @@ def _split(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
               help="Every figure after each pair: pentanomial counts, Elo and nElo with intervals, the LLR and "
                    "the SPRT's parameters (match.json has them too).")
 def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
-          openings_file: Optional[str], time_per_move: Optional[float], clock: Optional[tuple[float, float]],
+          openings_file: Optional[str], time_per_move: Optional[float], clock: Optional[str],
           time_for: tuple[str, ...], seed: Optional[int], concurrency: Optional[int], out_dir: Optional[Path], resume_dir: Optional[Path], sandbox: str, size: str,
           quiet: bool, verbose: bool) -> None:
     """Play A against B in game pairs (each opening twice, colours swapped) and say which is better.
@@ -120,8 +120,9 @@ def match(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_game
 def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_games: int,
            openings_file: Optional[str], time_per_move: Optional[float], seed: Optional[int],
            concurrency: Optional[int], out_dir: Optional[Path], sandbox: str, quiet: bool, size: int = 8,
-           time_for: tuple[str, ...] = (), clock: Optional[tuple[float, float]] = None) -> Path:
+           time_for: tuple[str, ...] = (), clock: Optional[str] = None) -> Path:
     """Check the command line and write the match's file; return its directory."""
+    rule = time_option(time_per_move, clock, PLAY_SECONDS)
     agents, params = _split(words)
     if len(agents) != 2:
         raise click.UsageError(f"expected two agents A and B, got {len(agents)}: {' '.join(agents) or 'none'}")
@@ -137,7 +138,6 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     agent_times = dict(parse_agent_times(time_for, [spec.label for spec in distinct_labels(a, b)]))
-    time_per_move = default_time_per_move(time_per_move, clock)
     openings: Optional[str] = None
     if openings_file is not None:
         path = suite_path(openings_file)
@@ -163,18 +163,15 @@ def _start(words: tuple[str, ...], games: Optional[int], use_sprt: bool, max_gam
                                "or give another --out")
     try:
         write_match_file(out_dir, a, b, games=games if games is not None else max_games, sprt=sprt,
-                         time_per_move=time_per_move, seed=seed, openings=openings, concurrency=concurrency,
-                         sandbox=sandbox, size=size, agent_times=agent_times,
-                         clock=format_clock(*clock) if clock else None)
+                         time=rule, seed=seed, openings=openings, concurrency=concurrency,
+                         sandbox=sandbox, size=size, agent_times=agent_times)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
         what = f"{games} games" if games is not None else f"until the SPRT decides (at most {max_games} games)"
         suite_text = f"openings from {openings_file}" if openings_file else "no openings"
-        odds = "".join(f", {label} {seconds:g} s" for label, seconds in agent_times.items())
-        timing = ", ".join([*([f"clock {format_clock(*clock)}"] if clock else []),
-                            *([f"{time_per_move:g} s per move"] if time_per_move is not None else [])])
-        click.echo(f"{a.label} vs {b.label}: {what}, {suite_text}, seed {seed}, {timing}{odds}; "
+        click.echo(f"{a.label} vs {b.label}: {what}, {suite_text}, seed {seed}, "
+                   f"{rule.text_with_odds(agent_times.items())}; "
                    f"files in {out_dir}")
         if openings is None:
             click.echo("note: without --openings every game starts from the start position; "

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...referee import AgentSpec, distinct_labels
+from ...referee.clock import TimeRule
 from ...referee.spec import BUILTIN
 from ..run.runner import Runner, ScheduleEvent, ScheduleEventKind
 from ..schedule import config as tournament_config
@@ -43,9 +44,8 @@ SUMMARY_FILE = "match.json"
 
 
 def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int, sprt: Optional[SPRT],
-                     time_per_move: Optional[float], seed: int, openings: Optional[str], concurrency: Optional[int],
-                     sandbox: str, size: int = 8, agent_times: Optional[dict[str, float]] = None,
-                     clock: Optional[str] = None) -> Path:
+                     time: TimeRule, seed: int, openings: Optional[str], concurrency: Optional[int],
+                     sandbox: str, size: int = 8, agent_times: Optional[dict[str, float]] = None) -> Path:
     """Write ``directory/match.toml``, the tournament file of the match; return its path.
 
     Raises :class:`ValueError` for arguments that do not make a match (an odd
@@ -66,10 +66,7 @@ def write_match_file(directory: Path, a: AgentSpec, b: AgentSpec, *, games: int,
         f"seed = {seed}",
         'results = "."',
     ]
-    if time_per_move is not None:  # (under a clock without it: no cap per move)
-        lines.append(f"time_per_move = {time_per_move!r}")
-    if clock is not None:
-        lines.append(f"clock = {_toml(clock)}")
+    lines += [f"{key} = {_toml(value)}" for key, value in time.file_keys().items()]  # (under a clock maybe no cap)
     if concurrency is not None:
         lines.append(f"concurrency = {concurrency}")
     if openings is not None:

@@ -23,7 +23,8 @@ from typing import Any, Callable, Optional
 
 from ...protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
 from ...referee.cores import usable_cores as usable_core_list
-from ...referee.clock import GRACE_SECONDS, parse_clock
+from ...referee.clock import GRACE_SECONDS
+from ...referee.config import GameConfig
 from ..results.safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends, read_whole
 from ..results.store import GameOutcome
 from ..schedule.config import AgentEntry, Tournament
@@ -39,17 +40,16 @@ def usable_cores() -> int:
 
 
 
-def game_config_fields(tournament: Tournament) -> dict[str, Any]:
-    """The referee's GameConfig fields from the file (time_per_move plus [referee], checked when loaded)."""
-    fields = {"time_per_move": tournament.time_per_move, "keep_files_mb": tournament.keep_files_mb, **tournament.referee}
-    # Time odds: the agents with their own time per move (the referee uses those of each game's two).
-    fields["agent_times"] = [(agent.name, agent.time_per_move) for agent in tournament.agents if agent.time_per_move]
-    if tournament.clock:  # the game clock (checked when loaded), and any agent's own (clock odds)
-        fields["clock"] = parse_clock(tournament.clock)
-    fields["agent_clocks"] = [(agent.name, parse_clock(agent.clock)) for agent in tournament.agents if agent.clock]
-    # No agent may see the tournament's results, even from a folder it may read.
-    fields["hidden_paths"] = [str(tournament.results_dir.resolve())]
-    return fields
+def game_config(tournament: Tournament) -> GameConfig:
+    """The referee's settings of every game of the file: its time rule, the odds, [referee] (checked when loaded)."""
+    return GameConfig(
+        time_per_move=tournament.time.per_move, clock=tournament.time.clock,
+        # the odds of every agent: the referee uses those of each game's two
+        agent_times=tournament.agent_times, agent_clocks=tournament.agent_clocks,
+        keep_files_mb=tournament.keep_files_mb,
+        # no agent may see the tournament's results, even from a folder it may read
+        hidden_paths=(str(tournament.results_dir.resolve()),),
+        **tournament.referee)
 
 
 def agent_spec(entry: AgentEntry) -> Any:
@@ -77,7 +77,8 @@ class GameJob:
 
     ``out_dir`` is the game directory, or ``None`` to play in a temporary
     directory and send everything back (a remote worker); ``config`` holds
-    the referee's :class:`~othello_arena.referee.GameConfig` fields;
+    the referee's :class:`~othello_arena.referee.GameConfig` (frozen: it
+    pickles to a worker as it is);
     ``opening`` the opening's move lines; ``white_version`` and
     ``black_version`` the programs' fingerprints, taken by the runner before
     their builds (:mod:`.versions`), for the record.
@@ -86,7 +87,7 @@ class GameJob:
     key: str
     white: AgentEntry
     black: AgentEntry
-    config: dict[str, Any]
+    config: GameConfig
     seed: int
     opening: tuple[str, ...] = ()
     out_dir: Optional[str] = None
@@ -132,11 +133,10 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
     hears the referee's events (the live display's moves and clocks; only
     where the game runs in this process).
     """
-    from ...referee import GameConfig, play_game
+    from ...referee import play_game
 
     white = dataclasses.replace(agent_spec(job.white), version=job.white_version)
     black = dataclasses.replace(agent_spec(job.black), version=job.black_version)
-    config = GameConfig(**job.config)
     temporary = job.out_dir is None
     out_dir = Path(tempfile.mkdtemp(prefix="othello-game-")) if job.out_dir is None else Path(job.out_dir)
     try:
@@ -146,7 +146,7 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
         started = time.monotonic()
         try:
             opening = [parse_move(line) for line in job.opening]
-            record = play_game(white, black, config, out_dir, seed=job.seed, on_event=on_event, opening=opening)
+            record = play_game(white, black, job.config, out_dir, seed=job.seed, on_event=on_event, opening=opening)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started

@@ -97,7 +97,7 @@ class LocalPool:
             return play_job(job, on_event)
         cpus = self.free_cores.get()  # never waits: as many sets as threads
         try:
-            return play_job(dataclasses.replace(job, config={**job.config, "cpus": cpus}), on_event)
+            return play_job(dataclasses.replace(job, config=dataclasses.replace(job.config, cpus=cpus)), on_event)
         finally:
             self.free_cores.put(cpus)
 

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from ...referee import GameConfig
 from ..results.store import BuildResult, Store
 from ..schedule.config import AgentEntry, Tournament
 from .build import run_build
-from .jobs import agent_spec, game_config_fields, usable_cores
+from .jobs import agent_spec, game_config, usable_cores
 from .versions import agent_version, folder_of, short
 
 CARD_LOG_LINES = 200  # lines of a failed build's log on the card: its end, where the compiler says what is wrong
@@ -73,8 +72,7 @@ def check_agents(tournament: Tournament, out_dir: Path, *, attempts: int = 8,
     from ...agents.check import check_agent
     from ...agents.registry import prepare
 
-    fields = game_config_fields(tournament)
-    config = GameConfig(**fields)
+    config = game_config(tournament)
     agents = [agent for agent in tournament.agents if agent.name not in tournament.withdrawn]
     cards = {agent.name: AgentCard(agent.name, agent_version(tournament, agent, {})) for agent in agents}
     out_dir.mkdir(parents=True, exist_ok=True)

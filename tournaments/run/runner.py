@@ -34,7 +34,7 @@ from ..results.store import BuildResult, GameOutcome, GameRow, Store
 from ..schedule import pairing
 from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from ..schedule.pairing import ScheduledGame, game_opening
-from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config_fields, outcome_from, usable_cores
+from .jobs import GameFileError, GameJob, PlayedGame, agent_spec, game_config, outcome_from, usable_cores
 from .livelog import LiveLogWriter
 from .pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from .versions import (ChangedAgent, agent_version, build_outputs, changed_agents, folder_of, folder_state,
@@ -121,7 +121,7 @@ class Runner:
             self.lock.release()
             raise
         self.identity = f"pid {os.getpid()} on {socket.gethostname()}"
-        self.config_fields: dict[str, Any] = {}
+        self.config = game_config(tournament)  # the referee's settings of every game
         self.numbers: dict[str, int] = {}
         self.stop_requested = threading.Event()
         self.failed: list[tuple[str, str]] = []
@@ -140,8 +140,7 @@ class Runner:
         from ...agents import registry
 
         check_builtins(self.tournament, registry.names(), registry.sizes_of)
-        self.config_fields = game_config_fields(self.tournament)
-        if self.config_fields.get("sandbox", "bwrap") == "bwrap":
+        if self.config.sandbox == "bwrap":
             from ...referee.sandbox import SandboxUnavailable, require
 
             try:  # stop before the first game, not with every game a forfeit
@@ -278,7 +277,6 @@ class Runner:
         """
         from concurrent.futures import ThreadPoolExecutor
 
-        from ...referee import GameConfig
         from .build import run_build
 
         stored = self.store.builds()
@@ -298,7 +296,7 @@ class Runner:
             """One build, in its sandbox, and the paths it wrote into its folder."""
             before = folder_state(self.tournament, agent)
             outcome = run_build(agent.name, agent.build or "", agent.cwd, logs / f"{agent.name}.log",
-                                self.tournament.build_timeout, GameConfig(**self.config_fields),
+                                self.tournament.build_timeout, self.config,
                                 hidden=[self.tournament.results_dir.resolve()])
             try:
                 return outcome, build_outputs(before, folder_state(self.tournament, agent))
@@ -367,7 +365,7 @@ class Runner:
             key=game.key,
             white=t.agent(game.white),
             black=t.agent(game.black),
-            config=self.config_fields,
+            config=self.config,
             seed=game.seed,
             opening=tuple(move.line() for move in game_opening(t, game.index)),
             out_dir=None if remote else str(self.game_dir(game)),

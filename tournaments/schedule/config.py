@@ -74,7 +74,10 @@ string ``"false"`` is not a boolean).  Each table is declared once, as a
 dataclass whose fields are its keys (:func:`key`: the type, the range or
 choices, the default and a one-line doc): :class:`TournamentTable`,
 :class:`AgentEntry` for an ``[[agents]]`` table and :class:`MatchTable`;
-:func:`read_table` reads any of them, so a new key is one line.  What ties
+:func:`read_table` reads any of them, so a new key is one line; the class
+server's ``class.toml`` declares its tables the same way and is read by the
+same reader, and :func:`table_template` writes a commented template of a
+declared table (each doc a comment).  What ties
 keys together (an odd ``games_per_pairing`` with both colours, ``rounds``
 only for swiss) is checked after, in :func:`parse`.  The keys of
 ``[referee]`` and their types come from the referee's ``GameConfig``
@@ -90,6 +93,7 @@ import json
 import math
 import os
 import re
+import textwrap
 import tomllib
 import types as types_module
 import typing
@@ -97,7 +101,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
-from ...referee.clock import format_clock, parse_clock
+from ...referee.clock import FILE_SECONDS, TimeRule, parse_clock, time_rule
 from ...referee.config import GameConfig
 from ...referee.spec import check_file_name, split_name_command
 
@@ -153,6 +157,7 @@ class Rule:
     max_length: Optional[int] = None
     auto: bool = False  # the string "auto" stands for None (the field's default)
     expected: str = ""  # what the value is, in words, where the type's own word is too vague
+    example: str = ""  # a value as a file writes it, shown (commented out) in a template where the key has no default
 
 
 def key(doc: str, default: Any = dataclasses.MISSING, **rule: Any) -> Any:
@@ -276,6 +281,53 @@ def _number(bound: float) -> str:
     return f"{bound:g}" if isinstance(bound, float) else str(bound)
 
 
+TEMPLATE_COMMENT_COLUMN = 36  # where a key's doc starts, after its value
+TEMPLATE_WIDTH = 116  # the longest line of a template, its doc wrapped
+
+
+def table_template(declaration: type, title: str, values: Optional[dict[str, Any]] = None) -> list[str]:
+    """The lines of a commented template of the table ``[title]`` declared by ``declaration`` (the reader's own).
+
+    Each key is written ``name = value`` with its doc as a comment: its
+    value in ``values``, else its default; a key without either is written
+    commented out with its :attr:`Rule.example` (left out without one).
+    :func:`read_table` reads the lines back as the values they show.
+    """
+    values = values or {}
+    lines = [f"[{title}]"]
+    for name, _kind, rule, _required in _declared_keys(declaration):
+        default = next(item.default for item in dataclasses.fields(declaration) if item.name == name)
+        value = values.get(name, default)
+        if value is None and rule.auto:
+            assignment = f'{name} = "auto"'
+        elif value is None or value is dataclasses.MISSING:
+            if not rule.example:
+                continue
+            assignment = f"# {name} = {rule.example}"
+        else:
+            assignment = f"{name} = {_template_value(value)}"
+        lines += _commented(assignment, rule.doc)
+    return lines
+
+
+def _template_value(value: Any) -> str:
+    """A value as a template writes it: ``4_000_000`` for a big whole number, else as :func:`_toml` writes it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
+        return f"{value:_}"
+    if isinstance(value, tuple):
+        return _toml(list(value))
+    return _toml(value)
+
+
+def _commented(assignment: str, doc: str) -> list[str]:
+    """``assignment`` with ``doc`` beside it from :data:`TEMPLATE_COMMENT_COLUMN`, or above it when it is too long."""
+    if len(assignment) >= TEMPLATE_COMMENT_COLUMN - 1:
+        return [f"# {line}" for line in textwrap.wrap(doc, TEMPLATE_WIDTH - 2)] + [assignment]
+    wrapped = textwrap.wrap(doc, TEMPLATE_WIDTH - TEMPLATE_COMMENT_COLUMN - 2) or [""]
+    lines = [f"{assignment:<{TEMPLATE_COMMENT_COLUMN - 1}} # {wrapped[0]}"]
+    return lines + [f"{'#':<{TEMPLATE_COMMENT_COLUMN - 1}} # {line}" for line in wrapped[1:]]
+
+
 def _toml(value: Any) -> str:
     """A value as it was written in the file (``"false"`` with its quotes, ``false`` without)."""
     if isinstance(value, bool):
@@ -347,7 +399,8 @@ class TournamentTable:
                                  low=1, high=MAX_GAMES_PER_PAIRING)
     colours: str = key("\"both\": each pairing plays both colours; \"random\": drawn from the seed", "both",
                        choices=COLOUR_MODES)
-    time_per_move: float = key("seconds per move", 1.0, positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
+    time_per_move: Optional[float] = key(f"seconds per move (default {FILE_SECONDS:g}; under a clock: no cap, the bank "
+                                         "rules)", None, positive=True, unit="seconds", high=MAX_TIME_PER_MOVE)
     concurrency: Optional[int] = key("games at once, each pinned to its own core(s); \"auto\": the usable cores less one "
                                      "(at least 1), the spare one for the referees", None,
                                      auto=True, low=1, high=MAX_CONCURRENCY)
@@ -393,7 +446,7 @@ class Tournament:
     agents: tuple[AgentEntry, ...]
     games_per_pairing: int = TournamentTable.games_per_pairing
     colours: str = TournamentTable.colours
-    time_per_move: Optional[float] = TournamentTable.time_per_move  # None: no cap, under a clock
+    time: TimeRule = TimeRule(FILE_SECONDS)  # seconds per move, the game clock, a cap on a move under it
     concurrency: Optional[int] = None  # None: automatic (see runner.default_concurrency)
     seed: int = TournamentTable.seed
     results_dir: Path = Path("results")
@@ -407,18 +460,32 @@ class Tournament:
     # A head-to-head written by ``othello match`` ([match] table): its SPRT, if it plays until one decides
     # (then games_per_pairing is the cap).  ``None`` for a tournament; ``""`` for a match of fixed length.
     match_sprt: Optional[str] = None
-    clock: Optional[str] = None  # the game clock, "300+2"; None: time_per_move alone
     keep_files_mb: Optional[int] = DEFAULT_KEEP_FILES_MB  # None: all of them, within the disk limit (a match)
+
+    @property
+    def time_per_move(self) -> Optional[float]:
+        """Seconds per move; ``None``: no cap, under a clock."""
+        return self.time.per_move
+
+    @property
+    def clock(self) -> Optional[str]:
+        """The game clock, ``"300+2"``; ``None``: time_per_move alone."""
+        return self.time.clock_text or None
+
+    @property
+    def agent_times(self) -> tuple[tuple[str, float], ...]:
+        """Time odds: the agents with their own seconds per move."""
+        return tuple((agent.name, agent.time_per_move) for agent in self.agents if agent.time_per_move)
+
+    @property
+    def agent_clocks(self) -> tuple[tuple[str, tuple[float, float]], ...]:
+        """Clock odds: the agents with their own game clock (checked when loaded)."""
+        return tuple((agent.name, parse_clock(agent.clock)) for agent in self.agents if agent.clock)
 
     @property
     def time_text(self) -> str:
         """``1 s per move``, ``clock 300+2``, ``clock 300+2, 10 s per move at most``, with any agent's own (odds)."""
-        parts = [f"clock {self.clock}"] if self.clock else []
-        if self.time_per_move is not None:
-            parts.append(f"{self.time_per_move:g} s per move" + (" at most" if self.clock else ""))
-        own = [f"{agent.name} {agent.time_per_move:g} s" for agent in self.agents if agent.time_per_move]
-        own += [f"{agent.name} clock {agent.clock}" for agent in self.agents if agent.clock]
-        return ", ".join(parts) + (f" ({', '.join(own)})" if own else "")
+        return self.time.text_with_odds(self.agent_times, self.agent_clocks)
 
     @property
     def is_match(self) -> bool:
@@ -538,13 +605,13 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
             "lower games_per_pairing or rounds, or split the agents into groups"
         )
     results_dir, database = _results(table, path, results_base)
-    clock = _parse_clock(table.clock, f"{where}: [tournament] clock")
+    try:
+        time = time_rule(table.time_per_move, table.clock, FILE_SECONDS)
+    except ValueError as exc:
+        raise TournamentFileError(f"{where}: [tournament] clock: {exc}") from None
     for agent in agents:
         _parse_clock(agent.clock, f"{where}: agent {agent.name}: clock")
-    # Under a clock the bank rules: time_per_move caps a move only if the file gives it.
-    given_time = isinstance(data.get("tournament"), dict) and "time_per_move" in data["tournament"]
-    time_per_move = table.time_per_move if clock is None or given_time else None
-    referee = parse_referee(data.get("referee", {}), where, time_per_move, clock)
+    referee = parse_referee(data.get("referee", {}), where, time)
     _check_program_sizes(agents, referee, where)
     openings, openings_sha256 = _parse_openings(table, where, base, agents)
     match_sprt = _parse_match(data.get("match"), where, agents)
@@ -555,8 +622,7 @@ def parse(text: str, path: Path, results_base: Optional[Path] = None) -> Tournam
         agents=tuple(agents),
         games_per_pairing=table.games_per_pairing,
         colours=table.colours,
-        time_per_move=time_per_move,
-        clock=format_clock(*clock) if clock else None,
+        time=time,
         concurrency=table.concurrency,
         seed=table.seed,
         results_dir=results_dir,
@@ -749,8 +815,7 @@ def _parse_clock(text: Optional[str], label: str) -> Optional[tuple[float, float
         raise TournamentFileError(f"{label}: {exc}") from None
 
 
-def parse_referee(table: Any, where: str, time_per_move: Optional[float],
-                  clock: Optional[tuple[float, float]] = None) -> dict[str, Any]:
+def parse_referee(table: Any, where: str, time: TimeRule) -> dict[str, Any]:
     """Check the ``[referee]`` table key by key against ``GameConfig``; return it as plain data."""
     if not isinstance(table, dict):
         raise TournamentFileError(f"{where}: 'referee' must be a table ([referee])")
@@ -774,7 +839,7 @@ def parse_referee(table: Any, where: str, time_per_move: Optional[float],
             raise TournamentFileError(f"{where}: [referee] {key} cannot be set from a tournament file")
     fields = {key: _read_key(value, types[key], _ANY_VALUE, f"{where}: [referee] {key}") for key, value in table.items()}
     try:
-        GameConfig(time_per_move=time_per_move, clock=clock, **fields)
+        GameConfig(time_per_move=time.per_move, clock=time.clock, **fields)
     except (TypeError, ValueError) as exc:
         raise TournamentFileError(f"{where}: [referee]: {exc}") from None
     return fields
