@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import email.policy
 import json
-import sqlite3
 import time
 from email.parser import BytesParser
 from typing import Any, AsyncIterator, Callable, Optional
@@ -37,7 +36,7 @@ from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record, game_summary
 from .settings import ClassSettings
-from .store import INSTRUCTOR, ClassStore
+from .store import INSTRUCTOR, ClassStore, Game, Version
 from .uploads import UploadRefused, read_file
 
 COOKIE = "othello_class_token"
@@ -75,13 +74,13 @@ class ClassApi:
     def unknown(self) -> JSONResponse:
         return self.refuse(401, "no valid token: send Authorization: Bearer TOKEN (your link holds your token)")
 
-    def may_read_player(self, person: str, game: sqlite3.Row, player: str) -> bool:
+    def may_read_player(self, person: str, game: Game, player: str) -> bool:
         """Whose stderr ``person`` may read: their own, anybody's for the instructor; a reference's for its opponent."""
         if person == INSTRUCTOR or person == player:
             return True
-        version = game["white_version"] if game["white"] == player else game["black_version"]
+        version = game.white_version if game.white == player else game.black_version
         is_reference = version is None and self.settings.reference(player) is not None
-        return is_reference and person in (game["white"], game["black"])
+        return is_reference and game.plays(person)
 
     # -- pages (the real ones come later: this one says where the API is) --------
 
@@ -142,13 +141,12 @@ class ClassApi:
         lines, _ = standings(self.settings, self.store)
         mine = next((line for line in lines if line.id == person), None)
         versions = [public_version(row) for row in self.store.versions(person)]
-        games = self.store.rows("SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
-                                "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT 500", person, person)
-        return {"id": person, "name": student["name"], "instructor": False, "versions": versions,
+        games = self.store.games_of_student(person, latest=500)
+        return {"id": person, "name": student.name, "instructor": False, "versions": versions,
                 "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
                 **self.time_fields()}
 
-    def owned_version(self, request: Request, refusal: str) -> sqlite3.Row | Response:
+    def owned_version(self, request: Request, refusal: str) -> Version | Response:
         """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
         person = self.person(request)
         if person is None:
@@ -156,7 +154,7 @@ class ClassApi:
         row = self.store.version(_int(request.path_params["version"]))
         if row is None:
             return self.refuse(404, "no such version")
-        if person not in (INSTRUCTOR, row["student"]):
+        if person not in (INSTRUCTOR, row.student):
             return self.refuse(403, refusal)
         return row
 
@@ -165,14 +163,14 @@ class ClassApi:
         if isinstance(row, Response):
             return row
         data = public_version(row)
-        data["student"] = row["student"]
+        data["student"] = row.student
         return JSONResponse(data)
 
     async def version_file(self, request: Request) -> Response:
         row = self.owned_version(request, "another student's code: only its owner and the instructor read it")
         if isinstance(row, Response):
             return row
-        folder = self.settings.folder / "submissions" / row["student"] / row["fingerprint"]
+        folder = self.settings.folder / "submissions" / row.student / row.fingerprint
         data = await anyio.to_thread.run_sync(read_file, folder, request.path_params["path"])
         if data is None:
             return self.refuse(404, "no such file in this version")
@@ -193,12 +191,11 @@ class ClassApi:
             return self.unknown()
         row = self.store.game(_int(request.path_params["game"]))
         player = request.path_params["player"]
-        if row is None or player not in (row["white"], row["black"]):
+        if row is None or not row.plays(player):
             return self.refuse(404, "no such game, or no such player in it")
         if not self.may_read_player(person, row, player):
             return self.refuse(403, f"{player}'s output is for {player} and the instructor only")
-        text = row["white_stderr"] if player == row["white"] else row["black_stderr"]
-        return PlainTextResponse(text or "", headers={"X-Content-Type-Options": "nosniff"})
+        return PlainTextResponse(row.stderr_of(player), headers={"X-Content-Type-Options": "nosniff"})
 
     async def standings(self, request: Request) -> Response:
         if self.person(request) is None:
@@ -213,7 +210,7 @@ class ClassApi:
             for private in ("duplicate_of", "same_moves_as"):
                 data.pop(private)
             public.append(data)
-        counts = {row["status"]: row["n"] for row in self.store.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+        counts = {status.value: n for status, n in self.store.game_counts().items()}
         return {"class": self.settings.name, **self.time_fields(), "students": public,
                 "references": references, "games": counts}
 
@@ -245,10 +242,10 @@ class ClassApi:
         by_id = {line.id: line for line in lines}
         students = []
         for student in self.store.students():
-            line = by_id[student["id"]]
-            students.append({**line.to_dict(), "extra": json.loads(student["extra"]),
-                             "versions": [public_version(row) for row in self.store.versions(student["id"])]})
-        games = self.store.rows("SELECT * FROM games ORDER BY id DESC LIMIT 2000")
+            line = by_id[student.id]
+            students.append({**line.to_dict(), "extra": student.extra,
+                             "versions": [public_version(row) for row in self.store.versions(student.id)]})
+        games = self.store.games(latest=2000)
         return {"class": self.settings.name, **self.time_fields(),
                 "deadline": self.settings.deadline.isoformat() if self.settings.deadline else None,
                 "students": students, "references": references, "games": [game_summary(row) for row in games],

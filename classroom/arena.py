@@ -11,7 +11,7 @@ from importlib import resources
 from ..agents.check import FAIL, ReportCard, check_agent
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
-from ..protocol import GameRecord, Result
+from ..protocol import GameRecord, Move, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
 from ..referee.clock import TimeControl, format_clock, parse_clock
@@ -38,7 +38,7 @@ EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
-    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
+    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Move", "Result",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",

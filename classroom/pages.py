@@ -31,7 +31,7 @@ from .app import ClassApi
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, read_under
 from .ladder import game_summary
 from .starters import starters
-from .store import INSTRUCTOR
+from .store import INSTRUCTOR, Game, GameStatus
 
 PACKAGE = resources.files("othello_arena.classroom")
 CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
@@ -83,8 +83,8 @@ class ClassPages:
             game["opponent"] = game["black"] if game["white"] == person else game["white"]
             game["outcome"] = _outcome(game, person)
         mine = {game["id"] for game in me["games"]}
-        others = [game_summary(row) for row in self.api.store.rows(
-            "SELECT * FROM games WHERE status = 'finished' ORDER BY id DESC LIMIT ?", CLASS_GAMES_SHOWN + len(mine))]
+        others = [game_summary(row) for row in self.api.store.games(GameStatus.FINISHED,
+                                                                     latest=CLASS_GAMES_SHOWN + len(mine))]
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me["versions"])),
                 "class_games": [game for game in others if game["id"] not in mine][:CLASS_GAMES_SHOWN],
@@ -152,16 +152,16 @@ class ClassPages:
         if row is None:
             return self.render(request, "missing.html", person, status=404, what="no such game")
         game = game_summary(row)
-        logs = [player for player in (row["white"], row["black"]) if self.api.may_read_player(person, row, player)]
+        logs = [player for player in (row.white, row.black) if self.api.may_read_player(person, row, player)]
         view = self.view_of(row)
         return self.render(request, "game.html", person, game=game, logs=logs, view=view,
                            board=_board(view) if view else None, source=f"/games/{game['id']}/view")
 
-    def view_of(self, row: Any) -> Optional[dict[str, Any]]:
-        if not row["record"]:
+    def view_of(self, row: Game) -> Optional[dict[str, Any]]:
+        if not row.record:
             return None
-        record = GameRecord.from_json(row["record"])
-        return game_view(entries_from_record(record), row["white"], row["black"])
+        record = GameRecord.from_json(row.record)
+        return game_view(entries_from_record(record), row.white, row.black)
 
     async def game_view_events(self, request: Request) -> Response:
         """The replay's one message (a finished game does not change): sent once, the browser told not to ask again."""
