@@ -145,3 +145,20 @@ def test_two_copies_of_one_program_are_named_by_their_moves(ladder: Ladder) -> N
     by_id = {line.id: line for line in lines}
     assert by_id["alice"].same_moves_as == ["bob"] and by_id["bob"].same_moves_as == ["alice"]
     assert by_id["carol"].same_moves_as == [] and by_id["alice"].duplicate_of == []
+
+
+def test_a_pair_is_ladder_games_per_pairing_games_from_one_opening_colours_alternating(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    make_class(folder, ["alice"], ["greedy"], games_per_pairing=4)
+    settings = load(folder)
+    assert settings.games_per_pairing == 4
+    ladder = Ladder(settings, ClassStore(settings.database))
+    admit(ladder, "alice", "a1")
+    pair = ladder.plan()
+    games = ladder.store.games()
+    assert [game.game_index for game in games] == [1, 2, 3, 4] and {game.pair for game in games} == {pair}
+    assert [game.white for game in games] == ["alice", "greedy", "alice", "greedy"]
+    assert [game.seed - games[0].seed for game in games] == [0, 1, 2, 3]
+    planned = ladder.store.pair(pair)
+    assert planned is not None and planned.opening  # both read openings: one opening for the four games
+    assert {ladder.job(game, remote=True).opening for game in games} == {planned.opening}
