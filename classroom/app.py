@@ -24,6 +24,7 @@ import asyncio
 import email.policy
 import json
 import time
+from dataclasses import dataclass
 from email.parser import BytesParser
 from typing import Any, AsyncIterator, Callable, Optional
 
@@ -33,8 +34,9 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 
 from .admission import RateLimited, public_version, submit
 from .final import FinalProcess
-from .grades import grade_sheet, standings
-from .ladder import game_record, game_summary
+from .grades import grade_sheet
+from .ladder import game_record
+from . import service
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, Version
 from .uploads import UploadRefused, read_file
@@ -49,6 +51,14 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 class TooLarge(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request refused: the HTTP status and the reason, said to the person (as JSON or on the page)."""
+
+    status: int
+    reason: str
 
 
 class ClassApi:
@@ -69,6 +79,7 @@ class ClassApi:
 
     @staticmethod
     def refuse(status: int, message: str) -> JSONResponse:
+        """The API's answer to a refused request: ``{"error": message}``."""
         return JSONResponse({"error": message}, status_code=status)
 
     def unknown(self) -> JSONResponse:
@@ -98,32 +109,41 @@ class ClassApi:
 
     # -- the API -------------------------------------------------------------------
 
-    async def submissions(self, request: Request) -> Response:
-        person = self.person(request)
-        if person is None:
-            return self.unknown()
+    async def take_submission(self, request: Request, person: str) -> tuple[Version, bool] | Refusal:
+        """A version sent by ``person`` (the API's upload and the page's form): the version and whether it is
+        new, or why it is refused."""
         if person == INSTRUCTOR:
-            return self.refuse(403, "the instructor submits no agent: use a student's token")
+            return Refusal(403, "the instructor submits no agent: use a student's token")
         if request.cookies.get(COOKIE) and not request.headers.get("authorization"):
             origin = request.headers.get("origin")
             if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
-                return self.refuse(403, f"a request from {origin} is not from this class's pages")
+                return Refusal(403, f"a request from {origin} is not from this class's pages")
         limit = self.settings.max_upload_bytes + FORM_OVERHEAD
         try:
             body = await read_capped(request, limit)
         except TooLarge:
-            return self.refuse(413, f"the upload is larger than {self.settings.max_upload_bytes} bytes")
+            return Refusal(413, f"the upload is larger than {self.settings.max_upload_bytes} bytes")
         try:
             fields, uploads = parse_submission(request.headers.get("content-type", ""), body)
-            row, new = await anyio.to_thread.run_sync(
+            version, new = await anyio.to_thread.run_sync(
                 lambda: submit(self.settings, self.store, person, uploads, fields.get("command", ""), fields.get("build", "")))
         except RateLimited as exc:
-            return self.refuse(429, str(exc))
+            return Refusal(429, str(exc))
         except UploadRefused as exc:
-            return self.refuse(400, str(exc))
+            return Refusal(400, str(exc))
         if new:
             self.on_submitted()
-        data = public_version(row)
+        return version, new
+
+    async def submissions(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        taken = await self.take_submission(request, person)
+        if isinstance(taken, Refusal):
+            return self.refuse(taken.status, taken.reason)
+        version, new = taken
+        data = public_version(version)
         data["new"] = new
         return JSONResponse(data, status_code=201 if new else 200)
 
@@ -136,15 +156,7 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.me_data, person))
 
     def me_data(self, person: str) -> dict[str, Any]:
-        student = self.store.student(person)
-        assert student is not None
-        lines, _ = standings(self.settings, self.store)
-        mine = next((line for line in lines if line.id == person), None)
-        versions = [public_version(row) for row in self.store.versions(person)]
-        games = self.store.games_of_student(person, latest=500)
-        return {"id": person, "name": student.name, "instructor": False, "versions": versions,
-                "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
-                **self.time_fields()}
+        return service.student_json(service.student_view(self.settings, self.store, person))
 
     def owned_version(self, request: Request, refusal: str) -> Version | Response:
         """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
@@ -203,16 +215,7 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
 
     def standings_data(self) -> dict[str, Any]:
-        lines, references = standings(self.settings, self.store)
-        public = []
-        for line in lines:  # what every student may see of everybody: no code, no logs, no duplicates named
-            data = line.to_dict()
-            for private in ("duplicate_of", "same_moves_as"):
-                data.pop(private)
-            public.append(data)
-        counts = {status.value: n for status, n in self.store.game_counts().items()}
-        return {"class": self.settings.name, **self.time_fields(), "students": public,
-                "references": references, "games": counts}
+        return service.standings_json(service.standings_view(self.settings, self.store))
 
     async def export(self, request: Request) -> Response:
         person = self.person(request)
@@ -232,25 +235,8 @@ class ClassApi:
             return self.refuse(403, "the class view is for the instructor only")
         return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
 
-    def time_fields(self) -> dict[str, Any]:
-        """The class's time rule in every page's data: seconds a move, the game clock (``None``: none), the text shown."""
-        return {"time_per_move": self.settings.time_per_move, "clock": self.settings.clock_text,
-                "time_text": self.settings.time_text}
-
     def class_data(self) -> dict[str, Any]:
-        lines, references = standings(self.settings, self.store)
-        by_id = {line.id: line for line in lines}
-        students = []
-        for student in self.store.students():
-            line = by_id[student.id]
-            students.append({**line.to_dict(), "extra": student.extra,
-                             "versions": [public_version(row) for row in self.store.versions(student.id)]})
-        games = self.store.games(latest=2000)
-        return {"class": self.settings.name, **self.time_fields(),
-                "deadline": self.settings.deadline.isoformat() if self.settings.deadline else None,
-                "students": students, "references": references, "games": [game_summary(row) for row in games],
-                "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
-                               for line in lines if line.duplicate_of or line.same_moves_as]}
+        return service.class_json(service.class_view(self.settings, self.store))
 
     async def starters(self, request: Request) -> Response:
         """The eight starters as submission templates (their files, command and build lines)."""

@@ -53,11 +53,26 @@ class StudentLine:
                 "duplicate_of": self.duplicate_of, "same_moves_as": self.same_moves_as}
 
 
+@dataclass(frozen=True)
+class ReferenceLine:
+    """A reference agent beside the students: its built-in agent, its own time per move, its rating."""
+
+    name: str
+    agent: str
+    time_per_move: Optional[float]
+    rating: Optional[float]
+    rating_error: Optional[float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "agent": self.agent, "time_per_move": self.time_per_move,
+                "rating": _round(self.rating), "rating_error": _round(self.rating_error)}
+
+
 def _round(value: Optional[float]) -> Optional[float]:
     return None if value is None else round(value, 1)
 
 
-def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentLine], list[dict[str, Any]]]:
+def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentLine], list[ReferenceLine]]:
     """The students (ranked first, then the unranked by id) and the reference agents with their ratings."""
     fitted = ratings(store)
     current = {version.student: version for version in store.current_versions()}
@@ -83,9 +98,9 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
         line.rank = place
     _duplicates(lines, store)
     _same_moves(lines, games, store)
-    references = [{"name": ref.name, "agent": ref.builtin, "time_per_move": ref.time_per_move,
-                   "rating": _round(fitted[ref.name].elo) if ref.name in fitted else None,
-                   "rating_error": _round(fitted[ref.name].error) if ref.name in fitted else None}
+    references = [ReferenceLine(ref.name, ref.builtin, ref.time_per_move,
+                                fitted[ref.name].elo if ref.name in fitted else None,
+                                fitted[ref.name].error if ref.name in fitted else None)
                   for ref in settings.references]
     order = ranked + sorted((line for line in lines if line.rank is None), key=lambda l: l.id)
     return order, references

@@ -302,6 +302,21 @@ class Game:
         """What ``player`` wrote to stderr in this game (White's if it played both sides)."""
         return (self.white_stderr if player == self.white else self.black_stderr) or ""
 
+    def colour_of(self, player: str) -> str:
+        """``White`` or ``Black``: the colour ``player`` has in this game."""
+        return "White" if player == self.white else "Black"
+
+    def opponent_of(self, player: str) -> str:
+        return self.black if player == self.white else self.white
+
+    def outcome_for(self, player: str) -> str:
+        """``won``, ``lost`` or ``draw`` for ``player`` once finished; until then the game's status."""
+        if self.status is not GameStatus.FINISHED:
+            return self.status.value
+        won = {"1-0": "W", "0-1": "B"}.get(self.result or "")
+        mine = "W" if player == self.white else "B"
+        return "draw" if won is None else "won" if won == mine else "lost"
+
 
 @dataclass(frozen=True)
 class GameOutcome:

@@ -112,7 +112,7 @@ def test_then_classmates_nearest_in_rating_each_once_and_a_new_version_replaces_
                 or (game.black == "alice" and game.black_version != newer)]
     assert ("alice", "random") in plan_all(ladder)
     lines, references = standings(ladder.settings, ladder.store)
-    assert [line.id for line in lines if line.rank] and {r["name"] for r in references} == {"random", "greedy", "champion-0.1s"}
+    assert [line.id for line in lines if line.rank] and {r.name for r in references} == {"random", "greedy", "champion-0.1s"}
     assert all(line.id in ("alice", "bob", "carol") for line in lines)  # references are never ranked among students
 
 
