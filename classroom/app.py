@@ -100,7 +100,8 @@ class ClassApi:
         if given:
             response: Response = RedirectResponse("/", status_code=303)  # the token leaves the address bar
             if self.store.who(given) is not None:
-                response.set_cookie(COOKIE, given, httponly=True, samesite="strict", max_age=180 * 86400)
+                response.set_cookie(COOKIE, given, httponly=True, samesite="strict", max_age=180 * 86400,
+                                    secure=request.url.scheme == "https")
             return response
         person = self.person(request)
         who = "not signed in: open the link with your token" if person is None else f"signed in as {person}"

@@ -49,16 +49,26 @@ def init(folder: str, roster: str, time_per_move: Optional[float]) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Ladder games at once (default: class.toml's ladder.concurrency, else all cores but one).")
 @click.option("--dask", "dask", metavar="ADDRESS", default=None, help="Play the games on this Dask scheduler's workers.")
-def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional[str]) -> None:
+@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Serve HTTPS with this certificate (PEM, the chain after it); with --tls-key.")
+@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="The certificate's private key (PEM).")
+def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional[str],
+          tls_cert: Optional[Path], tls_key: Optional[Path]) -> None:
     """Run the class server on FOLDER: the API, the admission checks and the ladder.
 
     It prints the instructor's address (with the token) and runs until
-    Ctrl-C; killed, it loses nothing: started again, it goes on.
+    Ctrl-C; killed, it loses nothing: started again, it goes on.  Beyond
+    this machine (--host), give it --tls-cert and --tls-key: tokens then
+    travel encrypted, and a plain HTTP request to the port is refused.
     """
     from .server import ServerError, serve as run
 
+    if (tls_cert is None) != (tls_key is None):
+        raise click.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert/--tls-key")
     try:
-        run(Path(folder), host, port, jobs, dask, lambda line: click.echo(line))
+        run(Path(folder), host, port, jobs, dask, lambda line: click.echo(line),
+            tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None)
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
 

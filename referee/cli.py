@@ -389,8 +389,8 @@ def doctor() -> None:
         log = root / "selftest.log"
         os.environ["OTHELLO_DOCTOR_SECRET"] = "x"
         command = f"{sys.executable} {script} {root / 'referee' / 'game.json'} {root / 'referee'}"
-        code, timed_out = run_sandboxed(command, root / "agent", log, 30, GameConfig(), readable=[script],
-                                        hidden=[root])
+        code, timed_out, _ = run_sandboxed(command, root / "agent", log, 30, GameConfig(), readable=[script],
+                                           hidden=[root])
         del os.environ["OTHELLO_DOCTOR_SECRET"]
         lines = log.read_text(errors="replace").splitlines()
         escaped = (root / "outside.txt").exists()

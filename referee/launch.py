@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+import time
 import uuid
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from . import sandbox
 from .config import GameConfig, compiled_cache_dir
+from .disk import DISK_INTERVAL, MAX_WATCHED_ENTRIES, directory_usage
 from .process import AgentProcess, StartError
 from .spec import BUILTIN, AgentSpec
 
@@ -183,12 +185,13 @@ def run_sandboxed(
     hidden: Sequence[Path] = (),
     log_limit: int = 1 << 20,
     tools: bool = False,
-) -> tuple[Optional[int], bool]:
-    """Run a shell ``command`` (a build) in ``folder``, sandboxed as an agent is; ``(exit code, timed out)``.
+) -> "SandboxedRun":
+    """Run a shell ``command`` (a build) in ``folder``, sandboxed as an agent is: its :class:`SandboxedRun`.
 
     ``folder`` is read-write (the build writes its program there), the rest
     as for an agent; the output goes to ``log_path``, capped at ``log_limit``
-    bytes; after ``timeout`` seconds every process of the build is killed.
+    bytes; after ``timeout`` seconds, or once the folder holds more than
+    ``config.disk_mb``, every process of the build is killed.
     With ``tools``, the command also finds the compilers of the referee's
     ``PATH`` and toolchains (rustup, cargo, Go, a JDK, pyenv), read-only
     (:func:`.sandbox.toolchains`: only those this user can read, and not the
@@ -209,10 +212,32 @@ def run_sandboxed(
         argv = ["/bin/sh", "-c", 'printf "%s\\n" "$1"; exec /bin/sh -c "$2"', "build", "\n".join(header), command]
     process = _start(argv, folder, folder, env, log_path, config, isolation, seen, hidden,
                      f"OTHELLO_BUILD={folder}", log_limit)
-    timed_out = not process.wait_exit(timeout)
+    # The folder is watched as an agent's directory is in a game (config.disk_mb): RLIMIT_FSIZE caps each
+    # file only, and a build that wrote 1.5 GB in many files once kept it all.
+    disk_bytes = config.disk_mb << 20
+    deadline = time.monotonic() + timeout
+    over_disk = ""
+    while not process.wait_exit(min(DISK_INTERVAL * 4, max(0.0, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            break
+        if disk_bytes:
+            used, entries = directory_usage(folder, disk_bytes, MAX_WATCHED_ENTRIES)
+            if used > disk_bytes or entries > MAX_WATCHED_ENTRIES:
+                over_disk = (f"it kept more than {config.disk_mb} MB in its folder (the disk limit)" if used > disk_bytes
+                             else f"it kept more than {MAX_WATCHED_ENTRIES} files and folders in its folder")
+                break
+    finished = process.wait_exit(0)
     code = process.returncode
     process.kill_all(term_grace=0.5)
-    return (None if timed_out else code), timed_out
+    return SandboxedRun(code if finished and not over_disk else None, not finished and not over_disk, over_disk)
 
 
-__all__ = ["StartError", "games_mark", "isolation_for", "run_sandboxed", "seat_marker", "start_agent"]
+class SandboxedRun(NamedTuple):
+    """How a sandboxed command ended: its exit code (``None`` when it was killed), or why it was killed."""
+
+    code: Optional[int]
+    timed_out: bool
+    over_disk: str = ""  # why it was killed for the room it took on disk ("" when it was not)
+
+
+__all__ = ["SandboxedRun", "StartError", "games_mark", "isolation_for", "run_sandboxed", "seat_marker", "start_agent"]

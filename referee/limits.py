@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .config import GameConfig
-from .player import DISK_INTERVAL, MAX_WATCHED_ENTRIES, MONITOR_INTERVAL
+from .disk import DISK_INTERVAL, MAX_WATCHED_ENTRIES
+from .player import MONITOR_INTERVAL
 from .process import MEMORY_WATCH_INTERVAL
 from .sandbox import Isolation
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..protocol import Colour, Move
 from .clock import Clock
 from .config import GameConfig
-from .process import MEMORY_WATCH_INTERVAL
+from .disk import DISK_INTERVAL, MAX_WATCHED_ENTRIES, directory_usage
 from .seat import AgentSeat
 from .spec import AgentSpec
 from .trim import trim_directory
@@ -28,8 +28,6 @@ from .trim import trim_directory
 EAGAIN_TEXT = "Resource temporarily unavailable"  # strerror(EAGAIN): what fork() past RLIMIT_NPROC gives
 STDERR_TAIL_BYTES = 4096  # how much of the end of a crashed program's stderr is searched for it
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
-DISK_INTERVAL = MEMORY_WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
-MAX_WATCHED_ENTRIES = 10_000  # files and folders in an agent's directory: more is over the limit (a walk costs)
 Listing = dict[str, tuple[int, int, int, int]]  # name -> inode, size, mtime, mode
 
 
@@ -123,7 +121,7 @@ class Player(AgentSeat):
             self.process.kill_all(term_grace=0)
             killed = True
         if disk_bytes and not self.over_disk and not self.over_entries and not self.process.suspended:
-            used, entries = _directory_usage(self.directory, disk_bytes, MAX_WATCHED_ENTRIES)
+            used, entries = directory_usage(self.directory, disk_bytes, MAX_WATCHED_ENTRIES)
             if used > disk_bytes or entries > MAX_WATCHED_ENTRIES:
                 self.over_disk, self.over_entries = (used, 0) if used > disk_bytes else (0, entries)
                 self.process.kill_all(term_grace=0)
@@ -233,32 +231,6 @@ class LimitMonitor:
             for player in self.players:
                 if player.enforce_limits(self.max_processes, self.disk_bytes, count=tick % every == 0):
                     self.on_kill()
-
-
-def _directory_usage(directory: Path, limit: int, max_entries: int) -> tuple[int, int]:
-    """Bytes the agent keeps in its directory (blocks really used), counted up to just past ``limit``, and the
-    entries seen, counted up to just past ``max_entries`` (walking more would be the referee's cost).
-
-    Links are not followed.
-    """
-    used, entries, stack = 0, 0, [str(directory)]
-    while stack and used <= limit:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                for entry in listing:
-                    entries += 1
-                    if entries > max_entries:
-                        return used, entries
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    used += info.st_blocks * 512
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-        except OSError:
-            continue
-    return used, entries
 
 
 def _listing(dir_fd: int) -> Listing:

@@ -166,16 +166,16 @@ def test_the_tournament_file_has_every_starter_and_the_builtin_opponents():
             assert entry.reads_clock, f"{entry.name} reads the clock line: its table says reads_clock = true"
 
 
-def test_readme_gives_each_build_and_run_line():
-    """The README's "Starter agents" part and the tournament file say the same thing."""
+def test_students_guide_gives_each_build_and_run_line():
+    """The students' guide's "The starter agents" part and the tournament file say the same thing."""
     from othello_arena.tournaments.schedule import config
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "STUDENTS.md").read_text(encoding="utf-8")
     for entry in config.load(TOURNAMENT).agents:
         if entry.name in IDS:
-            assert entry.command in readme, entry.command
+            assert entry.command in guide, entry.command
             if entry.build:
-                assert entry.build in readme, entry.build
+                assert entry.build in guide, entry.build
 
 
 # -- othello check and real games ------------------------------------------------------

@@ -3,7 +3,7 @@
 Inside tournaments/, what reads results (web/ and tournaments/results/: the read model, the report, the
 export, verify) never imports what plays games (tournaments/run/ runner, jobs, pools, build).
 
-The drawing in README.md (Layout) is the picture of what this checks::
+The drawing in docs/MAINTAINERS.md (The layers) is the picture of what this checks::
 
     cli.py  (the command line: every subcommand)
     classroom/  <- web/  <- tournaments/  <- agents/  <- referee/  <- protocol/

@@ -31,7 +31,7 @@ from othello_arena.protocol import WHITE, GameRecord, Result, Termination
 from othello_arena.referee.fingerprint import fingerprint
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "agents" / "examples"
-ADDRESS = re.compile(r" at (http://\S+/)$")
+ADDRESS = re.compile(r" at (https?://\S+/)$")
 
 
 # -- helpers -------------------------------------------------------------------------
@@ -81,6 +81,9 @@ class Server:
         self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+    def close(self) -> None:
+        self.stop()
 
     def stop(self) -> None:
         if self.process.poll() is None:

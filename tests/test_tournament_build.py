@@ -16,6 +16,7 @@ import psutil
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
+from othello_arena.referee import GameConfig
 from othello_arena.tournaments.run.build import BUILD_LOG_LIMIT, run_build
 from tournament_helpers import AGENT, agent, build_output, query, write_tournament
 
@@ -38,6 +39,23 @@ def test_a_build_that_hangs_is_killed_with_everything_it_started(tmp_path: Path)
     assert build_output(log) == "compiling\n"
     time.sleep(0.2)
     assert processes_in(tmp_path) == []  # the background sleep of the build is gone too
+
+
+def test_a_build_that_fills_its_folder_is_stopped_at_the_disk_limit(tmp_path: Path) -> None:
+    """Many files, each under the per-file limit: the folder as a whole is watched, as an agent's in a game."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    # 40 files of 4 MB at --disk 32: each is allowed (RLIMIT_FSIZE is 32 MB), all together are not.
+    command = "for i in $(seq 40); do head -c 4000000 /dev/zero > part$i; sleep 0.05; done; echo finished"
+    result = run_build("filler", command, str(folder), tmp_path / "build" / "filler.log", timeout=60.0,
+                       config=GameConfig(disk_mb=32))
+    assert result.status == "failed" and not result.ok, result
+    assert "more than 32 MB in its folder (the disk limit)" in result.detail
+    assert "finished" not in build_output(tmp_path / "build" / "filler.log")
+    kept = sum(path.stat().st_size for path in folder.iterdir())
+    assert kept < 64 << 20, f"{kept >> 20} MB written before the stop"
+    time.sleep(0.2)
+    assert processes_in(folder) == []
 
 
 def test_build_output_is_capped_and_the_log_is_never_written_through_a_link(tmp_path: Path) -> None:

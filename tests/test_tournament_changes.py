@@ -304,7 +304,7 @@ def test_the_grade_sheet_ranks_students_apart_from_references(tmp_path: Path) ->
         header = next(csv.reader(handle))
         handle.seek(0)
         standings = {row["agent"]: row for row in csv.DictReader(handle)}
-    assert header[:4] == ["id", "rank", "agent", "reference"]
+    assert header[:6] == ["id", "rank", "rank_best", "rank_worst", "agent", "reference"]
     assert (standings["greedy"]["id"], standings["greedy"]["rank"], standings["greedy"]["reference"]) == ("", "", "True")
     assert {standings[name]["id"] for name in ("alice", "bob")} == {"s1001", "s1002"}
     assert sorted(standings[name]["rank"] for name in ("alice", "bob")) in (["1", "2"], ["1", "1"])
@@ -355,3 +355,26 @@ def test_rerun_plays_every_unplayed_game_and_with_only_just_that_agents(tmp_path
     result = invoke("rerun", str(path), "flips", "-q")  # without --only: everyone's unplayed games too
     assert result.exit_code == 0, result.output
     assert {row["status"] for row in query(database, "SELECT status FROM games")} == {"finished"}
+
+
+def test_identical_students_are_marked_tied_and_every_rank_lies_in_its_range(tmp_path: Path) -> None:
+    """Two copies of one deterministic program score alike: the evidence cannot order them, and the sheet says so."""
+    reference = '[[agents]]\nname = "greedy"\nreference = true\n'
+    students = [agent("alice", "first"), agent("bob", "first"), agent("carol", "flips")]
+    path = write_tournament(tmp_path, [reference, *students], concurrency=2, seed=5, games_per_pairing=2)
+    assert invoke("run", str(path), "-q").exit_code == 0
+    assert invoke("export", str(path), "--format", "csv", "-o", str(tmp_path / "out")).exit_code == 0
+    with open(tmp_path / "out" / "standings.csv", newline="", encoding="utf-8") as handle:
+        standings = {row["agent"]: row for row in csv.DictReader(handle)}
+    assert (standings["greedy"]["rank_best"], standings["greedy"]["rank_worst"]) == ("", "")
+    for name in ("alice", "bob", "carol"):
+        best, rank, worst = (int(standings[name][key]) for key in ("rank_best", "rank", "rank_worst"))
+        assert 1 <= best <= rank <= worst <= 3, standings[name]
+    # Two games a pairing cannot separate alice from bob (the same program): both ranges span them both.
+    spans = [set(range(int(standings[name]["rank_best"]), int(standings[name]["rank_worst"]) + 1))
+             for name in ("alice", "bob")]
+    assert {int(standings["alice"]["rank"]), int(standings["bob"]["rank"])} <= spans[0] & spans[1]
+    page = (tmp_path / "results" / "report" / "index.html").read_text()
+    report = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    shown = {line["agent"]: line["rank_text"] for line in report["standings"]}
+    assert shown["greedy"] == "ref" and "-" in shown["alice"] and "-" in shown["bob"]

@@ -263,20 +263,20 @@ def test_a_table_is_read_from_its_declaration_alone() -> None:
         assert str(caught.value) == message
 
 
-def test_every_key_has_a_doc_and_the_readme_shows_it() -> None:
-    """The tables are declared once; the README's example file still names every key of them."""
+def test_every_key_has_a_doc_and_the_instructors_guide_shows_it() -> None:
+    """The tables are declared once; the instructors' guide's example file still names every key of them."""
     import dataclasses
     import re
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    example = readme[readme.index("A tournament is a TOML file"):readme.index("**Openings.**")]
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "INSTRUCTORS.md").read_text(encoding="utf-8")
+    example = guide[guide.index("A tournament is a TOML file"):guide.index("**Openings.**")]
     written = set(re.findall(r"\b([a-z_]+) = ", example))
     for declaration in (config.TournamentTable, config.AgentEntry, config.MatchTable):
         for item in dataclasses.fields(declaration):
             doc = item.metadata["rule"].doc
             assert doc and "\n" not in doc, item.name
             if declaration is not config.MatchTable:  # (written by othello match, not by hand)
-                assert item.name in written, f"README's example tournament file lacks {item.name}"
+                assert item.name in written, f"docs/INSTRUCTORS.md's example tournament file lacks {item.name}"
     assert config.TOURNAMENT_KEYS == {item.name for item in dataclasses.fields(config.TournamentTable)}
 
 

@@ -182,7 +182,8 @@ def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
     rank = state.student_ranks.get(line["agent"])
     forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
     elo = "" if state.match is not None else f"{round(line['elo'])} ± {round(line['elo_error'])}"
-    return {**line, "reference": rank is None, "shown_rank": "ref" if rank is None else rank, "forfeits_text": forfeits,
+    return {**line, "reference": rank is None, "shown_rank": state.rank_text(line["agent"]),
+            "tied": "-" in state.rank_text(line["agent"]), "forfeits_text": forfeits,
             "elo_text": elo}
 
 

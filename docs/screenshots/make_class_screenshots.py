@@ -1,4 +1,4 @@
-"""Take the README's screenshots of ``othello class serve``: a student's page, a rejected card, the dashboard.
+"""Take the screenshots of ``othello class serve`` in docs/INSTRUCTORS.md: a student's page, a rejected card, the dashboard.
 
     python docs/screenshots/make_class_screenshots.py    # writes docs/screenshots/class-*.png
 

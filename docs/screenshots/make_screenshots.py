@@ -1,4 +1,4 @@
-"""Take the README's screenshots of ``othello serve``: every page, in Debian's chromium.
+"""Take the screenshots of ``othello serve`` in docs/INSTRUCTORS.md: every page, in Debian's chromium.
 
     python docs/screenshots/make_screenshots.py          # writes docs/screenshots/*.png
 

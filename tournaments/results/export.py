@@ -36,7 +36,7 @@ from .store import result_from_row
 GAME_COLUMNS = ["key", "round", "pairing", "game_index", "white", "black", "seed", "status", "counts", "result",
                 "winner", "loser", "reason", "detail", "white_discs", "black_discs", "plies", "white_seconds",
                 "black_seconds", "load_flag", "attempts", "finished", "white_version", "black_version"]
-STANDING_COLUMNS = ["id", "rank", "agent", "reference", "games", "points", "score_percent", "wins", "draws", "losses", "white_wins",
+STANDING_COLUMNS = ["id", "rank", "rank_best", "rank_worst", "agent", "reference", "games", "points", "score_percent", "wins", "draws", "losses", "white_wins",
                     "white_draws", "white_losses", "black_wins", "black_draws", "black_losses", "disc_difference",
                     "byes", "sonneborn_berger", "elo", "elo_error", *(f"forfeits_{f}" for f in FAULTS)]
 CROSS_COLUMNS = ["id", "agent", "opponent", "points", "games", "wins", "draws", "losses"]
@@ -68,7 +68,11 @@ def tables(tournament: Tournament, state: Optional[TournamentState] = None) -> d
     lines = []
     for line in state.standings.lines:
         data = line.to_dict()
-        data.update(id=ids.get(line.agent, ""), rank=ranks[line.agent], reference=line.agent in state.references)
+        # rank_best..rank_worst: the ranks the evidence allows (equal: separated from every neighbour); two
+        # numeric columns, never "2-4", which a spreadsheet reads as a date.
+        best, worst = state.student_rank_ranges.get(line.agent) or ("", "")
+        data.update(id=ids.get(line.agent, ""), rank=ranks[line.agent], rank_best=best, rank_worst=worst,
+                    reference=line.agent in state.references)
         data["score_percent"] = round(line.score_percent, 1)
         for fault in FAULTS:
             data[f"forfeits_{fault}"] = line.forfeits.get(fault, 0)

@@ -124,7 +124,8 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "voided_attempts": state.voided_attempts,
         "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "standings": [{**line, "student_rank": state.student_ranks[line["agent"]]}
+        "standings": [{**line, "student_rank": state.student_ranks[line["agent"]],
+                       "rank_text": state.rank_text(line["agent"])}
                       for line in state.standings.to_list()],
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
@@ -243,7 +244,8 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
                          "Its games are kept below but do not count.</p>")
         line = lines.get(name)
         if line:
-            rank = "A reference agent" if line["student_rank"] is None else f"Rank {line['student_rank']}"
+            rank = ("A reference agent" if line["student_rank"] is None else f"Rank {line['rank_text']}"
+                    + (" (statistically tied: the evidence does not separate these ranks)" if "-" in line["rank_text"] else ""))
             parts.append(f"<p id=\"summary\">{rank} &middot; {line['points']:g} points from "
                          f"{line['games']} games &middot; {line['wins']} won, {line['draws']} drawn, "
                          f"{line['losses']} lost</p>")

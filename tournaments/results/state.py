@@ -349,6 +349,43 @@ class TournamentState:
             previous = line
         return ranks
 
+    @cached_property
+    def student_rank_ranges(self) -> dict[str, Optional[tuple[int, int]]]:
+        """Each student's ranks that the evidence allows, ``(best, worst)``; ``None`` for a reference agent.
+
+        A student is clearly above another when the 95% rating intervals do
+        not overlap (its low above the other's high).  The best rank is one
+        more than the students clearly above, the worst the number of students
+        less those clearly below; the standings' rank always lies within.
+        ``(3, 3)``: the evidence separates the student from every neighbour;
+        ``(2, 4)``: ranks 2 to 4 are statistically tied, whatever order the
+        points give them.  A student without a rating (no game) may be anywhere.
+        """
+        ranks = self.student_ranks
+        students = [line.agent for line in self.standings.lines if ranks.get(line.agent) is not None]
+        ratings = self.standings.ratings
+        ranges: dict[str, Optional[tuple[int, int]]] = {agent: None for agent in ranks}
+        for agent in students:
+            rank = ranks[agent]
+            assert rank is not None
+            mine = ratings.get(agent)
+            others = [ratings.get(other) for other in students if other != agent]
+            if mine is None or any(other is None for other in others):
+                ranges[agent] = (1, len(students))
+                continue
+            above = sum(1 for other in others if other is not None and other.low > mine.high)
+            below = sum(1 for other in others if other is not None and other.high < mine.low)
+            ranges[agent] = (min(rank, above + 1), max(rank, len(students) - below))
+        return ranges
+
+    def rank_text(self, agent: str) -> str:
+        """A student's rank as people read it: ``3``, or ``2-4`` when the evidence ties ranks 2 to 4; ``ref``."""
+        found = self.student_rank_ranges.get(agent)
+        if found is None:
+            return "ref"
+        best, worst = found
+        return str(best) if best == worst else f"{best}-{worst}"
+
     def counts(self, row: GameRow) -> bool:
         """Whether a game counts in the standings (no withdrawn agent played it)."""
         withdrawn = self.withdrawn_names

@@ -17,8 +17,8 @@ had to be replayed and how often.
 Nor is a result replaced by a rerun lost: ``rerun`` copies it whole into
 ``replaced`` (with when and why) before the game is played again, and a
 withdrawn agent's games stay in ``games``; standings and counts leave them out
-(:data:`withdrawals`).  The tables and columns are documented in README.md
-(Tournaments, "The database").
+(:data:`withdrawals`).  The tables and columns are documented in docs/INSTRUCTORS.md
+(Tournaments, "Export and the database").
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ class AttemptOutcome(str, Enum):
 
 @dataclass(frozen=True)
 class GameRow:
-    """One row of ``games``: a scheduled game, with its result once it is finished (README: "The database")."""
+    """One row of ``games``: a scheduled game, with its result once it is finished (docs/INSTRUCTORS.md: the database)."""
 
     key: str
     round: int

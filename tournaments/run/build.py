@@ -40,12 +40,14 @@ def run_build(agent: str, command: str, cwd: Optional[str], log_path: Path, time
     folder = Path(cwd or ".").resolve()
     started = time.monotonic()
     try:
-        code, timed_out = run_sandboxed(command, folder, log_path, timeout, config or GameConfig(),
-                                        hidden=hidden, log_limit=BUILD_LOG_LIMIT, tools=True)
+        code, timed_out, over_disk = run_sandboxed(command, folder, log_path, timeout, config or GameConfig(),
+                                                   hidden=hidden, log_limit=BUILD_LOG_LIMIT, tools=True)
     except StartError as exc:
         log_path.write_text(f"could not start the build: {exc}\n", encoding="utf-8")
         return BuildResult(agent, "error", None, 0.0, str(log_path), f"could not start: {exc}")
     seconds = time.monotonic() - started
+    if over_disk:
+        return BuildResult(agent, "failed", None, seconds, str(log_path), f"stopped: {over_disk}")
     if timed_out:
         return BuildResult(agent, "timeout", None, seconds, str(log_path), f"timed out after {timeout:g} s")
     if code != 0:
