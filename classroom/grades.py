@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .arena import GameRecord
-from .ladder import rating_key, ratings
+from .ladder import moves_sha256, rating_key, ratings
 from .settings import ClassSettings
 from .store import ClassStore, Game, Version, VersionStatus
 
@@ -145,7 +145,7 @@ def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
 def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) -> None:
     """Versions of two students that played the same opponent, colour and opening move for move, every time."""
     openings = {pair.id: pair.opening for pair in store.pairs()}
-    played: dict[int, dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]]] = {}
+    played: dict[int, dict[tuple[str, str, tuple[str, ...]], str]] = {}
     for game in games:
         moves = _moves_alone(game)
         opening = openings.get(game.pair, ())
@@ -165,9 +165,11 @@ def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) 
                 line.same_moves_as.append(other.id)
 
 
-def _moves_alone(game: Game) -> tuple[str, ...]:
-    """The game's moves without who played them: equal for two copies of one program in the same game."""
-    return tuple(str(entry.move) for entry in GameRecord.from_json(game.record).moves) if game.record else ()
+def _moves_alone(game: Game) -> str:
+    """The game's moves without who played them, hashed as the ladder keeps them (from the record if not kept)."""
+    if game.moves_sha256:
+        return game.moves_sha256
+    return moves_sha256(GameRecord.from_json(game.record)) if game.record else ""
 
 
 def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:

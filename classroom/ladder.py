@@ -173,11 +173,16 @@ class Ladder:
         self.store.void_game(game_id, why)
 
 
+def moves_sha256(record: GameRecord) -> str:
+    """The game's moves without who played them, hashed: equal for two copies of one program in the same game."""
+    return hashlib.sha256(" ".join(str(m.move) for m in record.moves).encode()).hexdigest()
+
+
 def outcome_of(record: GameRecord, record_json: str, white_stderr: str = "", black_stderr: str = "") -> GameOutcome:
     """What a played game's record adds to its row: the result three ways (text, winner, White's points), the moves' hash."""
     result = record.result
     assert result is not None
-    moves = hashlib.sha256(" ".join(str(m.move) for m in record.moves).encode()).hexdigest()
+    moves = moves_sha256(record)
     winner = result.winner.value if result.winner is not None else None
     white_points = 1.0 if winner == "W" else 0.0 if winner == "B" else 0.5
     return GameOutcome({"W": "1-0", "B": "0-1"}.get(winner or "", "1/2-1/2"), winner, result.termination.value,
