@@ -19,7 +19,6 @@ import datetime as dt
 import json
 import os
 import shutil
-import sqlite3
 import threading
 import traceback
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any, Callable
 
 from .arena import FAIL, AgentSpec, check_agent, run_build
 from .settings import ClassSettings
-from .store import ClassStore, now
+from .store import Card, CardItem, ClassStore, NewVersion, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
                       remove_tree, store_version)
 
@@ -44,10 +43,11 @@ def version_folder(settings: ClassSettings, student: str, fingerprint: str, kind
 
 
 def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: list[tuple[str, bytes]],
-           command: str, build: str) -> tuple[sqlite3.Row, bool]:
+           command: str, build: str) -> tuple[Version, bool]:
     """Store a version of ``student``; return its row and whether it is new (the same files sent again is not).
 
-    Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
+    The same files sent again after a card that was the server's fault are
+    checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
     command, build, openings, reads_clock = parse_command(command, build)
     hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
@@ -55,22 +55,14 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
         raise RateLimited(f"at most {settings.admission.submissions_per_hour} submissions an hour: try again later")
     files = collect(uploads, Limits.of(settings))
     fingerprint, folder = store_version(settings.folder, student, files, command, build)
-    listing = file_list(folder)
-    with store.transaction() as db:  # the check and the insert in one: the same version sent twice at once is one
-        select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
-        existing = db.execute(select, (student, fingerprint)).fetchone()
-        if existing is not None and existing["status"] == "rejected" and existing["reason"].startswith(SERVER_FAULT):
-            db.execute("UPDATE versions SET status = 'checking', reason = '', card = NULL WHERE id = ?", (existing["id"],))
-            return db.execute(select, (student, fingerprint)).fetchone(), True
-        if existing is not None:
-            return existing, False
-        db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, bytes, "
-                   "submitted_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'checking')",
-                   (student, fingerprint, command, build, int(openings), int(reads_clock), json.dumps(listing),
-                    sum(size for _, size in listing), now()))
-        row = db.execute(select, (student, fingerprint)).fetchone()
-    assert row is not None
-    return row, True
+    listing = tuple((path, size) for path, size in file_list(folder))
+    new = NewVersion(student, fingerprint, command, build, openings, reads_clock, listing)
+    return store.add_version(new, check_again=server_fault)
+
+
+def server_fault(version: Version) -> bool:
+    """Whether ``version`` was rejected for a fault of the server's, not of the program (so it is checked again)."""
+    return version.status is VersionStatus.REJECTED and version.reason.startswith(SERVER_FAULT)
 
 
 def agent_spec(student: str, command: str, openings: bool, home: Path, reads_clock: bool = False) -> AgentSpec:
@@ -95,35 +87,32 @@ def tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
-    """Build and check one version; return its card (``status``: ``admitted`` or ``rejected``, ``reason``, details)."""
-    student, fingerprint = version["student"], version["fingerprint"]
+def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] = lambda line: None) -> Card:
+    """Build and check one version; return its card (``status``: admitted or rejected, ``reason``, the evidence)."""
+    student, fingerprint = version.student, version.fingerprint
     source = version_folder(settings, student, fingerprint)
     built = version_folder(settings, student, fingerprint, "builds")
-    card: dict[str, Any] = {"student": student, "version": version["id"], "fingerprint": fingerprint,
-                            "command": version["command"], "build": version["build"],
-                            "time_per_move": settings.check_seconds, "clock": settings.time.clock_text or None,
-                            "build_log": "", "check": [],
-                            "items": [], "stderr": ""}
+    card = Card(student, version.id, fingerprint, VersionStatus.CHECKING, "", command=version.command,
+                build=version.build, time_per_move=settings.check_seconds, clock=settings.time.clock_text or None)
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
     built.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, built, symlinks=True)
     make_writable(built)  # the copied files are read-only like the submission's: the build writes beside them
-    if version["build"]:
+    if version.build:
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
-        result = run_build(student, version["build"], str(built), log_path, settings.admission.build_timeout)
-        card["build_log"] = tail(_read_text(log_path))
-        card["build_status"] = result.status
+        result = run_build(student, version.build, str(built), log_path, settings.admission.build_timeout, settings.game)  # the class's [referee] limits, as its games
+        card = dataclasses.replace(card, build_log=tail(_read_text(log_path)), build_status=result.status)
         if not result.ok:
             make_read_only(built)
-            return _decided(card, "rejected", f"the build failed ({result.detail or result.status})")
+            return _decided(card, VersionStatus.REJECTED, f"the build failed ({result.detail or result.status})")
     make_read_only(built)
     escaping = links_out_of(built)
     if escaping:
         # The referee shows a program every file its command names, following links: a link out of the
         # folder would show it someone else's files.
-        return _decided(card, "rejected", f"the build left a link out of the submission's folder: {escaping[0]}")
-    spec = agent_spec(student, version["command"], bool(version["openings"]), built, bool(version["reads_clock"]))
+        return _decided(card, VersionStatus.REJECTED,
+                        f"the build left a link out of the submission's folder: {escaping[0]}")
+    spec = agent_spec(student, version.command, version.openings, built, version.reads_clock)
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
     # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
@@ -131,27 +120,28 @@ def admit(settings: ClassSettings, version: sqlite3.Row, log: Callable[[str], No
                          limits=settings.game)  # the class's [referee] limits, as in its games
     # the card names the folder as the student knows it: {home}, not the server's path
     shown = str(built)
-    card["check"] = [line.replace(shown, "{home}") for line in report.lines()
-                     if not line.startswith("the games' files are kept in")]  # (deleted below: said in stderr)
-    card["items"] = [{"key": item.key, "title": item.title, "status": item.status,
-                      "detail": item.detail.replace(shown, "{home}"),
-                      "evidence": [line.replace(shown, "{home}") for line in item.evidence]}
-                     for item in report.items.values()]
+    check = tuple(line.replace(shown, "{home}") for line in report.lines()
+                  if not line.startswith("the games' files are kept in"))  # (deleted below: said in stderr)
+    items = tuple(CardItem(item.key, item.title, item.status, item.detail.replace(shown, "{home}"),
+                           tuple(line.replace(shown, "{home}") for line in item.evidence))
+                  for item in report.items.values())
+    stderr = ""
     if report.kept is not None:
-        card["stderr"] = tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log"))))
+        stderr = tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log"))))
         shutil.rmtree(report.kept, ignore_errors=True)
+    card = dataclasses.replace(card, check=check, items=items, stderr=stderr)
     failed = [item for item in report.items.values() if item.status == FAIL]
     if failed:
         first = failed[0]
-        return _decided(card, "rejected", f"the check failed: {first.title}" + (f": {first.detail}" if first.detail else ""))
+        return _decided(card, VersionStatus.REJECTED,
+                        f"the check failed: {first.title}" + (f": {first.detail}" if first.detail else ""))
     if not report.passed:
-        return _decided(card, "rejected", "the check could not exercise every item (see the card)")
-    return _decided(card, "admitted", "")
+        return _decided(card, VersionStatus.REJECTED, "the check could not exercise every item (see the card)")
+    return _decided(card, VersionStatus.ADMITTED, "")
 
 
-def _decided(card: dict[str, Any], status: str, reason: str) -> dict[str, Any]:
-    card["status"], card["reason"] = status, reason
-    return card
+def _decided(card: Card, status: VersionStatus, reason: str) -> Card:
+    return dataclasses.replace(card, status=status, reason=reason)
 
 
 def _read_text(path: Path) -> str:
@@ -161,13 +151,12 @@ def _read_text(path: Path) -> str:
         return ""
 
 
-def record_card(settings: ClassSettings, store: ClassStore, version_id: int, card: dict[str, Any]) -> None:
+def record_card(settings: ClassSettings, store: ClassStore, card: Card) -> None:
     """Keep the card: in the database (what is served) and as ``cards/ID/FP.json`` (for the instructor's eyes)."""
-    path = settings.folder / "cards" / card["student"] / f"{card['fingerprint']}.json"
+    path = settings.folder / "cards" / card.student / f"{card.fingerprint}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(card, indent=1), encoding="utf-8")
-    store.execute("UPDATE versions SET status = ?, reason = ?, card = ?, decided_at = ? WHERE id = ?",
-                  card["status"], card["reason"], json.dumps(card), now(), version_id)
+    path.write_text(json.dumps(card.to_dict(), indent=1), encoding="utf-8")
+    store.decide(card)
 
 
 class AdmissionWorker(threading.Thread):
@@ -187,7 +176,7 @@ class AdmissionWorker(threading.Thread):
 
     def run(self) -> None:
         while not self.stopping.is_set():
-            waiting = self.store.row("SELECT * FROM versions WHERE status = 'checking' ORDER BY id LIMIT 1")
+            waiting = self.store.next_to_check()
             if waiting is None:
                 self.busy.clear()
                 self.wake.wait(5.0)
@@ -197,25 +186,25 @@ class AdmissionWorker(threading.Thread):
             try:
                 card = admit(self.settings, waiting)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
-                self.log(f"admission of version {waiting['id']}: " + traceback.format_exc())
-                card = {"student": waiting["student"], "version": waiting["id"], "fingerprint": waiting["fingerprint"],
-                        "status": "rejected", "reason": f"{SERVER_FAULT} ({type(exc).__name__}): send it again, "
-                        "or tell your instructor"}
+                self.log(f"admission of version {waiting.id}: " + traceback.format_exc())
+                card = Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED,
+                            f"{SERVER_FAULT} ({type(exc).__name__}): send it again, or tell your instructor",
+                            command=waiting.command, build=waiting.build)
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
-            record_card(self.settings, self.store, waiting["id"], card)
+            record_card(self.settings, self.store, card)
             self.on_decided()
 
 
-def public_version(row: sqlite3.Row, with_card: bool = True) -> dict[str, Any]:
+def public_version(version: Version, with_card: bool = True) -> dict[str, Any]:
     """A version as the API shows it to its owner and the instructor."""
-    data: dict[str, Any] = {"version": row["id"], "fingerprint": row["fingerprint"], "status": row["status"],
-                            "reason": row["reason"], "command": row["command"], "build": row["build"],
-                            "openings": bool(row["openings"]), "reads_clock": bool(row["reads_clock"]),
-                            "submitted_at": row["submitted_at"],
-                            "decided_at": row["decided_at"], "files": json.loads(row["files"]), "bytes": row["bytes"]}
+    data: dict[str, Any] = {"version": version.id, "fingerprint": version.fingerprint, "status": version.status.value,
+                            "reason": version.reason, "command": version.command, "build": version.build,
+                            "openings": version.openings, "reads_clock": version.reads_clock,
+                            "submitted_at": version.submitted_at, "decided_at": version.decided_at,
+                            "files": [list(item) for item in version.files], "bytes": version.bytes}
     if with_card:
-        data["card"] = json.loads(row["card"]) if row["card"] else None
+        data["card"] = version.card.to_dict() if version.card is not None else None
     return data
 
 

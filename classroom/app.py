@@ -23,8 +23,8 @@ from __future__ import annotations
 import asyncio
 import email.policy
 import json
-import sqlite3
 import time
+from dataclasses import dataclass
 from email.parser import BytesParser
 from typing import Any, AsyncIterator, Callable, Optional
 
@@ -34,10 +34,11 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 
 from .admission import RateLimited, public_version, submit
 from .final import FinalProcess
-from .grades import grade_sheet, standings
-from .ladder import game_record, game_summary
+from .grades import grade_sheet
+from .ladder import game_record
+from . import service
 from .settings import ClassSettings
-from .store import INSTRUCTOR, ClassStore
+from .store import INSTRUCTOR, ClassStore, Game, Version
 from .uploads import UploadRefused, read_file
 
 COOKIE = "othello_class_token"
@@ -50,6 +51,14 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 class TooLarge(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request refused: the HTTP status and the reason, said to the person (as JSON or on the page)."""
+
+    status: int
+    reason: str
 
 
 class ClassApi:
@@ -70,18 +79,19 @@ class ClassApi:
 
     @staticmethod
     def refuse(status: int, message: str) -> JSONResponse:
+        """The API's answer to a refused request: ``{"error": message}``."""
         return JSONResponse({"error": message}, status_code=status)
 
     def unknown(self) -> JSONResponse:
         return self.refuse(401, "no valid token: send Authorization: Bearer TOKEN (your link holds your token)")
 
-    def may_read_player(self, person: str, game: sqlite3.Row, player: str) -> bool:
+    def may_read_player(self, person: str, game: Game, player: str) -> bool:
         """Whose stderr ``person`` may read: their own, anybody's for the instructor; a reference's for its opponent."""
         if person == INSTRUCTOR or person == player:
             return True
-        version = game["white_version"] if game["white"] == player else game["black_version"]
+        version = game.white_version if game.white == player else game.black_version
         is_reference = version is None and self.settings.reference(player) is not None
-        return is_reference and person in (game["white"], game["black"])
+        return is_reference and game.plays(person)
 
     # -- pages (the real ones come later: this one says where the API is) --------
 
@@ -100,32 +110,41 @@ class ClassApi:
 
     # -- the API -------------------------------------------------------------------
 
-    async def submissions(self, request: Request) -> Response:
-        person = self.person(request)
-        if person is None:
-            return self.unknown()
+    async def take_submission(self, request: Request, person: str) -> tuple[Version, bool] | Refusal:
+        """A version sent by ``person`` (the API's upload and the page's form): the version and whether it is
+        new, or why it is refused."""
         if person == INSTRUCTOR:
-            return self.refuse(403, "the instructor submits no agent: use a student's token")
+            return Refusal(403, "the instructor submits no agent: use a student's token")
         if request.cookies.get(COOKIE) and not request.headers.get("authorization"):
             origin = request.headers.get("origin")
             if origin and origin.split("://", 1)[-1] != request.headers.get("host", ""):
-                return self.refuse(403, f"a request from {origin} is not from this class's pages")
+                return Refusal(403, f"a request from {origin} is not from this class's pages")
         limit = self.settings.admission.max_upload_bytes + FORM_OVERHEAD
         try:
             body = await read_capped(request, limit)
         except TooLarge:
-            return self.refuse(413, f"the upload is larger than {self.settings.admission.max_upload_bytes} bytes")
+            return Refusal(413, f"the upload is larger than {self.settings.admission.max_upload_bytes} bytes")
         try:
             fields, uploads = parse_submission(request.headers.get("content-type", ""), body)
-            row, new = await anyio.to_thread.run_sync(
+            version, new = await anyio.to_thread.run_sync(
                 lambda: submit(self.settings, self.store, person, uploads, fields.get("command", ""), fields.get("build", "")))
         except RateLimited as exc:
-            return self.refuse(429, str(exc))
+            return Refusal(429, str(exc))
         except UploadRefused as exc:
-            return self.refuse(400, str(exc))
+            return Refusal(400, str(exc))
         if new:
             self.on_submitted()
-        data = public_version(row)
+        return version, new
+
+    async def submissions(self, request: Request) -> Response:
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        taken = await self.take_submission(request, person)
+        if isinstance(taken, Refusal):
+            return self.refuse(taken.status, taken.reason)
+        version, new = taken
+        data = public_version(version)
         data["new"] = new
         return JSONResponse(data, status_code=201 if new else 200)
 
@@ -138,18 +157,9 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.me_data, person))
 
     def me_data(self, person: str) -> dict[str, Any]:
-        student = self.store.student(person)
-        assert student is not None
-        lines, _ = standings(self.settings, self.store)
-        mine = next((line for line in lines if line.id == person), None)
-        versions = [public_version(row) for row in self.store.versions(person)]
-        games = self.store.rows("SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
-                                "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT 500", person, person)
-        return {"id": person, "name": student["name"], "instructor": False, "versions": versions,
-                "games": [game_summary(row) for row in games], "standing": mine.to_dict() if mine else None,
-                **self.time_fields()}
+        return service.student_json(service.student_view(self.settings, self.store, person))
 
-    def owned_version(self, request: Request, refusal: str) -> sqlite3.Row | Response:
+    def owned_version(self, request: Request, refusal: str) -> Version | Response:
         """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
         person = self.person(request)
         if person is None:
@@ -157,7 +167,7 @@ class ClassApi:
         row = self.store.version(_int(request.path_params["version"]))
         if row is None:
             return self.refuse(404, "no such version")
-        if person not in (INSTRUCTOR, row["student"]):
+        if person not in (INSTRUCTOR, row.student):
             return self.refuse(403, refusal)
         return row
 
@@ -166,14 +176,14 @@ class ClassApi:
         if isinstance(row, Response):
             return row
         data = public_version(row)
-        data["student"] = row["student"]
+        data["student"] = row.student
         return JSONResponse(data)
 
     async def version_file(self, request: Request) -> Response:
         row = self.owned_version(request, "another student's code: only its owner and the instructor read it")
         if isinstance(row, Response):
             return row
-        folder = self.settings.folder / "submissions" / row["student"] / row["fingerprint"]
+        folder = self.settings.folder / "submissions" / row.student / row.fingerprint
         data = await anyio.to_thread.run_sync(read_file, folder, request.path_params["path"])
         if data is None:
             return self.refuse(404, "no such file in this version")
@@ -194,12 +204,11 @@ class ClassApi:
             return self.unknown()
         row = self.store.game(_int(request.path_params["game"]))
         player = request.path_params["player"]
-        if row is None or player not in (row["white"], row["black"]):
+        if row is None or not row.plays(player):
             return self.refuse(404, "no such game, or no such player in it")
         if not self.may_read_player(person, row, player):
             return self.refuse(403, f"{player}'s output is for {player} and the instructor only")
-        text = row["white_stderr"] if player == row["white"] else row["black_stderr"]
-        return PlainTextResponse(text or "", headers={"X-Content-Type-Options": "nosniff"})
+        return PlainTextResponse(row.stderr_of(player), headers={"X-Content-Type-Options": "nosniff"})
 
     async def standings(self, request: Request) -> Response:
         if self.person(request) is None:
@@ -207,16 +216,7 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
 
     def standings_data(self) -> dict[str, Any]:
-        lines, references = standings(self.settings, self.store)
-        public = []
-        for line in lines:  # what every student may see of everybody: no code, no logs, no duplicates named
-            data = line.to_dict()
-            for private in ("duplicate_of", "same_moves_as"):
-                data.pop(private)
-            public.append(data)
-        counts = {row["status"]: row["n"] for row in self.store.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
-        return {"class": self.settings.name, **self.time_fields(), "students": public,
-                "references": references, "games": counts}
+        return service.standings_json(service.standings_view(self.settings, self.store))
 
     async def export(self, request: Request) -> Response:
         person = self.person(request)
@@ -236,25 +236,8 @@ class ClassApi:
             return self.refuse(403, "the class view is for the instructor only")
         return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
 
-    def time_fields(self) -> dict[str, Any]:
-        """The class's time rule in every page's data: seconds a move, the game clock (``None``: none), the text shown."""
-        return {"time_per_move": self.settings.check_seconds, "clock": self.settings.time.clock_text or None,
-                "time_text": self.settings.time.text}
-
     def class_data(self) -> dict[str, Any]:
-        lines, references = standings(self.settings, self.store)
-        by_id = {line.id: line for line in lines}
-        students = []
-        for student in self.store.students():
-            line = by_id[student["id"]]
-            students.append({**line.to_dict(), "extra": json.loads(student["extra"]),
-                             "versions": [public_version(row) for row in self.store.versions(student["id"])]})
-        games = self.store.rows("SELECT * FROM games ORDER BY id DESC LIMIT 2000")
-        return {"class": self.settings.name, **self.time_fields(),
-                "deadline": self.settings.deadline.isoformat() if self.settings.deadline else None,
-                "students": students, "references": references, "games": [game_summary(row) for row in games],
-                "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
-                               for line in lines if line.duplicate_of or line.same_moves_as]}
+        return service.class_json(service.class_view(self.settings, self.store))
 
     async def starters(self, request: Request) -> Response:
         """The eight starters as submission templates (their files, command and build lines)."""

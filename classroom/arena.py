@@ -11,7 +11,7 @@ from importlib import resources
 from ..agents.check import FAIL, ReportCard, check_agent
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
-from ..protocol import GameRecord, Result
+from ..protocol import GameRecord, Move, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
 from ..referee.clock import FILE_SECONDS, TimeControl, TimeRule, format_clock, parse_clock, time_rule
@@ -39,7 +39,7 @@ EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
-    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Result",
+    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Move", "Result",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",

@@ -15,30 +15,29 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
 
 from .settings import ClassSettings
-from .store import ClassStore
+from .store import ClassStore, Version
 
 
-def final_versions(settings: ClassSettings, store: ClassStore) -> list[sqlite3.Row]:
+def final_versions(settings: ClassSettings, store: ClassStore) -> list[Version]:
     """Each student's last admitted version submitted before the deadline (all admitted ones without a deadline)."""
-    chosen: dict[str, sqlite3.Row] = {}
-    for version in store.rows("SELECT * FROM versions WHERE status = 'admitted' ORDER BY id"):
-        submitted = dt.datetime.fromisoformat(version["submitted_at"])
+    chosen: dict[str, Version] = {}
+    for version in store.admitted_versions():
+        submitted = dt.datetime.fromisoformat(version.submitted_at)
         if settings.deadline is None or submitted <= settings.deadline:
-            chosen[version["student"]] = version
+            chosen[version.student] = version
     return [chosen[student] for student in sorted(chosen)]
 
 
-def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str:
+def tournament_file(settings: ClassSettings, versions: list[Version]) -> str:
     """The final's tournament TOML."""
     references = [ref for ref in settings.references if ref.name in settings.final.references]
-    everyone_reads_openings = all(version["openings"] for version in versions)
+    everyone_reads_openings = all(version.openings for version in versions)
     lines = ["# Written by othello class final: each student's last admitted version before the deadline.",
              "[tournament]",
              f"name = {json.dumps(settings.name + ' final')}",
@@ -55,13 +54,13 @@ def tournament_file(settings: ClassSettings, versions: list[sqlite3.Row]) -> str
     if settings.referee:  # the class's limits of every program ([referee] of class.toml)
         lines += ["", "[referee]", *(f"{key} = {value}" for key, value in settings.referee.items())]
     for version in versions:
-        home = settings.folder / "builds" / version["student"] / version["fingerprint"]
-        lines += ["", "[[agents]]", f"name = {json.dumps(version['student'])}",
-                  f"command = {json.dumps(version['command'])}", f"cwd = {json.dumps(str(home))}",
-                  f"# version {version['id']}, fingerprint {version['fingerprint']}, submitted {version['submitted_at']}"]
-        if version["openings"]:
+        home = settings.folder / "builds" / version.student / version.fingerprint
+        lines += ["", "[[agents]]", f"name = {json.dumps(version.student)}",
+                  f"command = {json.dumps(version.command)}", f"cwd = {json.dumps(str(home))}",
+                  f"# version {version.id}, fingerprint {version.fingerprint}, submitted {version.submitted_at}"]
+        if version.openings:
             lines.append("openings = true")
-        if version["reads_clock"]:
+        if version.reads_clock:
             lines.append("reads_clock = true")
     for reference in references:
         lines += ["", "[[agents]]", f"name = {json.dumps(reference.name)}", f"builtin = {json.dumps(reference.builtin)}"]

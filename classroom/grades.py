@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .ladder import rating_key, ratings
+from .arena import GameRecord
+from .ladder import moves_sha256, rating_key, ratings
 from .settings import ClassSettings
-from .store import ClassStore
+from .store import ClassStore, Game, Version, VersionStatus
 
 COLUMNS = ["id", "name", "fingerprint", "submitted_at", "status", "games", "score", "rating", "rating_low",
            "rating_high", "rank"]
@@ -54,28 +53,43 @@ class StudentLine:
                 "duplicate_of": self.duplicate_of, "same_moves_as": self.same_moves_as}
 
 
+@dataclass(frozen=True)
+class ReferenceLine:
+    """A reference agent beside the students: its built-in agent, its own time per move, its rating."""
+
+    name: str
+    agent: str
+    time_per_move: Optional[float]
+    rating: Optional[float]
+    rating_error: Optional[float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "agent": self.agent, "time_per_move": self.time_per_move,
+                "rating": _round(self.rating), "rating_error": _round(self.rating_error)}
+
+
 def _round(value: Optional[float]) -> Optional[float]:
     return None if value is None else round(value, 1)
 
 
-def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentLine], list[dict[str, Any]]]:
+def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentLine], list[ReferenceLine]]:
     """The students (ranked first, then the unranked by id) and the reference agents with their ratings."""
     fitted = ratings(store)
-    current = {row["student"]: row for row in store.current_versions()}
-    latest: dict[str, sqlite3.Row] = {}
-    for row in store.versions():
-        latest[row["student"]] = row
+    current = {version.student: version for version in store.current_versions()}
+    latest: dict[str, Version] = {}
+    for version in store.versions():
+        latest[version.student] = version
     games = store.finished_games()
     lines = []
     for student in store.students():
-        line = StudentLine(student["id"], student["name"])
-        version = current.get(student["id"]) or latest.get(student["id"])
-        if version is not None:
-            line.version, line.fingerprint = version["id"], version["fingerprint"]
-            line.submitted_at, line.status = version["submitted_at"], version["status"]
-        if student["id"] in current:
+        line = StudentLine(student.id, student.name)
+        chosen = current.get(student.id) or latest.get(student.id)
+        if chosen is not None:
+            line.version, line.fingerprint = chosen.id, chosen.fingerprint
+            line.submitted_at, line.status = chosen.submitted_at, chosen.status.value
+        if student.id in current:
             _score(line, games, settings)
-            found = fitted.get(rating_key(student["id"], line.version))
+            found = fitted.get(rating_key(student.id, line.version))
             if found is not None and line.games:
                 line.rating, line.rating_error = found.elo, found.error
         lines.append(line)
@@ -84,28 +98,29 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
         line.rank = place
     _duplicates(lines, store)
     _same_moves(lines, games, store)
-    references = [{"name": ref.name, "agent": ref.builtin, "time_per_move": ref.time_per_move,
-                   "rating": _round(fitted[ref.name].elo) if ref.name in fitted else None,
-                   "rating_error": _round(fitted[ref.name].error) if ref.name in fitted else None}
+    references = [ReferenceLine(ref.name, ref.builtin, ref.time_per_move,
+                                fitted[ref.name].elo if ref.name in fitted else None,
+                                fitted[ref.name].error if ref.name in fitted else None)
                   for ref in settings.references]
     order = ranked + sorted((line for line in lines if line.rank is None), key=lambda l: l.id)
     return order, references
 
 
-def _score(line: StudentLine, games: list[sqlite3.Row], settings: ClassSettings) -> None:
+def _score(line: StudentLine, games: list[Game], settings: ClassSettings) -> None:
     against: dict[str, list[float]] = {}
     for game in games:
-        if line.version not in (game["white_version"], game["black_version"]):
+        if line.version not in (game.white_version, game.black_version):
             continue
-        white = game["white_version"] == line.version
-        points = game["white_points"] if white else 1.0 - game["white_points"]
+        white = game.white_version == line.version
+        white_points = game.white_points or 0.0
+        points = white_points if white else 1.0 - white_points
         line.games += 1
         line.score += points
-        if game["winner"] == ("B" if white else "W") and game["termination"] == "crash":
+        if game.winner == ("B" if white else "W") and game.termination == "crash":
             line.crashes += 1
-        if game["winner"] == ("B" if white else "W") and game["termination"] == "timeout":
+        if game.winner == ("B" if white else "W") and game.termination == "timeout":
             line.timeouts += 1
-        opponent, opponent_version = (game["black"], game["black_version"]) if white else (game["white"], game["white_version"])
+        opponent, opponent_version = (game.black, game.black_version) if white else (game.white, game.white_version)
         if opponent_version is None:
             against.setdefault(opponent, []).append(points)
     line.against = {ref.name: f"{_half(sum(against[ref.name]))}/{len(against[ref.name])}"
@@ -119,26 +134,26 @@ def _half(points: float) -> str:
 def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
     owners: dict[str, list[str]] = {}
     for version in store.versions():
-        owners.setdefault(version["fingerprint"], [])
-        if version["student"] not in owners[version["fingerprint"]]:
-            owners[version["fingerprint"]].append(version["student"])
+        owners.setdefault(version.fingerprint, [])
+        if version.student not in owners[version.fingerprint]:
+            owners[version.fingerprint].append(version.student)
     for line in lines:
         if line.fingerprint:
             line.duplicate_of = [other for other in owners.get(line.fingerprint, []) if other != line.id]
 
 
-def _same_moves(lines: list[StudentLine], games: list[sqlite3.Row], store: ClassStore) -> None:
+def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) -> None:
     """Versions of two students that played the same opponent, colour and opening move for move, every time."""
-    openings = {row["id"]: row["opening"] for row in store.rows("SELECT id, opening FROM pairs")}
-    played: dict[int, dict[tuple[str, str, str], str]] = {}
+    openings = {pair.id: pair.opening for pair in store.pairs()}
+    played: dict[int, dict[tuple[str, str, tuple[str, ...]], str]] = {}
     for game in games:
         moves = _moves_alone(game)
-        opening = openings.get(game["pair"], "[]")
-        for colour, version, opponent in (("W", game["white_version"], game["black"]),
-                                          ("B", game["black_version"], game["white"])):
+        opening = openings.get(game.pair, ())
+        for colour, version, opponent in (("W", game.white_version, game.black),
+                                          ("B", game.black_version, game.white)):
             if version is not None:
                 played.setdefault(version, {})[(opponent, colour, opening)] = moves
-    current = {line.version: line for line in lines if line.version is not None and line.status == "admitted"}
+    current = {line.version: line for line in lines if line.version is not None and line.status == VersionStatus.ADMITTED}
     for version, line in current.items():
         mine = played.get(version, {})
         for other_version, other in current.items():
@@ -150,10 +165,11 @@ def _same_moves(lines: list[StudentLine], games: list[sqlite3.Row], store: Class
                 line.same_moves_as.append(other.id)
 
 
-def _moves_alone(game: sqlite3.Row) -> str:
-    """The game's moves without who played them: equal for two copies of one program in the same game."""
-    record = json.loads(game["record"]) if game["record"] else {}
-    return json.dumps([entry.get("move") for entry in record.get("moves", [])])
+def _moves_alone(game: Game) -> str:
+    """The game's moves without who played them, hashed as the ladder keeps them (from the record if not kept)."""
+    if game.moves_sha256:
+        return game.moves_sha256
+    return moves_sha256(GameRecord.from_json(game.record)) if game.record else ""
 
 
 def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:

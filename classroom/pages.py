@@ -27,11 +27,12 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from .app import ClassApi
+from .app import ClassApi, Refusal
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, read_under
 from .ladder import game_summary
+from .service import class_view, standings_view, student_view
 from .starters import starters
-from .store import INSTRUCTOR
+from .store import INSTRUCTOR, Game, GameStatus
 
 PACKAGE = resources.files("othello_arena.classroom")
 CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
@@ -77,26 +78,17 @@ class ClassPages:
         return self.render(request, "student.html", person, status=status, error=error, **data)
 
     def student_data(self, person: str) -> dict[str, Any]:
-        me = self.api.me_data(person)
-        for game in me["games"]:
-            game["colour"] = "White" if game["white"] == person else "Black"
-            game["opponent"] = game["black"] if game["white"] == person else game["white"]
-            game["outcome"] = _outcome(game, person)
-        mine = {game["id"] for game in me["games"]}
-        others = [game_summary(row) for row in self.api.store.rows(
-            "SELECT * FROM games WHERE status = 'finished' ORDER BY id DESC LIMIT ?", CLASS_GAMES_SHOWN + len(mine))]
+        me = student_view(self.api.settings, self.api.store, person)
+        mine = {game.id for game in me.games}
+        others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine))
         settings = self.api.settings
-        return {"me": me, "versions": list(reversed(me["versions"])),
-                "class_games": [game for game in others if game["id"] not in mine][:CLASS_GAMES_SHOWN],
-                "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes,
-                                                   "files": settings.admission.max_files,
+        return {"me": me, "versions": list(reversed(me.versions)),
+                "class_games": [game for game in others if game.id not in mine][:CLASS_GAMES_SHOWN],
+                "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
                                                    "per_hour": settings.admission.submissions_per_hour}}
 
     async def dashboard(self, request: Request) -> Response:
-        data = await anyio.to_thread.run_sync(self.api.class_data)
-        data["games"] = data["games"][:DASHBOARD_GAMES_SHOWN]
-        for student in data["students"]:
-            student["versions"] = list(reversed(student["versions"]))  # the newest first
+        data = await anyio.to_thread.run_sync(class_view, self.api.settings, self.api.store, DASHBOARD_GAMES_SHOWN)
         return self.render(request, "dashboard.html", INSTRUCTOR, data=data, final=self.api.final.state())
 
     # -- the upload and the final, as plain forms (the script sends the same through the API) --
@@ -105,13 +97,13 @@ class ClassPages:
         person = self.api.person(request)
         if person is None:
             return self.render(request, "signin.html", None, status=401)
-        answer = await self.api.submissions(request)
-        data = json.loads(bytes(answer.body))
-        if answer.status_code in (200, 201):
-            return RedirectResponse(f"/#version-{data['version']}", status_code=303)
+        taken = await self.api.take_submission(request, person)
+        if not isinstance(taken, Refusal):
+            version, _ = taken
+            return RedirectResponse(f"/#version-{version.id}", status_code=303)
         if person == INSTRUCTOR:
-            return PlainTextResponse(data.get("error", ""), status_code=answer.status_code)
-        return await self.student_page(request, person, error=data.get("error", ""), status=answer.status_code)
+            return PlainTextResponse(taken.reason, status_code=taken.status)
+        return await self.student_page(request, person, error=taken.reason, status=taken.status)
 
     async def final_form(self, request: Request) -> Response:
         answer = await self.api.final_run(request)
@@ -142,7 +134,7 @@ class ClassPages:
         person = self.api.person(request)
         if person is None:
             return self.render(request, "signin.html", None, status=401)
-        data = await anyio.to_thread.run_sync(self.api.standings_data)
+        data = await anyio.to_thread.run_sync(standings_view, self.api.settings, self.api.store)
         return self.render(request, "standings.html", person, data=data)
 
     async def game_page(self, request: Request) -> Response:
@@ -153,16 +145,16 @@ class ClassPages:
         if row is None:
             return self.render(request, "missing.html", person, status=404, what="no such game")
         game = game_summary(row)
-        logs = [player for player in (row["white"], row["black"]) if self.api.may_read_player(person, row, player)]
+        logs = [player for player in (row.white, row.black) if self.api.may_read_player(person, row, player)]
         view = self.view_of(row)
         return self.render(request, "game.html", person, game=game, logs=logs, view=view,
                            board=_board(view) if view else None, source=f"/games/{game['id']}/view")
 
-    def view_of(self, row: Any) -> Optional[dict[str, Any]]:
-        if not row["record"]:
+    def view_of(self, row: Game) -> Optional[dict[str, Any]]:
+        if not row.record:
             return None
-        record = GameRecord.from_json(row["record"])
-        return game_view(entries_from_record(record), row["white"], row["black"])
+        record = GameRecord.from_json(row.record)
+        return game_view(entries_from_record(record), row.white, row.black)
 
     async def game_view_events(self, request: Request) -> Response:
         """The replay's one message (a finished game does not change): sent once, the browser told not to ask again."""
@@ -197,14 +189,6 @@ def _int(text: str) -> int:
 def _when(text: Optional[str]) -> str:
     """An ISO time as a page shows it: date and time to the second, its zone kept."""
     return (text or "").replace("T", " ").replace("+00:00", " UTC")
-
-
-def _outcome(game: dict[str, Any], person: str) -> str:
-    if game["status"] != "finished":
-        return str(game["status"])
-    won = {"1-0": "W", "0-1": "B"}.get(game["result"] or "")
-    mine = "W" if game["white"] == person else "B"
-    return "draw" if won is None else "won" if won == mine else "lost"
 
 
 def _board(view: dict[str, Any]) -> dict[str, Any]:

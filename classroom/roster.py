@@ -129,7 +129,7 @@ def init_class(folder: Path, roster: Path, time_per_move: float | None = None) -
     store = ClassStore(folder / DATABASE_FILE)
     try:
         instructor_token = _instructor_token(folder, store)
-        known = {row["id"]: row for row in store.students()}
+        known = {row.id: row for row in store.students()}
         tokens_path = folder / TOKENS_FILE
         rows = _read_tokens(tokens_path)
         added, kept = [], []

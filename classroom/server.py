@@ -90,7 +90,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     for leftover in ("checks", "submissions/.incoming"):  # a killed check's games, a half-received upload
         remove_tree(settings.folder / leftover)
     replayed = recover(store, settings)
-    checking = store.rows("SELECT id FROM versions WHERE status = 'checking'")
+    checking = store.checking_versions()
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)
 

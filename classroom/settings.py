@@ -71,7 +71,7 @@ class ClassTable:
 class LadderTable:
     """``[ladder]``: how the ladder pairs the students' versions."""
 
-    games_per_pairing: int = key("a game pair: the same opening, colours swapped", 2, low=2, high=100)
+    games_per_pairing: int = key("the games of a pair (even): one opening, colours alternating", 2, low=2, high=100)
     openings: str = key("the shipped suite of balanced openings, or \"none\" (played by programs that declare "
                         "openings)", "balanced")
     concurrency: Optional[int] = key("games at once: all cores but one; or a number", None, auto=True, low=1,

@@ -1,8 +1,21 @@
 """The class's database, ``class.sqlite``: students (hashed tokens), versions with their cards, game pairs, games.
 
+Every SQL statement of the class server lives here, behind a named method;
+the rest of classroom/ sees frozen rows (:class:`Student`, :class:`Version`,
+:class:`Pair`, :class:`Game`), their statuses as enums and their JSON
+columns parsed (a version's :class:`Card` and files, a pair's opening, a
+student's roster columns).  What must happen together is one method and one
+transaction: a version stored or taken again (:meth:`ClassStore.add_version`),
+a pair planned with its games (:meth:`ClassStore.add_pair`), the games a
+killed server left voided and queued again (:meth:`ClassStore.requeue_running`).
+
 One connection, shared by the server's threads under a lock; WAL, so
 ``othello class export`` can read while the server writes, and every row is
 committed before anybody is told (a SIGKILL loses nothing that was said).
+
+The schema changes by :data:`MIGRATIONS`, a list applied in order to an
+older ``class.sqlite`` when it is opened (nothing in it is lost); the
+number of the schema is kept in ``meta``.
 """
 
 from __future__ import annotations
@@ -13,8 +26,10 @@ import hmac
 import json
 import sqlite3
 import threading
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,7 +68,7 @@ CREATE TABLE IF NOT EXISTS pairs (
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     pair INTEGER NOT NULL REFERENCES pairs(id),
-    game_index INTEGER NOT NULL,           -- 1 or 2 of its pair (colours swapped)
+    game_index INTEGER NOT NULL,           -- 1, 2, ... of its pair (colours alternate)
     white TEXT NOT NULL, white_version INTEGER, white_fp TEXT NOT NULL,
     black TEXT NOT NULL, black_version INTEGER, black_fp TEXT NOT NULL,
     seed INTEGER NOT NULL,
@@ -68,7 +83,33 @@ CREATE INDEX IF NOT EXISTS games_pair ON games(pair);
 CREATE INDEX IF NOT EXISTS versions_student ON versions(student);
 """
 
+
+@dataclass(frozen=True)
+class AddColumn:
+    """A migration: a column added to a table (an older database gains it, every row taking the default)."""
+
+    table: str
+    column: str
+    declaration: str
+
+    def apply(self, db: sqlite3.Connection) -> None:
+        present = {row["name"] for row in db.execute(f"PRAGMA table_info({self.table})")}
+        if self.column not in present:  # a database made by the code of this column's day has it already
+            db.execute(f"ALTER TABLE {self.table} ADD COLUMN {self.column} {self.declaration}")
+
+
+# Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
+# a database records the number it reached, and opening it applies the rest in order.
+MIGRATIONS: list[AddColumn] = [
+    AddColumn("versions", "reads_clock", "INTEGER NOT NULL DEFAULT 0"),  # the game clock (a version declares it)
+]
+SCHEMA_VERSION = 1 + len(MIGRATIONS)
+
 INSTRUCTOR = "instructor"  # who a token names when it is the instructor's (never a student id: ids are checked)
+
+
+class StoreError(RuntimeError):
+    """class.sqlite cannot be used by this program (made by a newer one)."""
 
 
 def now() -> str:
@@ -79,6 +120,302 @@ def now() -> str:
 def token_hash(token: str) -> str:
     """What the database keeps of a token: tokens are 32 random bytes, so a plain SHA-256 is enough."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# -- the rows ---------------------------------------------------------------------------
+
+
+class VersionStatus(StrEnum):
+    """Where a version is: being built and checked, admitted (it plays), or rejected (the card says why)."""
+
+    CHECKING = "checking"
+    ADMITTED = "admitted"
+    REJECTED = "rejected"
+
+
+class GameStatus(StrEnum):
+    """Where a ladder game is: planned, being played, played (a result), or void (never counted; the reason kept)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+    VOID = "void"
+
+
+OPEN_GAMES = (GameStatus.QUEUED, GameStatus.RUNNING)
+
+
+class PairKind(StrEnum):
+    """A pair against a reference agent (the climb) or against a classmate's current version (the ladder)."""
+
+    CLIMB = "climb"
+    LADDER = "ladder"
+
+
+@dataclass(frozen=True)
+class Student:
+    """One row of ``students``: a student of the roster (the token is kept only as its hash)."""
+
+    id: str
+    name: str
+    extra: dict[str, str]  # the roster's other columns
+    added_at: str
+
+
+@dataclass(frozen=True)
+class CardItem:
+    """One item of the conformance check as a card shows it."""
+
+    key: str
+    title: str
+    status: Optional[str]  # PASS, FAIL, ADVISORY; None: never exercised (UNTESTED)
+    detail: str = ""
+    evidence: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "status": self.status, "detail": self.detail,
+                "evidence": list(self.evidence)}
+
+
+@dataclass(frozen=True)
+class Card:
+    """A version's admission card: the verdict and the evidence (the build's output, the check, the stderr)."""
+
+    student: str
+    version: int
+    fingerprint: str
+    status: VersionStatus
+    reason: str
+    command: str = ""
+    build: str = ""
+    time_per_move: Optional[float] = None
+    clock: Optional[str] = None
+    build_log: str = ""
+    build_status: Optional[str] = None  # how the build ended, when there was one
+    check: tuple[str, ...] = ()
+    items: tuple[CardItem, ...] = ()
+    stderr: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as the API and ``cards/ID/FP.json`` give it (every key, always)."""
+        return {"student": self.student, "version": self.version, "fingerprint": self.fingerprint,
+                "status": self.status.value, "reason": self.reason, "command": self.command, "build": self.build,
+                "time_per_move": self.time_per_move, "clock": self.clock, "build_log": self.build_log,
+                "build_status": self.build_status, "check": list(self.check),
+                "items": [item.to_dict() for item in self.items], "stderr": self.stderr}
+
+
+@dataclass(frozen=True)
+class Version:
+    """One row of ``versions``: a version a student sent, and its verdict once built and checked."""
+
+    id: int
+    student: str
+    fingerprint: str
+    command: str
+    build: str
+    openings: bool  # the program declared that it reads openings
+    reads_clock: bool  # ... and the clock line
+    files: tuple[tuple[str, int], ...]  # (relative path, bytes)
+    bytes: int
+    submitted_at: str
+    status: VersionStatus
+    reason: str
+    card: Optional[Card]
+    decided_at: Optional[str]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a ladder game: a student's version, or a reference agent (``version`` None)."""
+
+    label: str
+    version: Optional[int]
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One row of ``pairs``: games planned together, ``a`` the version they were planned for."""
+
+    id: int
+    a: str
+    a_version: Optional[int]
+    b: str
+    b_version: Optional[int]
+    kind: PairKind
+    opening: tuple[str, ...]  # the opening's move lines, () from the start
+    created_at: str
+
+    def has_version(self, version: int) -> bool:
+        return version in (self.a_version, self.b_version)
+
+
+@dataclass(frozen=True)
+class PairTally:
+    """A pair and where its games are: the points its ``a`` scored in the finished ones, how many are still open."""
+
+    pair: Pair
+    points: float
+    open: int
+
+
+@dataclass(frozen=True)
+class Game:
+    """One row of ``games``: a ladder game, planned, played or void."""
+
+    id: int
+    pair: int
+    game_index: int
+    white: str
+    white_version: Optional[int]
+    white_fp: str
+    black: str
+    black_version: Optional[int]
+    black_fp: str
+    seed: int
+    status: GameStatus
+    result: Optional[str]  # "1-0", "0-1", "1/2-1/2"
+    winner: Optional[str]  # "W", "B", None
+    termination: Optional[str]
+    detail: Optional[str]
+    white_points: Optional[float]
+    plies: Optional[int]
+    moves_sha256: Optional[str]
+    record: Optional[str]  # game.json's text as the referee wrote it
+    white_stderr: Optional[str]
+    black_stderr: Optional[str]
+    created_at: str
+    started_at: Optional[str]
+    finished_at: Optional[str]
+    void_reason: Optional[str]
+
+    @property
+    def sides(self) -> tuple[Side, Side]:
+        """White's side and Black's."""
+        return Side(self.white, self.white_version, self.white_fp), Side(self.black, self.black_version, self.black_fp)
+
+    def plays(self, player: str) -> bool:
+        return player in (self.white, self.black)
+
+    def stderr_of(self, player: str) -> str:
+        """What ``player`` wrote to stderr in this game (White's if it played both sides)."""
+        return (self.white_stderr if player == self.white else self.black_stderr) or ""
+
+    def colour_of(self, player: str) -> str:
+        """``White`` or ``Black``: the colour ``player`` has in this game."""
+        return "White" if player == self.white else "Black"
+
+    def opponent_of(self, player: str) -> str:
+        return self.black if player == self.white else self.white
+
+    def outcome_for(self, player: str) -> str:
+        """``won``, ``lost`` or ``draw`` for ``player`` once finished; until then the game's status."""
+        if self.status is not GameStatus.FINISHED:
+            return self.status.value
+        won = {"1-0": "W", "0-1": "B"}.get(self.result or "")
+        mine = "W" if player == self.white else "B"
+        return "draw" if won is None else "won" if won == mine else "lost"
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """What a played game adds to its row (:meth:`ClassStore.finish_game`)."""
+
+    result: str
+    winner: Optional[str]
+    termination: str
+    detail: str
+    white_points: float
+    plies: int
+    moves_sha256: str
+    record: str
+    white_stderr: str = ""
+    black_stderr: str = ""
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """A version as received, before it is stored (:meth:`ClassStore.add_version`)."""
+
+    student: str
+    fingerprint: str
+    command: str
+    build: str
+    openings: bool
+    reads_clock: bool
+    files: tuple[tuple[str, int], ...]
+
+    @property
+    def bytes(self) -> int:
+        return sum(size for _, size in self.files)
+
+
+# -- from columns to rows ---------------------------------------------------------------------
+
+
+def _json(text: Optional[str], default: Any) -> Any:
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
+
+
+def _card(text: Optional[str], row: sqlite3.Row) -> Optional[Card]:
+    """A card's JSON as a :class:`Card`; a key a card of an older server lacks reads as the version's own value."""
+    data = _json(text, None)
+    if not isinstance(data, dict):
+        return None
+    time = data.get("time_per_move")
+    items = tuple(CardItem(str(item.get("key", "")), str(item.get("title", "")),
+                           None if item.get("status") is None else str(item["status"]),
+                           str(item.get("detail") or ""), tuple(str(line) for line in item.get("evidence") or ()))
+                  for item in data.get("items") or () if isinstance(item, dict))
+    return Card(
+        student=str(data.get("student", row["student"])), version=int(data.get("version", row["id"])),
+        fingerprint=str(data.get("fingerprint", row["fingerprint"])),
+        status=VersionStatus(data.get("status", row["status"])), reason=str(data.get("reason", row["reason"])),
+        command=str(data.get("command", row["command"])), build=str(data.get("build", row["build"])),
+        time_per_move=float(time) if isinstance(time, (int, float)) else None,
+        clock=str(data["clock"]) if data.get("clock") else None, build_log=str(data.get("build_log") or ""),
+        build_status=str(data["build_status"]) if data.get("build_status") else None,
+        check=tuple(str(line) for line in data.get("check") or ()), items=items, stderr=str(data.get("stderr") or ""))
+
+
+def _student(row: sqlite3.Row) -> Student:
+    extra = _json(row["extra"], {})
+    return Student(row["id"], row["name"], {str(k): str(v) for k, v in extra.items()} if isinstance(extra, dict) else {},
+                   row["added_at"])
+
+
+def _version(row: sqlite3.Row) -> Version:
+    files = tuple((str(path), int(size)) for path, size in _json(row["files"], []))
+    return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
+                   bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
+                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"])
+
+
+def _pair(row: sqlite3.Row) -> Pair:
+    return Pair(int(row["id"]), row["a"], row["a_version"], row["b"], row["b_version"], PairKind(row["kind"]),
+                tuple(str(line) for line in _json(row["opening"], [])), row["created_at"])
+
+
+def _game(row: sqlite3.Row) -> Game:
+    return Game(
+        id=int(row["id"]), pair=int(row["pair"]), game_index=int(row["game_index"]),
+        white=row["white"], white_version=row["white_version"], white_fp=row["white_fp"],
+        black=row["black"], black_version=row["black_version"], black_fp=row["black_fp"],
+        seed=int(row["seed"]), status=GameStatus(row["status"]), result=row["result"], winner=row["winner"],
+        termination=row["termination"], detail=row["detail"], white_points=row["white_points"], plies=row["plies"],
+        moves_sha256=row["moves_sha256"], record=row["record"], white_stderr=row["white_stderr"],
+        black_stderr=row["black_stderr"], created_at=row["created_at"], started_at=row["started_at"],
+        finished_at=row["finished_at"], void_reason=row["void_reason"])
+
+
+_INSERT_GAME = ("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_version, black_fp, "
+                "seed, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 class ClassStore:
@@ -93,101 +430,263 @@ class ClassStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-            columns = {row["name"] for row in self.db.execute("PRAGMA table_info(versions)")}
-            if "reads_clock" not in columns:  # a class.sqlite made before the game clock
-                self.db.execute("ALTER TABLE versions ADD COLUMN reads_clock INTEGER NOT NULL DEFAULT 0")
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Make the tables (a new database) or bring an older one to :data:`SCHEMA_VERSION`, in one transaction."""
+        with self._transaction() as db:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            # a class.sqlite made before the schema was numbered: schema 1, or a later one whose
+            # columns AddColumn finds already there
+            reached = int(found["value"]) if found else 1
+            if reached > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: schema {reached}, made by a newer othello (this one knows "
+                                 f"{SCHEMA_VERSION}): upgrade othello-arena")
+            for migration in MIGRATIONS[reached - 1:]:
+                migration.apply(db)
+            # CREATE TABLE made a new database at the newest schema: the migrations before found their columns
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         with self.lock:
             self.db.close()
 
-    def rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+    def _rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
         with self.lock:
             return list(self.db.execute(sql, args))
 
-    def row(self, sql: str, *args: Any) -> Optional[sqlite3.Row]:
-        found = self.rows(sql, *args)
+    def _row(self, sql: str, *args: Any) -> Optional[sqlite3.Row]:
+        found = self._rows(sql, *args)
         return found[0] if found else None
 
-    def execute(self, sql: str, *args: Any) -> int:
+    def _execute(self, sql: str, *args: Any) -> int:
         """Run one statement in its own transaction; return the new row's id."""
         with self.lock:
             cursor = self.db.execute(sql, args)
             return int(cursor.lastrowid or 0)
 
-    def transaction(self) -> "_Transaction":
+    def _transaction(self) -> "_Transaction":
         return _Transaction(self)
+
+    def schema_version(self) -> int:
+        found = self._row("SELECT value FROM meta WHERE key = 'schema'")
+        return int(found["value"]) if found else 1
 
     # -- people ------------------------------------------------------------------
 
     def set_instructor_token(self, token: str) -> None:
-        self.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('instructor_token_sha256', ?)", token_hash(token))
+        self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('instructor_token_sha256', ?)", token_hash(token))
 
     def add_student(self, student_id: str, name: str, token: str, extra: dict[str, str]) -> None:
-        self.execute("INSERT INTO students (id, name, token_sha256, extra, added_at) VALUES (?, ?, ?, ?, ?)",
-                     student_id, name, token_hash(token), json.dumps(extra), now())
+        self._execute("INSERT INTO students (id, name, token_sha256, extra, added_at) VALUES (?, ?, ?, ?, ?)",
+                      student_id, name, token_hash(token), json.dumps(extra), now())
 
     def rename_student(self, student_id: str, name: str, extra: dict[str, str]) -> None:
-        self.execute("UPDATE students SET name = ?, extra = ? WHERE id = ?", name, json.dumps(extra), student_id)
+        self._execute("UPDATE students SET name = ?, extra = ? WHERE id = ?", name, json.dumps(extra), student_id)
 
-    def students(self) -> list[sqlite3.Row]:
-        return self.rows("SELECT * FROM students ORDER BY id")
+    def students(self) -> list[Student]:
+        return [_student(row) for row in self._rows("SELECT * FROM students ORDER BY id")]
 
-    def student(self, student_id: str) -> Optional[sqlite3.Row]:
-        return self.row("SELECT * FROM students WHERE id = ?", student_id)
+    def student(self, student_id: str) -> Optional[Student]:
+        found = self._row("SELECT * FROM students WHERE id = ?", student_id)
+        return None if found is None else _student(found)
 
     def who(self, token: str) -> Optional[str]:
         """The student id a token belongs to, :data:`INSTRUCTOR`, or ``None``."""
         if not token:
             return None
         digest = token_hash(token)
-        found = self.row("SELECT value FROM meta WHERE key = 'instructor_token_sha256'")
+        found = self._row("SELECT value FROM meta WHERE key = 'instructor_token_sha256'")
         if found is not None and hmac.compare_digest(found["value"], digest):
             return INSTRUCTOR
-        student = self.row("SELECT id, token_sha256 FROM students WHERE token_sha256 = ?", digest)
+        student = self._row("SELECT id, token_sha256 FROM students WHERE token_sha256 = ?", digest)
         if student is not None and hmac.compare_digest(student["token_sha256"], digest):
             return str(student["id"])
         return None
 
     # -- versions ----------------------------------------------------------------
 
-    def versions(self, student: Optional[str] = None) -> list[sqlite3.Row]:
+    def versions(self, student: Optional[str] = None) -> list[Version]:
+        """Every version (of ``student``), oldest first."""
         if student is None:
-            return self.rows("SELECT * FROM versions ORDER BY id")
-        return self.rows("SELECT * FROM versions WHERE student = ? ORDER BY id", student)
+            return [_version(row) for row in self._rows("SELECT * FROM versions ORDER BY id")]
+        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE student = ? ORDER BY id", student)]
 
-    def version(self, version_id: int) -> Optional[sqlite3.Row]:
-        return self.row("SELECT * FROM versions WHERE id = ?", version_id)
+    def version(self, version_id: int) -> Optional[Version]:
+        found = self._row("SELECT * FROM versions WHERE id = ?", version_id)
+        return None if found is None else _version(found)
 
-    def current_versions(self) -> list[sqlite3.Row]:
-        """Each student's last admitted version (the one that plays)."""
-        return self.rows("SELECT v.* FROM versions v WHERE v.status = 'admitted' AND v.id = "
-                         "(SELECT MAX(id) FROM versions w WHERE w.student = v.student AND w.status = 'admitted') "
-                         "ORDER BY v.student")
+    def current_versions(self) -> list[Version]:
+        """Each student's last admitted version (the one that plays), by student."""
+        return [_version(row) for row in self._rows(
+            "SELECT v.* FROM versions v WHERE v.status = ? AND v.id = "
+            "(SELECT MAX(id) FROM versions w WHERE w.student = v.student AND w.status = ?) ORDER BY v.student",
+            VersionStatus.ADMITTED.value, VersionStatus.ADMITTED.value)]
+
+    def admitted_versions(self) -> list[Version]:
+        """Every admitted version, oldest first."""
+        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
+                                                    VersionStatus.ADMITTED.value)]
+
+    def checking_versions(self) -> list[Version]:
+        """The versions waiting for their card, oldest first."""
+        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
+                                                    VersionStatus.CHECKING.value)]
+
+    def next_to_check(self) -> Optional[Version]:
+        """The oldest version waiting for its card."""
+        found = self._row("SELECT * FROM versions WHERE status = ? ORDER BY id LIMIT 1", VersionStatus.CHECKING.value)
+        return None if found is None else _version(found)
 
     def submissions_since(self, student: str, since: str) -> int:
-        found = self.row("SELECT COUNT(*) AS n FROM versions WHERE student = ? AND submitted_at >= ?", student, since)
+        found = self._row("SELECT COUNT(*) AS n FROM versions WHERE student = ? AND submitted_at >= ?", student, since)
         return int(found["n"]) if found else 0
 
-    # -- games -------------------------------------------------------------------
+    def add_version(self, new: NewVersion, check_again: Callable[[Version], bool]) -> tuple[Version, bool]:
+        """Store a version to be checked; return its row and whether it is to be checked (new, or again).
 
-    def game(self, game_id: int) -> Optional[sqlite3.Row]:
-        return self.row("SELECT * FROM games WHERE id = ?", game_id)
+        The same files sent again are the version already stored (``False``),
+        unless ``check_again`` says its verdict is to be given anew: it is then
+        put back to ``checking``.  The look-up and the insert are one
+        transaction: the same version sent twice at once is one.
+        """
+        select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
+        with self._transaction() as db:
+            found = db.execute(select, (new.student, new.fingerprint)).fetchone()
+            if found is not None:
+                existing = _version(found)
+                if not check_again(existing):
+                    return existing, False
+                db.execute("UPDATE versions SET status = ?, reason = '', card = NULL WHERE id = ?",
+                           (VersionStatus.CHECKING.value, existing.id))
+            else:
+                db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
+                           "bytes, submitted_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           (new.student, new.fingerprint, new.command, new.build, int(new.openings),
+                            int(new.reads_clock), json.dumps([list(item) for item in new.files]), new.bytes, now(),
+                            VersionStatus.CHECKING.value))
+            return _version(db.execute(select, (new.student, new.fingerprint)).fetchone()), True
 
-    def finished_games(self) -> list[sqlite3.Row]:
-        return self.rows("SELECT * FROM games WHERE status = 'finished' ORDER BY id")
+    def decide(self, card: Card) -> None:
+        """Keep a version's verdict and its card (the card names the version)."""
+        self._execute("UPDATE versions SET status = ?, reason = ?, card = ?, decided_at = ? WHERE id = ?",
+                      card.status.value, card.reason, json.dumps(card.to_dict()), now(), card.version)
+
+    # -- pairs and games ------------------------------------------------------------
+
+    def pairs(self) -> list[Pair]:
+        return [_pair(row) for row in self._rows("SELECT * FROM pairs ORDER BY id")]
+
+    def pair(self, pair_id: int) -> Optional[Pair]:
+        found = self._row("SELECT * FROM pairs WHERE id = ?", pair_id)
+        return None if found is None else _pair(found)
+
+    def pair_tallies(self) -> list[PairTally]:
+        """Every pair with the points its ``a`` scored in its finished games and the number of its open games."""
+        open_marks = ", ".join("?" for _ in OPEN_GAMES)
+        rows = self._rows(
+            "SELECT p.*, "
+            "(SELECT COALESCE(SUM(CASE WHEN g.white = p.a THEN g.white_points ELSE 1 - g.white_points END), 0) "
+            " FROM games g WHERE g.pair = p.id AND g.status = ?) AS points, "
+            f"(SELECT COUNT(*) FROM games g WHERE g.pair = p.id AND g.status IN ({open_marks})) AS open "
+            "FROM pairs p ORDER BY p.id", GameStatus.FINISHED.value, *(status.value for status in OPEN_GAMES))
+        return [PairTally(_pair(row), float(row["points"]), int(row["open"])) for row in rows]
+
+    def add_pair(self, a: Side, b: Side, kind: PairKind, opening: Iterable[str],
+                 games: Iterable[tuple[Side, Side, int]]) -> int:
+        """Plan a pair and its games (``(white, black, seed)``, queued in this order) in one transaction; its id."""
+        with self._transaction() as db:
+            cursor = db.execute("INSERT INTO pairs (a, a_version, b, b_version, kind, opening, created_at) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (a.label, a.version, b.label, b.version, kind.value, json.dumps(list(opening)), now()))
+            pair = int(cursor.lastrowid or 0)
+            for number, (white, black, seed) in enumerate(games, start=1):
+                db.execute(_INSERT_GAME, (pair, number, white.label, white.version, white.fingerprint, black.label,
+                                          black.version, black.fingerprint, seed, GameStatus.QUEUED.value, now()))
+        return pair
+
+    def game(self, game_id: int) -> Optional[Game]:
+        found = self._row("SELECT * FROM games WHERE id = ?", game_id)
+        return None if found is None else _game(found)
+
+    def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None) -> list[Game]:
+        """The games (with ``status``), oldest first; ``latest``: only the newest so many, newest first."""
+        where = "" if status is None else " WHERE status = ?"
+        order = " ORDER BY id" if latest is None else " ORDER BY id DESC LIMIT ?"
+        args: list[Any] = ([] if status is None else [status.value]) + ([] if latest is None else [latest])
+        return [_game(row) for row in self._rows("SELECT * FROM games" + where + order, *args)]
+
+    def finished_games(self) -> list[Game]:
+        """Every finished game, oldest first."""
+        return self.games(GameStatus.FINISHED)
+
+    def games_of_student(self, student: str, latest: int) -> list[Game]:
+        """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first."""
+        return [_game(row) for row in self._rows(
+            "SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
+            "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT ?", student, student, latest)]
+
+    def game_counts(self) -> dict[GameStatus, int]:
+        """How many games are in each status (statuses with none left out)."""
+        return {GameStatus(row["status"]): int(row["n"])
+                for row in self._rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+
+    def finished_mark(self) -> tuple[int, int]:
+        """(how many games are finished, the last one's id): it changes when a game finishes."""
+        found = self._row("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM games WHERE status = ?",
+                          GameStatus.FINISHED.value)
+        return (int(found["n"]), int(found["last"])) if found else (0, 0)
+
+    def start_game(self, game_id: int) -> None:
+        self._execute("UPDATE games SET status = ?, started_at = ? WHERE id = ?", GameStatus.RUNNING.value, now(), game_id)
+
+    def finish_game(self, game_id: int, outcome: GameOutcome) -> bool:
+        """Keep a played game (record, result, both sides' stderr) in one commit; ``False`` if it was not running."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE games SET status = ?, result = ?, winner = ?, termination = ?, detail = ?, white_points = ?, "
+                "plies = ?, moves_sha256 = ?, record = ?, white_stderr = ?, black_stderr = ?, finished_at = ? "
+                "WHERE id = ? AND status = ?",
+                (GameStatus.FINISHED.value, outcome.result, outcome.winner, outcome.termination, outcome.detail,
+                 outcome.white_points, outcome.plies, outcome.moves_sha256, outcome.record, outcome.white_stderr,
+                 outcome.black_stderr, now(), game_id, GameStatus.RUNNING.value))
+            return cursor.rowcount == 1
+
+    def void_game(self, game_id: int, why: str) -> None:
+        """A game that will not count (never played, or no result): kept, with why."""
+        self._execute("UPDATE games SET status = ?, void_reason = ? WHERE id = ?", GameStatus.VOID.value, why, game_id)
+
+    def requeue_running(self, why: str) -> list[int]:
+        """Void every game left running (``why``) and queue each again under a new id, in one transaction; the ids."""
+        replayed = []
+        with self._transaction() as db:
+            for game in [_game(row) for row in db.execute("SELECT * FROM games WHERE status = ? ORDER BY id",
+                                                          (GameStatus.RUNNING.value,))]:
+                db.execute("UPDATE games SET status = ?, void_reason = ? WHERE id = ?",
+                           (GameStatus.VOID.value, why, game.id))
+                cursor = db.execute(_INSERT_GAME, (game.pair, game.game_index, game.white, game.white_version,
+                                                   game.white_fp, game.black, game.black_version, game.black_fp,
+                                                   game.seed, GameStatus.QUEUED.value, now()))
+                replayed.append(int(cursor.lastrowid or 0))
+        return replayed
 
 
 class _Transaction:
-    """``with store.transaction() as db:`` several statements committed together (or none)."""
+    """``with store._transaction() as db:`` several statements committed together (or none)."""
 
     def __init__(self, store: ClassStore) -> None:
         self.store = store
 
     def __enter__(self) -> sqlite3.Connection:
         self.store.lock.acquire()
-        self.store.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.store.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.store.lock.release()
+            raise
         return self.store.db
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
@@ -197,5 +696,6 @@ class _Transaction:
             self.store.lock.release()
 
 
-def as_dicts(rows: Sequence[sqlite3.Row]) -> Iterator[dict[str, Any]]:
-    return (dict(row) for row in rows)
+__all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
+           "PairTally", "Game", "GameStatus", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
+           "MIGRATIONS", "SCHEMA_VERSION"]

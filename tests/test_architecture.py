@@ -189,3 +189,23 @@ def test_the_readers_are_found() -> None:
 def test_readers_never_import_the_machinery_that_plays_games(name: str) -> None:
     imported = sorted(imports_of(name, MODULES[name]) & RUN_MACHINERY)
     assert not imported, f"{name} reads results but imports {', '.join(imported)}: read through tournaments.results.state"
+
+
+# The class server's database is one typed store (issue 40): every SQL statement of classroom/ is in store.py.
+CLASSROOM = sorted(name for name in MODULES if name.startswith("classroom."))
+
+
+def names_sqlite3(path: Path) -> bool:
+    """Whether a module imports sqlite3 (``import sqlite3``, ``from sqlite3 import ...``), lazily or not."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "sqlite3" for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "sqlite3":
+            return True
+    return False
+
+
+def test_in_classroom_only_the_store_imports_sqlite3() -> None:
+    assert "classroom.store" in CLASSROOM and names_sqlite3(MODULES["classroom.store"])  # the walk sees it
+    importers = [name for name in CLASSROOM if names_sqlite3(MODULES[name])]
+    assert importers == ["classroom.store"], f"{importers}: only classroom/store.py speaks to the database"

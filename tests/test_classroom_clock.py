@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from test_classroom_ladder import admit_version
 from test_classroom_server import call, make_class, serving
 
 from othello_arena.classroom.final import tournament_file
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.settings import SettingsError, load
-from othello_arena.classroom.store import SCHEMA, ClassStore, now
+from othello_arena.classroom.store import SCHEMA, ClassStore
 from othello_arena.classroom.uploads import parse_command
 from othello_arena.tournaments.run.jobs import agent_spec
 from othello_arena.protocol import GameRecord
@@ -90,12 +91,10 @@ def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_
     home.mkdir(parents=True)
     shutil.copy(EXAMPLES / "starter.py", home / "starter.py")
     command, _, openings, reads_clock = parse_command("clock:openings:python3 starter.py {name}", "")
-    version = store.execute(
-        "INSERT INTO versions (student, fingerprint, command, openings, reads_clock, files, bytes, submitted_at, "
-        "status) VALUES ('alice', 'fp1', ?, ?, ?, '[]', 0, ?, 'admitted')", command, openings, reads_clock, now())
+    version = admit_version(store, "alice", "fp1", command, openings, reads_clock)
     ladder = Ladder(settings, store)
     assert ladder.plan() is not None  # alice's version climbs: a game pair against greedy
-    game = store.row("SELECT * FROM games WHERE white_version = ? OR black_version = ? ORDER BY id", version, version)
+    game = next(game for game in store.games() if version in (game.white_version, game.black_version))
     job = ladder.job(game, remote=False)
     assert job.config.clock == (3.0, 0.1) and job.config.time_per_move is None
     alice = job.white if job.white.name == "alice" else job.black
@@ -104,7 +103,9 @@ def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_
     assert record.result is not None and record.result.termination.value == "normal", record.result
     assert record.clock == "3+0.1" and all(entry.clock is not None for entry in record.moves)
 
-    final = tournament_file(settings, [store.version(version)])
+    admitted = store.version(version)
+    assert admitted is not None
+    final = tournament_file(settings, [admitted])
     assert 'clock = "3+0.1"' in final and "time_per_move" not in final.split("[[agents]]")[0]
     assert "reads_clock = true" in final
 
@@ -122,7 +123,7 @@ def test_a_class_database_made_before_the_clock_gains_the_declaration(tmp_path: 
     assert "reads_clock" not in {row[1] for row in db.execute("PRAGMA table_info(versions)")}
     db.close()
     store = ClassStore(path)
-    assert store.rows("SELECT reads_clock FROM versions")[0]["reads_clock"] == 0
+    assert store.versions()[0].reads_clock is False
     store.close()
 
 

@@ -81,7 +81,8 @@ def test_init_makes_the_class_and_a_second_run_only_adds(tmp_path: Path) -> None
         assert store.who(second["carol"]) == "carol"
         assert store.who(instructor) == "instructor"
         assert store.who("not-a-token") is None
-        assert store.student("alice")["name"] == "Alice Able"
+        alice = store.student("alice")
+        assert alice is not None and alice.name == "Alice Able"
     finally:
         store.close()
 

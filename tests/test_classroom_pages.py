@@ -96,9 +96,16 @@ def test_each_page_shows_a_person_what_the_api_lets_them_read(tmp_path: Path) ->
         assert status == 200 and "Send a version" in text
         assert f"/api/games/{game}/log/alice" in text and f"/api/games/{game}/log/bob" not in text
         assert "bob-private" not in text and ALICE_STDERR not in text  # her stderr is a link, not on the page
+        # her game as she played it: White, against bob, won (bob crashed); her version admitted
+        assert re.search(rf'data-game="{game}" data-status="finished">\s*<td><a href="/games/{game}">{game}</a></td>'
+                         r'<td>bob</td>\s*<td>White <span class="muted">v\d+</span></td>\s*'
+                         r'<td class="outcome won">won \(1-0\)</td>', text), text
+        assert 'data-status="admitted"' in text and 'id="rank"' in text
         # bob: his card with the compiler's words; nothing of alice's
         status, text = page(base, "/", tokens["bob"])
         assert status == 200 and "bob-private-build-log" in text and "the build failed (exit 1)" in text
+        assert 'data-card="rejected"' in text and 'class="badge rejected"' in text
+        assert re.search(r'<td class="outcome lost">lost \(1-0\)</td>', text)
         assert "alice-private" not in text and f"/log/alice" not in text
         # the game: its replay for everybody; the stderr links only to whom they belong
         status, text = page(base, f"/games/{game}", tokens["bob"])
@@ -114,6 +121,8 @@ def test_each_page_shows_a_person_what_the_api_lets_them_read(tmp_path: Path) ->
         assert status == 200 and "bob-private-build-log" in text and 'href="/api/export.csv"' in text
         assert f"/api/games/{game}/log/alice" in text and f"/api/games/{game}/log/bob" in text
         assert 'action="/final"' in text
+        assert '<tr data-student="alice" data-status="admitted">' in text and 'class="badge rejected"' in text
+        assert re.search(rf'<tr data-version="\d+"><td><a href="#version-\d+">\d+</a></td>', text)
         # the standings: for anybody signed in, no duplicates named, nobody's output
         for who in ("alice", "bob", "instructor"):
             status, text = page(base, "/standings", tokens[who])

@@ -1,0 +1,142 @@
+"""What the class server answers, as typed values: the JSON API (:mod:`.app`) and the pages (:mod:`.pages`) both
+call these functions, so a page shows what the API gives the same person, built once.
+
+The API turns each value into JSON (:func:`student_json`, :func:`standings_json`,
+:func:`class_json`); a page hands it to its template as it is.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .admission import public_version
+from .grades import ReferenceLine, StudentLine, standings
+from .ladder import game_summary
+from .settings import ClassSettings
+from .store import ClassStore, Game, GameStatus, Student, Version
+
+MY_GAMES = 500  # the newest games of a student's versions that the student's view lists
+CLASS_GAMES = 2000  # the newest games of the class that the instructor's view lists
+PRIVATE = ("duplicate_of", "same_moves_as")  # what students never see of each other in the standings
+
+
+@dataclass(frozen=True)
+class TimeRule:
+    """The class's time rule as every page says it: seconds a move, the game clock (``None``: none), the text."""
+
+    time_per_move: float
+    clock: Optional[str]
+    text: str
+
+    @classmethod
+    def of(cls, settings: ClassSettings) -> "TimeRule":
+        return cls(settings.check_seconds, settings.time.clock_text or None, settings.time.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time_per_move": self.time_per_move, "clock": self.clock, "time_text": self.text}
+
+
+@dataclass(frozen=True)
+class StudentView:
+    """What a student sees of their own: versions (oldest first), their versions' games (newest first), standing."""
+
+    student: Student
+    versions: tuple[Version, ...]
+    games: tuple[Game, ...]
+    standing: Optional[StudentLine]
+    time: TimeRule
+
+
+@dataclass(frozen=True)
+class StandingsView:
+    """The standings every student may read: students ranked first, the reference agents beside, games by status."""
+
+    class_name: str
+    time: TimeRule
+    students: tuple[StudentLine, ...]
+    references: tuple[ReferenceLine, ...]
+    games: dict[GameStatus, int]
+
+
+@dataclass(frozen=True)
+class ClassStudent:
+    """A student as the instructor sees them: the roster's row, the standing, every version (oldest first)."""
+
+    student: Student
+    line: StudentLine
+    versions: tuple[Version, ...]
+
+
+@dataclass(frozen=True)
+class ClassView:
+    """The instructor's view of the class: every student, the references, the newest games, the duplicates."""
+
+    class_name: str
+    time: TimeRule
+    deadline: Optional[dt.datetime]
+    students: tuple[ClassStudent, ...]
+    references: tuple[ReferenceLine, ...]
+    games: tuple[Game, ...]  # newest first
+    duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
+
+
+def student_view(settings: ClassSettings, store: ClassStore, person: str) -> StudentView:
+    """``person``'s own view (a student id of the class: ``LookupError`` otherwise)."""
+    student = store.student(person)
+    if student is None:
+        raise LookupError(f"no student {person!r} in this class")
+    lines, _ = standings(settings, store)
+    mine = next((line for line in lines if line.id == person), None)
+    return StudentView(student, tuple(store.versions(person)), tuple(store.games_of_student(person, latest=MY_GAMES)),
+                       mine, TimeRule.of(settings))
+
+
+def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:
+    lines, references = standings(settings, store)
+    return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts())
+
+
+def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES) -> ClassView:
+    lines, references = standings(settings, store)
+    by_id = {line.id: line for line in lines}
+    students = tuple(ClassStudent(student, by_id[student.id], tuple(store.versions(student.id)))
+                     for student in store.students())
+    duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
+    return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
+                     tuple(store.games(latest=latest_games)), duplicates)
+
+
+# -- as JSON (the API's answers) ------------------------------------------------------
+
+
+def student_json(view: StudentView) -> dict[str, Any]:
+    return {"id": view.student.id, "name": view.student.name, "instructor": False,
+            "versions": [public_version(version) for version in view.versions],
+            "games": [game_summary(game) for game in view.games],
+            "standing": view.standing.to_dict() if view.standing else None, **view.time.to_dict()}
+
+
+def standings_json(view: StandingsView) -> dict[str, Any]:
+    public = []
+    for line in view.students:  # what every student may see of everybody: no code, no logs, no duplicates named
+        data = line.to_dict()
+        for private in PRIVATE:
+            data.pop(private)
+        public.append(data)
+    return {"class": view.class_name, **view.time.to_dict(), "students": public,
+            "references": [reference.to_dict() for reference in view.references],
+            "games": {status.value: count for status, count in view.games.items()}}
+
+
+def class_json(view: ClassView) -> dict[str, Any]:
+    return {"class": view.class_name, **view.time.to_dict(),
+            "deadline": view.deadline.isoformat() if view.deadline else None,
+            "students": [{**entry.line.to_dict(), "extra": entry.student.extra,
+                          "versions": [public_version(version) for version in entry.versions]}
+                         for entry in view.students],
+            "references": [reference.to_dict() for reference in view.references],
+            "games": [game_summary(game) for game in view.games],
+            "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
+                           for line in view.duplicates]}
