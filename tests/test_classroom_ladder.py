@@ -151,7 +151,7 @@ def test_a_pair_is_ladder_games_per_pairing_games_from_one_opening_colours_alter
     folder = tmp_path / "class"
     make_class(folder, ["alice"], ["greedy"], games_per_pairing=4)
     settings = load(folder)
-    assert settings.games_per_pairing == 4
+    assert settings.ladder.games_per_pairing == 4
     ladder = Ladder(settings, ClassStore(settings.database))
     admit(ladder, "alice", "a1")
     pair = ladder.plan()

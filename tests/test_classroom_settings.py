@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from test_classroom_ladder import admit_version
 from test_classroom_server import EXAMPLES, make_class
 
 from othello_arena.classroom.final import tournament_file
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.settings import (DEFAULT_REFERENCES, TABLES, ClassSettings, SettingsError, load,
                                              write_template)
-from othello_arena.classroom.store import ClassStore, now
+from othello_arena.classroom.store import ClassStore
 from othello_arena.protocol import GameRecord
 from othello_arena.referee import GameConfig
 from othello_arena.tournaments.schedule import config as tournament_config
@@ -148,12 +149,10 @@ def test_the_class_memory_limit_reaches_a_ladder_game_and_the_final(tmp_path: Pa
     home = folder / "builds" / "alice" / "fp1"
     home.mkdir(parents=True)
     shutil.copy(EXAMPLES / "corners.awk", home / "corners.awk")
-    version = store.execute(
-        "INSERT INTO versions (student, fingerprint, command, openings, files, bytes, submitted_at, status) "
-        "VALUES ('alice', 'fp1', 'awk -f corners.awk {name}', 1, '[]', 0, ?, 'admitted')", now())
+    version = admit_version(store, "alice", "fp1", command="awk -f corners.awk {name}")
     ladder = Ladder(settings, store)
     assert ladder.plan() is not None  # alice's version climbs: a game pair against random
-    game = store.row("SELECT * FROM games WHERE white_version = ? OR black_version = ? ORDER BY id", version, version)
+    game = next(game for game in store.games() if version in (game.white_version, game.black_version))
     job = ladder.job(game, remote=False)
     assert job.config.memory_mb == 1000
     played = play_job(job)
@@ -162,7 +161,9 @@ def test_the_class_memory_limit_reaches_a_ladder_game_and_the_final(tmp_path: Pa
     written = GameRecord.load(str(Path(played.game_dir) / "game.json"))
     assert written.extra["referee"]["limits"]["memory_mb"] == 1000
 
-    final = tournament_file(settings, [store.version(version)])
+    admitted = store.version(version)
+    assert admitted is not None
+    final = tournament_file(settings, [admitted])
     assert "\n[referee]\nmemory_mb = 1000\n" in final  # (one student: too few to parse as a tournament)
 
 
