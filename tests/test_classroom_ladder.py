@@ -7,25 +7,18 @@ database, as the scheduler would record it, and the next plan is asked for.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-import pytest
 
-from test_classroom_server import make_class
+import pytest
 
 from othello_arena.classroom.grades import grade_sheet, standings
 from othello_arena.classroom.ladder import Ladder, recover
-from othello_arena.classroom.settings import load
-from othello_arena.classroom.store import ClassStore, now
+from othello_arena.classroom.store import now
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 
 @pytest.fixture()
-def ladder(tmp_path: Path) -> Ladder:
-    folder = tmp_path / "class"
-    make_class(folder, ["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1)
-    settings = load(folder)
-    store = ClassStore(settings.database)
-    return Ladder(settings, store)
+def ladder(class_store) -> Ladder:
+    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1))
 
 
 def admit(ladder: Ladder, student: str, fingerprint: str) -> int:
