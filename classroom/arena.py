@@ -31,6 +31,7 @@ from ..web.app import events
 from ..web.cli import is_loopback, listen
 from ..web.files import NotServed, read_under
 from ..web.gameview import entries_from_record, game_view
+from ..web.templating import page_templates
 
 # The starters' tournament file (each starter's command and build line) and their source files.
 STARTERS_FILE = resources.files("othello_arena.agents").joinpath("starters.toml")
@@ -45,5 +46,5 @@ __all__ = [
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
-    "NotServed", "read_under", "entries_from_record", "game_view", "WEB_STATIC",
+    "NotServed", "read_under", "entries_from_record", "game_view", "page_templates", "WEB_STATIC",
 ]

@@ -25,10 +25,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 
 from .app import ClassApi, Refusal
-from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, read_under
+from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
 from .service import class_view, standings_view, student_view
 from .starters import starters
@@ -37,7 +36,6 @@ from .store import INSTRUCTOR, Game, GameStatus
 PACKAGE = resources.files("othello_arena.classroom")
 CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
 DASHBOARD_GAMES_SHOWN = 300
-COLUMNS = "ABCDEFGHIJKLMN"
 
 
 class ClassPages:
@@ -45,7 +43,7 @@ class ClassPages:
 
     def __init__(self, api: ClassApi) -> None:
         self.api = api
-        self.templates = Jinja2Templates(directory=str(PACKAGE.joinpath("templates")))
+        self.templates = page_templates(PACKAGE.joinpath("templates"))  # the web app's under the class's own
         self.templates.env.filters["short"] = lambda fingerprint: (fingerprint or "")[:12]
         self.templates.env.filters["when"] = _when
         self.starters = starters()  # the starters' lines and files: read once, they come with the package
@@ -148,7 +146,7 @@ class ClassPages:
         logs = [player for player in (row.white, row.black) if self.api.may_read_player(person, row, player)]
         view = self.view_of(row)
         return self.render(request, "game.html", person, game=game, logs=logs, view=view,
-                           board=_board(view) if view else None, source=f"/games/{game['id']}/view")
+                           source=f"/games/{game['id']}/view")
 
     def view_of(self, row: Game) -> Optional[dict[str, Any]]:
         if not row.record:
@@ -191,20 +189,6 @@ def _when(text: Optional[str]) -> str:
     return (text or "").replace("T", " ").replace("+00:00", " UTC")
 
 
-def _board(view: dict[str, Any]) -> dict[str, Any]:
-    """The last position as rows of squares, the top row first (the first paint; the script redraws it)."""
-    last = view["plies"][-1]
-    n = int(view["size"])
-    flips = set(last.get("flips") or [])
-    rows = []
-    for row in range(n, 0, -1):
-        squares = []
-        for col in range(n):
-            sq = (row - 1) * n + col
-            classes = "sq" + (" last" if last.get("square") == sq else "") + (" flip" if sq in flips else "")
-            squares.append({"name": f"{COLUMNS[col]}{row}", "disc": last["cells"][sq], "classes": classes})
-        rows.append({"rank": row, "squares": squares})
-    return {"n": n, "rows": rows, "files": COLUMNS[:n], "cells": last["cells"]}
 
 
 def page_routes(api: ClassApi) -> list[BaseRoute]:

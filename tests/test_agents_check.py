@@ -173,15 +173,6 @@ def test_a_jvm_that_cannot_find_its_class_is_told_about_home(carol_home):
 RHINO = shutil.which("gtp-rhino") or ("/usr/games/gtp-rhino" if Path("/usr/games/gtp-rhino").exists() else None)
 
 
-@pytest.fixture(scope="module")
-def greedy_c(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("needs gcc")
-    binary = tmp_path_factory.mktemp("build") / "greedy"
-    subprocess.run(["gcc", "-O2", "-Wall", "-o", str(binary), str(ROOT / "agents" / "examples" / "greedy.c")], check=True)
-    return binary
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["builtin", "c", "awk", "bridge"])
 def test_shipped_agents_pass_the_checker(kind, greedy_c):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,6 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "agents" / "examples"
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("awk") is None,
                                 reason="needs gcc and awk: apt-get install gcc mawk")
-
-
-@pytest.fixture(scope="module")
-def greedy_c(tmp_path_factory) -> Path:
-    """agents/examples/greedy.c built with the line in its comment."""
-    binary = tmp_path_factory.mktemp("build") / "greedy"
-    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", str(binary), str(EXAMPLES / "greedy.c")], check=True)
-    return binary
 
 
 def example_commands(greedy_c: Path) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from test_classroom_server import make_class
+from classroom_helpers import make_class
 
 from othello_arena.classroom.grades import grade_sheet, standings
 from othello_arena.classroom.ladder import Ladder, outcome_of, recover
@@ -21,12 +21,8 @@ from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 
 @pytest.fixture()
-def ladder(tmp_path: Path) -> Ladder:
-    folder = tmp_path / "class"
-    make_class(folder, ["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1)
-    settings = load(folder)
-    store = ClassStore(settings.database)
-    return Ladder(settings, store)
+def ladder(class_store) -> Ladder:
+    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1))
 
 
 def admit(ladder: Ladder, student: str, fingerprint: str) -> int:

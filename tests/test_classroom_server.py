@@ -26,6 +26,8 @@ from typing import Any, Iterator, Optional
 
 import pytest
 
+from classroom_helpers import make_class
+
 from othello_arena.classroom.submit import multipart
 from othello_arena.protocol import WHITE, GameRecord, Result, Termination
 from othello_arena.referee.fingerprint import fingerprint
@@ -35,23 +37,6 @@ ADDRESS = re.compile(r" at (https?://\S+/)$")
 
 
 # -- helpers -------------------------------------------------------------------------
-
-
-def make_class(folder: Path, students: list[str], references: list[str], **settings: Any) -> dict[str, str]:
-    """``othello class init`` for ``students``; class.toml edited; return every token by id (and 'instructor')."""
-    roster = folder.parent / f"{folder.name}-roster.csv"
-    roster.write_text("id,name\n" + "".join(f"{s},{s.title()}\n" for s in students), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "othello_arena", "class", "init", str(folder), "--roster", str(roster),
-                    "--time", str(settings.pop("time", 0.3))], check=True, capture_output=True)
-    text = (folder / "class.toml").read_text(encoding="utf-8")
-    text = re.sub(r"^references = .*$", "references = " + json.dumps(references), text, count=1, flags=re.M)
-    for key, value in settings.items():
-        text = re.sub(rf"^{key} = [^#\n]*", f"{key} = {json.dumps(value)}  ", text, flags=re.M)
-    (folder / "class.toml").write_text(text, encoding="utf-8")
-    with open(folder / "tokens.csv", encoding="utf-8") as handle:
-        tokens = {row["id"]: row["token"] for row in csv.DictReader(handle)}
-    tokens["instructor"] = (folder / "instructor.token").read_text().strip()
-    return tokens
 
 
 class Server:

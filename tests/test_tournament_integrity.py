@@ -164,8 +164,8 @@ def test_sigkill_three_times_then_resume_plays_every_game_once(tmp_path: Path) -
 # ---------------------------------------------------------------------------
 
 
-def test_verify_catches_a_result_forged_in_the_database_and_a_record_edited_by_hand(tmp_path: Path) -> None:
-    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")])
+def test_verify_catches_a_result_forged_in_the_database_and_a_record_edited_by_hand(tmp_path: Path, tournament_file) -> None:
+    path = tournament_file()
     assert invoke("run", str(path), "-q").exit_code == 0
     database = tmp_path / "results" / "tournament.sqlite"
     result = invoke("verify", str(path))

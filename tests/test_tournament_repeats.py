@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -11,7 +10,6 @@ from othello_arena.cli import cli
 from othello_arena.protocol import Colour, Result, Termination
 from othello_arena.tournaments.results import standings
 from othello_arena.tournaments.results.store import FinishedGame, moves_key
-from tournament_helpers import agent, write_tournament
 
 
 def game(key: str, white: str, black: str, winner: str, moves: str) -> FinishedGame:
@@ -46,8 +44,8 @@ def test_the_moves_key_ignores_clocks_and_comments_but_not_colours_or_openings()
     assert moves_key(None) == moves_key("not json") == ""
 
 
-def test_a_tournament_of_deterministic_agents_says_its_games_repeat(tmp_path: Path) -> None:
-    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], games_per_pairing=4)
+def test_a_tournament_of_deterministic_agents_says_its_games_repeat(tournament_file) -> None:
+    path = tournament_file(games_per_pairing=4)
     run = CliRunner().invoke(cli, ["tournament", "run", str(path), "-q"], catch_exceptions=False)
     assert run.exit_code == 0, run.output
     status = CliRunner().invoke(cli, ["tournament", "status", str(path)], catch_exceptions=False)

@@ -227,10 +227,9 @@ def test_a_name_holding_a_placeholder_stays_a_name() -> None:
     assert data["name"] == name
 
 
-def test_a_game_under_a_clock_shows_the_bank_in_chromium(tmp_path: Path) -> None:
+def test_a_game_under_a_clock_shows_the_bank_in_chromium(tmp_path: Path, tournament_file) -> None:
     """A tournament under clock = "30+1": the report says so, and each move of a replayed game its bank."""
-    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], seed=5, clock="30+1",
-                            games_per_pairing=2)
+    path = tournament_file(seed=5, clock="30+1", games_per_pairing=2)
     runner = CliRunner()
     assert runner.invoke(cli, ["tournament", "run", str(path), "-q"]).exit_code == 0
     result = runner.invoke(cli, ["tournament", "report", str(path), "-o", str(tmp_path / "out")])

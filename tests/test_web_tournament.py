@@ -83,8 +83,8 @@ def test_the_live_view_follows_a_running_tournament(tmp_path: Path, browser) -> 
         page.close()
 
 
-def test_the_app_serves_no_path_outside_the_results(tmp_path: Path) -> None:
-    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], seed=1, games_per_pairing=1, colours="random")
+def test_the_app_serves_no_path_outside_the_results(tmp_path: Path, tournament_file) -> None:
+    path = tournament_file(seed=1, games_per_pairing=1, colours="random")
     from click.testing import CliRunner
 
     from othello_arena.cli import cli
@@ -165,11 +165,10 @@ def test_no_token_lets_anyone_on_loopback_play_and_is_refused_beyond_it(tmp_path
     assert refused.returncode == 2 and "--no-token" in refused.stderr and "always needs its token" in refused.stderr
 
 
-def test_start_clicked_before_the_record_arrives_takes_the_replay_to_the_start(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_start_clicked_before_the_record_arrives_takes_the_replay_to_the_start(tmp_path: Path, tournament_file, browser) -> None:  # noqa: F811
     # On a slow link the page is there before its record: a click on Start then threw (the view was
     # not loaded) and was lost; the replay opened at the end.  It is kept for when the record arrives.
-    path = write_tournament(tmp_path, [agent("first", "first"), agent("last", "last")], concurrency=1, seed=3,
-                            games_per_pairing=1, colours="random")
+    path = tournament_file(concurrency=1, seed=3, games_per_pairing=1, colours="random")
     run = subprocess.run([sys.executable, "-m", "othello_arena", "tournament", "run", str(path), "-q"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stderr

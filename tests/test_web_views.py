@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import time
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,8 @@ from click.testing import CliRunner
 
 from othello_arena.agents.registry import builtin_agents
 from othello_arena.cli import cli
-from othello_arena.protocol import BLACK, WHITE
+from othello_arena.protocol import BLACK, WHITE, Board
+from othello_arena.protocol.notation import format_obf
 from othello_arena.referee import AgentSpec, GameConfig, play_game
 from othello_arena.tournaments.schedule.config import load
 from othello_arena.tournaments.run.livelog import LIVE_LOG, LiveLogWriter, read_live_log
@@ -18,8 +21,9 @@ from othello_arena.tournaments.results.lock import RunnerLock, lock_path
 from othello_arena.tournaments.schedule.pairing import ScheduledGame
 from othello_arena.tournaments.results.store import Store
 from othello_arena.web.cli import is_loopback
-from othello_arena.web.gameview import entries_from_record, game_view
+from othello_arena.web.gameview import cells, entries_from_record, game_view
 from othello_arena.web.games import GameRequest, GameRequestError
+from othello_arena.web.templating import page_templates
 from othello_arena.web.tournament import FRESH_SECONDS, TournamentView
 from tournament_helpers import AGENT, agent, write_tournament
 
@@ -145,3 +149,31 @@ def test_a_browser_game_under_a_clock_gives_every_side_the_bank(tmp_path: Path) 
     view = game.view()
     assert view["finished"] and view["result"]["reason"] == "normal"
     assert view["banks"]["W"] is not None and view["banks"]["B"] is not None  # the page counts these down
+
+
+def test_one_game_view_is_drawn_by_one_template_for_both_servers() -> None:
+    """The board, moves, replay controls and result are web's _game_view.html, which the class's game page
+    includes: drawn here first at the game's last move (no JavaScript needed), empty for the script to fill."""
+    package = Path(str(resources.files("othello_arena")))
+    templates = [path for layer in ("web", "classroom") for path in sorted((package / layer).rglob("*.html"))]
+    drawing = [str(path.relative_to(package)) for path in templates if 'id="moves"' in path.read_text(encoding="utf-8")]
+    assert drawing == ["web/templates/_game_view.html"]  # no copy of the view in the class's templates
+    class_templates = page_templates(resources.files("othello_arena.classroom").joinpath("templates"))
+    assert Path(class_templates.get_template("base.html").filename or "").parent.parent.name == "classroom"
+    assert Path(page_templates().get_template("base.html").filename or "").parent.parent.name == "web"
+
+    board, entries = Board(), [{"event": "start", "board": format_obf(Board()), "white": "ann", "black": "bob"}]
+    for _ in range(4):
+        move = board.legal_moves()[0]
+        board = board.play(move)
+        entries.append({"event": "move", "move": move.line(), "seconds": 0.25, "clocks": {"W": 0.5, "B": 0.5}})
+    view = game_view(entries)
+    html = class_templates.get_template("_game_view.html").render(view=view, source="/games/1/view")
+    first_paint = re.search(r'class="board" data-cells="([WB.]{64})"', html)
+    assert first_paint is not None and first_paint.group(1) == cells(board)
+    assert html.count('<div class="disc ') == 8 and html.count("<tr data-ply=") == 4
+    assert '<span id="ply">4 / 4</span>' in html and '<span class="name">ann</span>' in html
+    assert 'id="downloads" hidden' in html  # a class game has no download links
+    html = page_templates().get_template("_game_view.html").render(view=None, web_game=True, source="/api/games/1")
+    assert '<div id="board"></div>' in html and "<tr" not in html  # the script draws a live game
+    assert 'href="/api/games/1/game.json"' in html

@@ -35,11 +35,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 
 from ..protocol import GameRecord
 from .files import NotServed, is_public, read_under
 from .games import GameHall, GameRequest, GameRequestError
+from .templating import page_templates
 from .tournament import TournamentView
 
 TOKEN_COOKIE = "othello_token"
@@ -68,7 +68,7 @@ class _Handlers:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.package = resources.files("othello_arena.web")
-        self.templates = Jinja2Templates(directory=str(self.package.joinpath("templates")))
+        self.templates = page_templates()
         self.hall = GameHall(settings.games_dir, sandbox=settings.sandbox, base=settings.base,
                              config_overrides=settings.config_overrides)
         self.view = TournamentView(settings.tournament) if settings.tournament is not None else None

@@ -24,6 +24,7 @@ from ..protocol import (
     square_name,
 )
 from ..protocol.notation import format_obf
+from ..protocol.rules import COLUMN_LETTERS
 from ..protocol.record import result_from_dict, result_to_dict
 
 
@@ -140,6 +141,28 @@ def game_view(entries: list[dict[str, Any]], white: str = "", black: str = "") -
         view["legal"] = [move.square for move in board.legal_moves() if move]
     view["now"] = time.time()
     return view
+
+
+def board_of(view: dict[str, Any]) -> dict[str, Any]:
+    """A view's last position as rows of squares, the top row first: the page's first paint (its script redraws it).
+
+    ``n`` the board's size, ``cells`` its 64 characters (n*n), ``files`` the
+    column letters; each row its ``rank`` and ``squares``, each with its
+    ``name``, ``disc`` (``W``, ``B`` or ``.``) and CSS ``classes`` (the last
+    move and its flips marked, as the script marks them).
+    """
+    last = view["plies"][-1]
+    n = int(view["size"])
+    flips = set(last.get("flips") or [])
+    rows = []
+    for rank in range(n, 0, -1):
+        squares = []
+        for column in range(n):
+            sq = (rank - 1) * n + column
+            classes = "sq" + (" last" if last.get("square") == sq else "") + (" flip" if sq in flips else "")
+            squares.append({"name": square_name(sq, n), "disc": last["cells"][sq], "classes": classes})
+        rows.append({"rank": rank, "squares": squares})
+    return {"n": n, "rows": rows, "files": COLUMN_LETTERS[:n], "cells": last["cells"]}
 
 
 def pass_move(colour: str, size: int = 8) -> Move:
