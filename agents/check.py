@@ -474,10 +474,14 @@ class ScriptedGame:
                 self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
                 raise AgentGone(f"illegal move {message.move.line()}: {why}")
         except (AgentGone, AgentSilent) as exc:
+            opening = self.record.opening
+            # (a failure at the opening's first move, the agent's or the checker's pass: the opening set it up)
+            place = f" (from the opening {format_opening(opening)})" if opening and self.plies <= len(opening) + 1 else ""
             if must_pass:
-                self.card["must-pass"].grade(False, f"it had to pass: {exc}", evidence=self.evidence())
+                self.card["must-pass"].grade(False, f"it had to pass{place}: {exc}", evidence=self.evidence())
             if self.after_pass:
-                self.card["receives-pass"].grade(False, f"after the opponent's pass: {exc}", evidence=self.evidence())
+                self.card["receives-pass"].grade(False, f"after the opponent's pass{place}: {exc}",
+                                                 evidence=self.evidence())
             raise
         if self.after_pass:
             self.card["receives-pass"].grade(True, f"answered the opponent's pass with {message.move.line()}")
@@ -743,9 +747,8 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
                    fail_fast: bool = False) -> "_Scenarios":
     """Play every scenario in ``root``, grading ``card``; return them (what they noticed)."""
     scenarios = _Scenarios(spec, card, root, time_per_move, attempts, rng, log, startup, config, fail_fast=fail_fast)
-    # (openings before passes: an agent that reads them is then started where it must pass)
-    steps = [scenarios.whole_games, *([scenarios.openings] if spec.openings else []), scenarios.passes,
-             scenarios.lower_case]
+    steps = [scenarios.whole_games, scenarios.passes, scenarios.lower_case]
+    steps += [scenarios.openings] if spec.openings else []
     steps += [scenarios.sizes] if _checked_sizes(spec) else []
     for step in [*steps, scenarios.illegal_move]:
         if scenarios.stopped():
@@ -837,7 +840,7 @@ class _Scenarios:
 
     def passes(self) -> None:
         """3. Passes: from openings that force one, if the agent reads openings; then steered games for what is left."""
-        if self.reads_openings():
+        if self.spec.openings:
             self.forced_passes()
         for attempt in range(self.attempts):
             for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
@@ -855,22 +858,12 @@ class _Scenarios:
         for key in PASS_ITEMS:
             item = self.card[key]
             if item.status is None and not self.stopped():
-                situation = "your program must pass" if key == "must-pass" else "its opponent must pass"
+                situation = "your program must pass" if key == "must-pass" else "the checker (its opponent) must pass"
                 item.detail = (f"the check never reached a position where {situation} (in {self.card.games} games); "
                                "this does not count against it")
-                item.to_test = self.how_to_test_passes()
-
-    def reads_openings(self) -> bool:
-        """Whether the agent can be started from an opening: it declares openings and played on from one."""
-        return self.spec.openings and self.card[OPENINGS_ITEM[0]].status == PASS
-
-    def how_to_test_passes(self) -> str:
-        """What the student can do to have the passes tested (more steered games seldom help a strong program)."""
-        if self.spec.openings:  # but it failed from an opening (or was not reached): see that item
-            return ("fix the failure from an opening above; the check then starts your program from openings where "
-                    "it must pass at once")
-        return ("have your program read openings and declare it (openings:NAME=COMMAND, PROTOCOL.md section 8); the "
-                "check then starts it from openings where it must pass at once")
+                # (an agent that declares openings never gets here: it was started where it must pass)
+                item.to_test = ("have your program read openings and declare it (openings:NAME=COMMAND, PROTOCOL.md "
+                                "section 8); the check then starts it from openings where it must pass at once")
 
     def forced_passes(self) -> None:
         """From each opening of :data:`FORCED_PASS_OPENINGS`: as the side that must pass, and as the side that waits."""
