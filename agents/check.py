@@ -842,10 +842,12 @@ class _Scenarios:
         """3. Passes: from openings that force one, if the agent reads openings; then steered games for what is left."""
         if self.spec.openings:
             self.forced_passes()
+        steered = 0
         for attempt in range(self.attempts):
             for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
                 if self.card[key].status is not None or self.stopped():
                     continue
+                steered += 1
                 colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
                 victim = colour if victim_is_agent else colour.opponent
                 self.log(f"steering a game towards a pass ({self.card[key].title}), attempt {attempt + 1}")
@@ -859,8 +861,8 @@ class _Scenarios:
             item = self.card[key]
             if item.status is None and not self.stopped():
                 situation = "your program must pass" if key == "must-pass" else "the checker (its opponent) must pass"
-                item.detail = (f"the check never reached a position where {situation} (in {self.card.games} games); "
-                               "this does not count against it")
+                item.detail = (f"the check never reached a position where {situation} (in 2 whole games and {steered} "
+                               "steered towards a pass); this does not count against it")
                 # (an agent that declares openings never gets here: it was started where it must pass)
                 item.to_test = ("have your program read openings and declare it (openings:NAME=COMMAND, PROTOCOL.md "
                                 "section 8); the check then starts it from openings where it must pass at once")
