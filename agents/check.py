@@ -22,11 +22,16 @@ Under each failure the card shows where it happened (the game, the move
 number, the position drawn) and the last lines of the agent's output, and
 the game folders are kept (their path is printed) when anything failed.
 
-Passes cannot be set up directly (an agent only ever sees moves from the
-start), so the checker steers its games towards them: it searches for moves
-that leave the side that should pass without moves, and plays more games if
-needed.  Its own moves come from a seeded generator, so a deterministic agent
-gets the same games every time.
+Passes: an agent that declares openings is started from positions where a
+pass is forced at once (:data:`FORCED_PASS_OPENINGS`), with each colour to
+pass, so "passes when it must" and "receives a pass" are always exercised.
+Any other agent only ever sees moves from the start, so the checker steers
+its games towards a pass: it searches for moves that leave the side that
+should pass without moves, and plays more games if needed.  Its own moves
+come from a seeded generator, so a deterministic agent gets the same games
+every time.  A strong program that keeps its mobility may never be steered
+into a pass: the item is then UNTESTED, which is not a failure (the card
+says so, and how to have it tested).
 """
 
 from __future__ import annotations
@@ -105,6 +110,12 @@ SIZES_ITEM = ("sizes", "plays the bigger boards it declares (PROTOCOL.md section
 CHECK_SIZES = ((10, WHITE), (14, BLACK))  # the smallest and the largest: a two-digit row, columns to N
 # Three plies: Black to move.  The agent plays it as Black (it moves at once) and as White (it waits).
 CHECK_OPENING = "d3 c5 f6"
+# Openings after which the side to move has no legal move but the game is not over: it must pass at once.  Found by
+# a breadth-first search with protocol/rules.py (White: the shortest there is, 8 plies; Black: none within 10 plies,
+# this one by a beam search keeping the positions where Black has fewest moves).  The agent plays each as the side
+# that must pass ("passes when it must") and as the other side ("receives a pass").  Tested to be what they claim.
+FORCED_PASS_OPENINGS = {WHITE: "d3 c3 b3 b2 f5 a3 a1 c1", BLACK: "d3 c5 f6 d2 c2 b2 b1 f3 a2 g7 d1"}
+PASS_ITEMS = ("must-pass", "receives-pass")
 
 
 @dataclass
@@ -114,6 +125,7 @@ class Item:
     status: Optional[str] = None  # PASS / FAIL / ADVISORY; None: never exercised (UNTESTED)
     detail: str = ""
     evidence: list[str] = field(default_factory=list)  # shown under a failure: where, the agent's output
+    to_test: str = ""  # UNTESTED only: what would have it tested (shown after the verdict)
 
     def grade(self, ok: bool, detail: str = "", advisory: bool = False, evidence: Optional[list[str]] = None) -> None:
         """Record a finding; a failure is never overwritten by a later success."""
@@ -157,8 +169,18 @@ class ReportCard:
 
     @property
     def passed(self) -> bool:
-        """All items passed (advisory findings do not fail the card)."""
+        """All items passed (advisory findings do not fail the card); ``False`` if one failed or was not tested."""
         return all(item.status in (PASS, ADVISORY) for item in self.items.values())
+
+    @property
+    def failed(self) -> bool:
+        """Some item FAILED: the agent is wrong.  An item that could not be exercised (UNTESTED) is not a failure."""
+        return any(item.status == FAIL for item in self.items.values())
+
+    @property
+    def untested(self) -> list[Item]:
+        """The items the check could not exercise (no finding either way)."""
+        return [item for item in self.items.values() if item.status is None]
 
     def lines(self) -> list[str]:
         """The card: the items (PASS / FAIL / UNTESTED), the hints once, the verdict, then advice apart."""
@@ -179,13 +201,16 @@ class ReportCard:
                 shown.append(item.evidence)
         out += [f"  {note}" for note in self.notes]
         out += [f"  hint: {hint}" for hint in self.hints]
-        if any(item.status == FAIL for item in self.items.values()):
-            verdict = "some checks FAILED"
-        elif any(item.status is None for item in self.items.values()):
-            verdict = "no check failed, but some could not be exercised"
+        untested = self.untested
+        if self.failed:
+            out.append("some checks FAILED")
+        elif untested:
+            names = ", ".join(f'"{item.title}"' for item in untested)
+            out.append(f"no check failed; not tested: {names} (the check could not exercise "
+                       f"{'it' if len(untested) == 1 else 'them'}; this does not count against your program)")
+            out += [f"to have it tested: {item.to_test}" for item in untested if item.to_test]
         else:
-            verdict = "all checks passed"
-        out.append(verdict)
+            out.append("all checks passed")
         if advice:
             out.append("advice (good manners the referee does not require; the card passes without them):")
             out += [f"  {item.title}: {item.detail} ({WHY_ADVICE.get(item.key, 'not required')})" for item in advice]
@@ -449,10 +474,14 @@ class ScriptedGame:
                 self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
                 raise AgentGone(f"illegal move {message.move.line()}: {why}")
         except (AgentGone, AgentSilent) as exc:
+            opening = self.record.opening
+            # (a failure at the opening's first move, the agent's or the checker's pass: the opening set it up)
+            place = f" (from the opening {format_opening(opening)})" if opening and self.plies <= len(opening) + 1 else ""
             if must_pass:
-                self.card["must-pass"].grade(False, f"it had to pass: {exc}", evidence=self.evidence())
+                self.card["must-pass"].grade(False, f"it had to pass{place}: {exc}", evidence=self.evidence())
             if self.after_pass:
-                self.card["receives-pass"].grade(False, f"after the opponent's pass: {exc}", evidence=self.evidence())
+                self.card["receives-pass"].grade(False, f"after the opponent's pass{place}: {exc}",
+                                                 evidence=self.evidence())
             raise
         if self.after_pass:
             self.card["receives-pass"].grade(True, f"answered the opponent's pass with {message.move.line()}")
@@ -666,7 +695,7 @@ def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts:
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
-    if any(item.status == FAIL for item in card.items.values()):
+    if card.failed:
         card.kept = root  # the student's evidence: every game's files and the agent's output
     else:
         shutil.rmtree(root, ignore_errors=True)
@@ -752,7 +781,7 @@ def _untested_without_a_move(card: ReportCard) -> None:
     for key in NEEDS_A_MOVE:
         if key in card.items:
             item = card.items[key]
-            item.status, item.evidence = None, []
+            item.status, item.evidence, item.to_test = None, [], ""
             item.detail = "not reached: no move was ever read from it (see starts as White)"
 
 
@@ -810,14 +839,18 @@ class _Scenarios:
 
     def stopped(self) -> bool:
         """With ``fail_fast``, whether a check has failed already (then nothing more is played)."""
-        return self.fail_fast and any(item.status == FAIL for item in self.card.items.values())
+        return self.fail_fast and self.card.failed
 
     def passes(self) -> None:
-        """3. Passes not met yet: more games steered towards them, stopped once seen."""
+        """3. Passes: from openings that force one, if the agent reads openings; then steered games for what is left."""
+        if self.spec.openings:
+            self.forced_passes()
+        steered = 0
         for attempt in range(self.attempts):
             for key, victim_is_agent in (("must-pass", True), ("receives-pass", False)):
-                if self.card[key].status is not None:
+                if self.card[key].status is not None or self.stopped():
                     continue
+                steered += 1
                 colour = WHITE if (attempt + victim_is_agent) % 2 == 0 else BLACK
                 victim = colour if victim_is_agent else colour.opponent
                 self.log(f"steering a game towards a pass ({self.card[key].title}), attempt {attempt + 1}")
@@ -827,9 +860,37 @@ class _Scenarios:
                         play_scenario(g, colour, self.card, victim, self.rng, stop_at_pass=True)
                 except (AgentGone, AgentSilent) as exc:
                     self.card[key].grade(False, f"while steering towards a pass: {exc}", evidence=g.evidence())
-        for key in ("must-pass", "receives-pass"):
-            if self.card[key].status is None:
-                self.card[key].detail = f"no game of {self.card.games} reached that situation (try more --attempts)"
+        for key in PASS_ITEMS:
+            item = self.card[key]
+            if item.status is None and not self.stopped():
+                situation = "your program must pass" if key == "must-pass" else "the checker (its opponent) must pass"
+                item.detail = (f"the check never reached a position where {situation} (in 2 whole games and {steered} "
+                               "steered towards a pass); this does not count against it")
+                # (an agent that declares openings never gets here: it was started where it must pass)
+                item.to_test = ("have your program read openings and declare it (openings:NAME=COMMAND, PROTOCOL.md "
+                                "section 8); the check then starts it from openings where it must pass at once")
+
+    def forced_passes(self) -> None:
+        """From each opening of :data:`FORCED_PASS_OPENINGS`: as the side that must pass, and as the side that waits."""
+        done: dict[str, list[str]] = {key: [] for key in PASS_ITEMS}
+        for passer, text in FORCED_PASS_OPENINGS.items():
+            opening = tuple(parse_opening(text))
+            for colour, key in ((passer, "must-pass"), (passer.opponent, "receives-pass")):
+                if self.stopped():
+                    return
+                self.log(f"a game from the opening {text}, where {passer.full_name} must pass, as {colour.full_name}")
+                g = self.game()
+                try:
+                    with g:
+                        play_scenario(g, colour, self.card, passer, self.rng, stop_at_pass=True, opening=opening)
+                    done[key].append(colour.full_name)
+                except (AgentGone, AgentSilent) as exc:
+                    self.card[key].grade(False, f"from the opening {text} ({passer.full_name} has no move) as "
+                                         f"{colour.full_name}: {exc}", evidence=g.evidence())
+        for key, colours in done.items():
+            if self.card[key].status == PASS and len(colours) == len(FORCED_PASS_OPENINGS):
+                what = "passed when it had no move" if key == "must-pass" else "answered the opponent's pass with a move"
+                self.card[key].detail = f"{what}, as White and as Black (from openings that force a pass)"
 
     def lower_case(self) -> None:
         """4. A lower-case move line with CRLF (advisory: the referee writes upper case only)."""

@@ -77,7 +77,8 @@ def bridge(protocol: str, command: tuple[str, ...], file_name: str, directory: s
               help="Check under a game clock (e.g. 10+0.1): a bank with an increment, told to the agent "
                    "(OTHELLO_CLOCK, and the clock line to a clock:NAME=COMMAND agent); --time then caps a move.")
 @click.option("--attempts", type=click.IntRange(min=0), default=8, show_default=True,
-              help="Extra games steered towards a pass, if the two whole games had none.")
+              help="Extra games steered towards a pass, if the two whole games had none (an agent that "
+                   "declares openings is also started where it must pass, so it needs none).")
 @click.option("--startup-time", "startup", type=click.FloatRange(min=0), default=None,
               help="Extra seconds on the first move of each game, to start up (default: the referee's, 5).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the checker's own moves.")
@@ -93,8 +94,13 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
     (e.g. "bob=./bob {name}").  The checker plays scripted games with it,
     each in a fresh temporary directory.  Under each failure it shows where
     (move number, position) and the end of the agent's output, and keeps
-    the games' files (it prints where).  Exit code 0 only if no check
-    fails (the illegal-move and lower-case checks are advisory).
+    the games' files (it prints where).
+
+    Exit code 0 if no check failed, 1 if one did (FAIL: the agent is wrong).
+    An item the check could not exercise (UNTESTED: e.g. no game reached a
+    position where the agent must pass) and the advisory checks (an illegal
+    opponent move, a lower-case move line) do not count against it: the card
+    says so.  2: a bad AGENT or option; 4: the sandbox cannot run here.
     """
     from ..referee.cli import time_option
     from ..referee.clock import STARTUP_SECONDS
@@ -127,4 +133,4 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
         sys.exit(130)
     for line in card.lines():
         click.echo(line)
-    sys.exit(0 if card.passed else 1)
+    sys.exit(1 if card.failed else 0)
