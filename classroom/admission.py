@@ -135,8 +135,13 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
         first = failed[0]
         return _decided(card, VersionStatus.REJECTED,
                         f"the check failed: {first.title}" + (f": {first.detail}" if first.detail else ""))
-    if not report.passed:
-        return _decided(card, VersionStatus.REJECTED, "the check could not exercise every item (see the card)")
+    if report.untested:
+        # What the check could not exercise is no evidence against the program (a strong program may never be
+        # steered into a forced pass): admitted, and the card says which item went untested.  Rejecting here
+        # once turned a correct agent away twice, and sending it again could not help: the check is deterministic.
+        titles = ", ".join(item.title for item in report.untested)
+        return _decided(card, VersionStatus.ADMITTED,
+                        f"admitted; not tested, and not counted against it: {titles} (see the card)")
     return _decided(card, VersionStatus.ADMITTED, "")
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from test_agents_check_passes import MOBILITY
+
 from othello_arena.classroom.admission import admit, submit
 from othello_arena.classroom.store import VersionStatus
 
@@ -22,3 +25,21 @@ def test_a_build_that_links_out_of_its_folder_is_rejected_and_a_failed_build_sho
     assert "nope" in card.build_log and "error" in card.build_log and card.build_status == "failed"
     assert (folder / "submissions" / "bob" / version.fingerprint / "agent.c").exists()
     assert not (folder / "submissions" / "bob" / version.fingerprint / "agent").exists()  # built elsewhere
+
+
+@pytest.mark.slow
+def test_a_strong_program_the_check_cannot_steer_into_a_pass_is_admitted_with_the_item_untested(class_store) -> None:
+    """Issue 35: a correct agent that keeps its mobility (never left without a move by the check's steering) was
+    rejected because "passes when it must" stayed UNTESTED.  What the check could not test is no evidence against it."""
+    settings, store = class_store(["alice"], ["greedy"], time=0.5)
+    version, _ = submit(settings, store, "alice", [("agent.py", MOBILITY.encode())], "python3 agent.py {name}", "")
+    card = admit(settings, version)
+    assert card.status is VersionStatus.ADMITTED, (card.reason, card.check)
+    untested = [item for item in card.items if item.status is None]
+    assert untested and "not counted against it" in card.reason
+    assert all(item.title in card.reason for item in untested)
+    # A program that does not pass when it must is still refused when a game shows it (from the forced openings).
+    version, _ = submit(settings, store, "alice", [("agent.py", MOBILITY.encode())],
+                        "openings:python3 agent.py {name} nopass", "")
+    card = admit(settings, version)
+    assert card.status is VersionStatus.REJECTED and card.reason.startswith("the check failed"), card.reason
