@@ -47,6 +47,7 @@ MAX_STREAMS = 64  # server-sent event streams open at once
 STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
 STREAM_INTERVAL = 2.0
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+MAX_ID = (1 << 63) - 1  # SQLite's largest integer: an id past it names no row
 
 
 class TooLarge(Exception):
@@ -164,7 +165,7 @@ class ClassApi:
         person = self.person(request)
         if person is None:
             return self.unknown()
-        row = self.store.version(_int(request.path_params["version"]))
+        row = self.store.version(path_id(request.path_params["version"]))
         if row is None:
             return self.refuse(404, "no such version")
         if person not in (INSTRUCTOR, row.student):
@@ -193,7 +194,7 @@ class ClassApi:
     async def game(self, request: Request) -> Response:
         if self.person(request) is None:
             return self.unknown()
-        row = self.store.game(_int(request.path_params["game"]))
+        row = self.store.game(path_id(request.path_params["game"]))
         if row is None:
             return self.refuse(404, "no such game")
         return JSONResponse(game_record(row))
@@ -202,7 +203,7 @@ class ClassApi:
         person = self.person(request)
         if person is None:
             return self.unknown()
-        row = self.store.game(_int(request.path_params["game"]))
+        row = self.store.game(path_id(request.path_params["game"]))
         player = request.path_params["player"]
         if row is None or not row.plays(player):
             return self.refuse(404, "no such game, or no such player in it")
@@ -292,11 +293,13 @@ class ClassApi:
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
+def path_id(text: str) -> int:
+    """A version's or game's id as a path gives it, or -1 (no row has it) for anything but digits that fit SQLite's
+    64-bit integer: a longer number would overflow the query (a 500 once), not name a row."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
         return -1
+    number = int(text)
+    return number if number <= MAX_ID else -1
 
 
 def _html(text: str) -> str:
@@ -330,8 +333,10 @@ def parse_submission(content_type: str, body: bytes) -> tuple[dict[str, str], li
     if kind == "application/json":
         try:
             data = json.loads(body)
-        except ValueError:
-            raise UploadRefused("the body is not JSON") from None
+        except ValueError as exc:
+            raise UploadRefused(f"the body is not JSON: {exc}") from None
+        except RecursionError:  # the decoder recurses once per level: Python's own limit bounds the depth
+            raise UploadRefused("the JSON is nested too deeply: a submission is {\"files\": [{...}]}, three levels") from None
         if not isinstance(data, dict) or not isinstance(data.get("files", []), list):
             raise UploadRefused("expected {\"command\", \"build\", \"files\": [{\"name\", \"content\"}]}")
         for key in ("command", "build"):
@@ -342,7 +347,13 @@ def parse_submission(content_type: str, body: bytes) -> tuple[dict[str, str], li
         for item in data.get("files", []):
             if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("content"), str):
                 raise UploadRefused("each file is {\"name\": TEXT, \"content\": TEXT}")
-            uploads.append((item["name"], item["content"].encode("utf-8")))
+            try:
+                content = item["content"].encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise UploadRefused(f"{ascii(item['name'])}: its content holds {item['content'][exc.start]!r} at "
+                                    f"character {exc.start + 1}, which is not text (it does not encode as UTF-8); "
+                                    "send a file that is not text as a file (multipart) or in a .zip") from None
+            uploads.append((item["name"], content))
         return fields, uploads
     if kind != "multipart/form-data":
         raise UploadRefused("send multipart/form-data (files, command, build) or JSON")
@@ -360,7 +371,10 @@ def parse_submission(content_type: str, body: bytes) -> tuple[dict[str, str], li
         if name == "files" and filename:
             uploads.append((str(filename), data))
         elif name in ("command", "build", "paste_name"):
-            text = data.decode("utf-8", "replace")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UploadRefused(f"the {name} field is not UTF-8 text (byte {exc.start + 1})") from None
             if name == "paste_name":
                 paste_name = text.strip()
             else:

@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .app import ClassApi, Refusal
+from .app import ClassApi, Refusal, path_id
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
 from .service import class_view, standings_view, student_view
@@ -139,7 +139,7 @@ class ClassPages:
         person = self.api.person(request)
         if person is None:
             return self.render(request, "signin.html", None, status=401)
-        row = self.api.store.game(_int(request.path_params["game"]))
+        row = self.api.store.game(path_id(request.path_params["game"]))
         if row is None:
             return self.render(request, "missing.html", person, status=404, what="no such game")
         game = game_summary(row)
@@ -158,7 +158,7 @@ class ClassPages:
         """The replay's one message (a finished game does not change): sent once, the browser told not to ask again."""
         if self.api.person(request) is None:
             return self.api.unknown()
-        row = self.api.store.game(_int(request.path_params["game"]))
+        row = self.api.store.game(path_id(request.path_params["game"]))
         view = self.view_of(row) if row is not None else None
         if view is None:
             return self.api.refuse(404, "no such game, or it is not finished")
@@ -172,16 +172,9 @@ class ClassPages:
     async def game_view_json(self, request: Request) -> Response:
         if self.api.person(request) is None:
             return self.api.unknown()
-        row = self.api.store.game(_int(request.path_params["game"]))
+        row = self.api.store.game(path_id(request.path_params["game"]))
         view = self.view_of(row) if row is not None else None
         return self.api.refuse(404, "no such game, or it is not finished") if view is None else JSONResponse(view)
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        return -1
 
 
 def _when(text: Optional[str]) -> str:

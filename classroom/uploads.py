@@ -20,6 +20,7 @@ import shlex
 import shutil
 import stat
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -29,6 +30,9 @@ from .arena import fingerprint
 from .settings import ClassSettings
 
 COMMAND_LIMIT = 1000  # characters of a command or build line
+# Unicode's bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069): they reorder what follows, so a
+# name holding one is shown as another (``agent\u202eyp.c`` reads as ``agentc.py``) on every page that lists it.
+BIDI_CONTROLS = frozenset({"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"})
 OPENINGS_PREFIX = "openings:"  # the program reads openings (PROTOCOL.md section 8)
 CLOCK_PREFIX = "clock:"  # the program reads the clock line, its bank (PROTOCOL.md section 10)
 
@@ -59,10 +63,33 @@ class Limits:
         return cls(limits.max_upload_bytes, limits.max_files, limits.max_file_bytes, limits.max_depth)
 
 
+def unreadable_character(text: str) -> Optional[str]:
+    """Why ``text`` cannot be shown as it is, or ``None``: a character that is not text or that changes how text shows.
+
+    Refused: what does not encode as UTF-8 (a lone surrogate, ``\\ud800``:
+    it cannot be written into a file, a page or the database), control
+    characters (C0, DEL, C1: terminal escapes among them) and the bidi
+    controls of :data:`BIDI_CONTROLS`.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"{text[exc.start]!r} at character {exc.start + 1} is not text (it does not encode as UTF-8)"
+    for place, char in enumerate(text, 1):
+        if unicodedata.category(char) == "Cc":
+            return f"{char!r} at character {place} is a control character"
+        if unicodedata.bidirectional(char) in BIDI_CONTROLS:
+            return f"{char!r} at character {place} reorders the text around it (a bidi control)"
+    return None
+
+
 def normalise(name: str, limits: Limits) -> str:
     """A safe relative POSIX path for an uploaded file's name, or :class:`UploadRefused` saying why not."""
-    if not name or "\x00" in name or any(ord(c) < 32 for c in name):
-        raise UploadRefused(f"file name {name!r}: empty or with control characters")
+    if not name:
+        raise UploadRefused("a file with no name")
+    problem = unreadable_character(name)
+    if problem:
+        raise UploadRefused(f"file name {ascii(name)}: {problem}; rename the file")
     if "\\" in name:
         raise UploadRefused(f"file name {name!r}: a backslash (zip it with / between folders)")
     if name.startswith("/"):
@@ -175,6 +202,9 @@ def parse_command(command: str, build: str) -> Command:
     for line, what in ((command, "command"), (build, "build line")):
         if len(line) > COMMAND_LIMIT or "\n" in line or "\x00" in line:
             raise UploadRefused(f"the {what} must be one line of at most {COMMAND_LIMIT} characters")
+        problem = unreadable_character(line)
+        if problem:
+            raise UploadRefused(f"the {what} {ascii(line)}: {problem}")
     try:
         argv = shlex.split(command)
     except ValueError as exc:
