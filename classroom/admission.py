@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .arena import FAIL, AgentSpec, check_agent, run_build
+from .escapes import make_log_visible, visible
 from .settings import ClassSettings
 from .store import Card, CardItem, ClassStore, NewVersion, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
@@ -101,6 +102,7 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     if version.build:
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
         result = run_build(student, version.build, str(built), log_path, settings.admission.build_timeout, settings.game)  # the class's [referee] limits, as its games
+        make_log_visible(log_path)  # the instructor is told to cat it: no terminal escape of the build's acts
         card = dataclasses.replace(card, build_log=tail(_read_text(log_path)), build_status=result.status)
         if not result.ok:
             make_read_only(built)
@@ -127,7 +129,7 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
                   for item in report.items.values())
     stderr = ""
     if report.kept is not None:
-        stderr = tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log"))))
+        stderr = visible(tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log")))))
         shutil.rmtree(report.kept, ignore_errors=True)
     card = dataclasses.replace(card, check=check, items=items, stderr=stderr)
     failed = [item for item in report.items.values() if item.status == FAIL]

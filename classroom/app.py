@@ -6,7 +6,9 @@ Who may read what (one rule, :meth:`ClassApi.may_read_player`):
   cookie that ``/?token=TOKEN`` sets once: HttpOnly, SameSite=Strict);
   without a known token everything under ``/api`` is 401;
 - a student reads their own versions, cards, code and stderr, every game's
-  record and the standings; another student's stderr or code is 403;
+  record (without the sides' command lines and files) and the standings;
+  another student's version is 404, as one that does not exist; another
+  student's stderr is 403;
 - the instructor reads everything, and alone gets ``/api/class`` and the
   grade sheet (403 for a student);
 - nothing of the class folder is served as a file: every answer is built
@@ -33,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 
 from .admission import RateLimited, public_version, submit
+from .escapes import visible
 from .final import FinalProcess
 from .grades import grade_sheet
 from .ladder import game_record
@@ -160,20 +163,22 @@ class ClassApi:
     def me_data(self, person: str) -> dict[str, Any]:
         return service.student_json(service.student_view(self.settings, self.store, person))
 
-    def owned_version(self, request: Request, refusal: str) -> Version | Response:
-        """The version the path names, for its owner and the instructor; else the answer (401, 404, 403 ``refusal``)."""
+    def owned_version(self, request: Request) -> Version | Response:
+        """The version the path names, for its owner and the instructor; else the answer (401, or 404).
+
+        Another student's version is answered as one that does not exist: a
+        403 there would let a student count everyone's submissions by id.
+        """
         person = self.person(request)
         if person is None:
             return self.unknown()
         row = self.store.version(path_id(request.path_params["version"]))
-        if row is None:
-            return self.refuse(404, "no such version")
-        if person not in (INSTRUCTOR, row.student):
-            return self.refuse(403, refusal)
+        if row is None or person not in (INSTRUCTOR, row.student):
+            return self.refuse(404, "no such version of yours")
         return row
 
     async def version(self, request: Request) -> Response:
-        row = self.owned_version(request, "another student's version: only its owner and the instructor see it")
+        row = self.owned_version(request)
         if isinstance(row, Response):
             return row
         data = public_version(row)
@@ -181,7 +186,7 @@ class ClassApi:
         return JSONResponse(data)
 
     async def version_file(self, request: Request) -> Response:
-        row = self.owned_version(request, "another student's code: only its owner and the instructor read it")
+        row = self.owned_version(request)
         if isinstance(row, Response):
             return row
         folder = self.settings.folder / "submissions" / row.student / row.fingerprint
@@ -192,12 +197,13 @@ class ClassApi:
                         headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
 
     async def game(self, request: Request) -> Response:
-        if self.person(request) is None:
+        person = self.person(request)
+        if person is None:
             return self.unknown()
         row = self.store.game(path_id(request.path_params["game"]))
         if row is None:
             return self.refuse(404, "no such game")
-        return JSONResponse(game_record(row))
+        return JSONResponse(game_record(service.game_as_seen(row, person, self.settings.folder)))
 
     async def game_log(self, request: Request) -> Response:
         person = self.person(request)
@@ -209,7 +215,8 @@ class ClassApi:
             return self.refuse(404, "no such game, or no such player in it")
         if not self.may_read_player(person, row, player):
             return self.refuse(403, f"{player}'s output is for {player} and the instructor only")
-        return PlainTextResponse(row.stderr_of(player), headers={"X-Content-Type-Options": "nosniff"})
+        # kept visible since the ladder records it so; a row kept before that is made so here
+        return PlainTextResponse(visible(row.stderr_of(player)), headers={"X-Content-Type-Options": "nosniff"})
 
     async def standings(self, request: Request) -> Response:
         if self.person(request) is None:

@@ -28,6 +28,7 @@ from typing import Any, Callable, Optional
 
 from .arena import (AgentEntry, FinishedGame, GameJob, GameRecord, PlayedGame, Pool, Rating, fit, read_openings,
                     suite_path)
+from .escapes import make_logs_visible, visible
 from .matchmaking import DEFAULT_RATING, Entrant, PairPlan, PastPair, Policy, Rung, Snapshot, next_pair
 from .settings import ClassSettings, Reference
 from .store import ClassStore, Game, GameOutcome, GameStatus, Version
@@ -166,8 +167,9 @@ class Ladder:
                 sides = {colour: {"player": side.label, "version": side.version, "fingerprint": side.fingerprint}
                          for colour, side in zip(("white", "black"), game.sides)}
                 (Path(played.game_dir) / "versions.json").write_text(json.dumps(sides, indent=1), encoding="utf-8")
+            make_logs_visible(Path(played.game_dir))  # its stderr logs: no agent's terminal escape acts on a cat
         self.store.finish_game(game_id, outcome_of(GameRecord.from_dict(played.record), played.record_json,
-                                                   played.white_stderr, played.black_stderr))
+                                                   visible(played.white_stderr), visible(played.black_stderr)))
 
     def void(self, game_id: int, why: str) -> None:
         self.store.void_game(game_id, why)

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from .app import ClassApi, Refusal, path_id
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
-from .service import class_view, standings_view, student_view
+from .service import class_view, game_as_seen, standings_view, student_view
 from .starters import starters
 from .store import INSTRUCTOR, Game, GameStatus
 
@@ -81,7 +81,8 @@ class ClassPages:
         others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine))
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me.versions)),
-                "class_games": [game for game in others if game.id not in mine][:CLASS_GAMES_SHOWN],
+                "class_games": [game_as_seen(game, person, settings.folder) for game in others
+                                if game.id not in mine][:CLASS_GAMES_SHOWN],
                 "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
                                                    "per_hour": settings.admission.submissions_per_hour}}
 
@@ -142,6 +143,7 @@ class ClassPages:
         row = self.api.store.game(path_id(request.path_params["game"]))
         if row is None:
             return self.render(request, "missing.html", person, status=404, what="no such game")
+        row = game_as_seen(row, person, self.api.settings.folder)
         game = game_summary(row)
         logs = [player for player in (row.white, row.black) if self.api.may_read_player(person, row, player)]
         view = self.view_of(row)
@@ -154,12 +156,17 @@ class ClassPages:
         record = GameRecord.from_json(row.record)
         return game_view(entries_from_record(record), row.white, row.black)
 
+    def seen_view(self, request: Request, person: str) -> Optional[dict[str, Any]]:
+        """The replay of the game the path names, as ``person`` may see it; ``None``: no such game, or not finished."""
+        row = self.api.store.game(path_id(request.path_params["game"]))
+        return None if row is None else self.view_of(game_as_seen(row, person, self.api.settings.folder))
+
     async def game_view_events(self, request: Request) -> Response:
         """The replay's one message (a finished game does not change): sent once, the browser told not to ask again."""
-        if self.api.person(request) is None:
+        person = self.api.person(request)
+        if person is None:
             return self.api.unknown()
-        row = self.api.store.game(path_id(request.path_params["game"]))
-        view = self.view_of(row) if row is not None else None
+        view = self.seen_view(request, person)
         if view is None:
             return self.api.refuse(404, "no such game, or it is not finished")
         text = f"retry: 86400000\ndata: {json.dumps(view)}\n\n"
@@ -170,10 +177,10 @@ class ClassPages:
         return StreamingResponse(once(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     async def game_view_json(self, request: Request) -> Response:
-        if self.api.person(request) is None:
+        person = self.api.person(request)
+        if person is None:
             return self.api.unknown()
-        row = self.api.store.game(path_id(request.path_params["game"]))
-        view = self.view_of(row) if row is not None else None
+        view = self.seen_view(request, person)
         return self.api.refuse(404, "no such game, or it is not finished") if view is None else JSONResponse(view)
 
 

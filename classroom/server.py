@@ -19,6 +19,7 @@ from typing import Callable, Optional
 
 from .admission import AdmissionWorker
 from .connections import ConnectionLimits, QuietLoopErrors, connection_budget, guarded_protocol, raise_descriptor_limit
+from .escapes import visible
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
                     kill_orphans, listen, prepare_builtins, require_sandbox)
@@ -94,8 +95,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)
 
-    def say(line: str) -> None:  # the server's own faults, for the instructor's terminal
-        print(line, file=sys.stderr, flush=True)
+    def say(line: str) -> None:  # the server's own faults, for the instructor's terminal (they may quote a student)
+        print(visible(line), file=sys.stderr, flush=True)
 
     admission = AdmissionWorker(settings, store, log=say)
     scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)

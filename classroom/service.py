@@ -8,18 +8,24 @@ The API turns each value into JSON (:func:`student_json`, :func:`standings_json`
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Optional
 
 from .admission import public_version
 from .grades import ReferenceLine, StudentLine, standings
 from .ladder import game_summary
 from .settings import ClassSettings
-from .store import ClassStore, Game, GameStatus, Student, Version
+from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Version
 
 MY_GAMES = 500  # the newest games of a student's versions that the student's view lists
 CLASS_GAMES = 2000  # the newest games of the class that the instructor's view lists
 PRIVATE = ("duplicate_of", "same_moves_as")  # what students never see of each other in the standings
+# What a game's record keeps of a side that only the side's owner and the instructor see: how it was started (the
+# command line, its file names, where it ran) and what the referee said of it (start errors, warnings).
+PRIVATE_AGENT_KEYS = ("command", "home", "directory", "stderr_log", "file_name", "start_error", "warnings")
+SERVER_FOLDER = "…"  # what a student sees in place of the class folder's path on the server
 
 
 @dataclass(frozen=True)
@@ -89,8 +95,42 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str) -> Stu
         raise LookupError(f"no student {person!r} in this class")
     lines, _ = standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
-    return StudentView(student, tuple(store.versions(person)), tuple(store.games_of_student(person, latest=MY_GAMES)),
-                       mine, TimeRule.of(settings))
+    games = tuple(game_as_seen(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
+    return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings))
+
+
+def game_as_seen(game: Game, person: str, folder: Path) -> Game:
+    """``game`` as ``person`` may see it: whole for the instructor; for a student, the record without the other
+    side's command line, file names and the referee's words about it, and no text with the server's paths.
+
+    Every route that shows a game to a student (its record, its replay, the
+    lists of games) passes it through here first.
+    """
+    if person == INSTRUCTOR:
+        return game
+    roots = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            for root in roots:
+                value = value.replace(root, SERVER_FOLDER)
+            return value
+        if isinstance(value, list):
+            return [scrub(item) for item in value]
+        if isinstance(value, dict):
+            return {key: scrub(item) for key, item in value.items()}
+        return value
+
+    record = game.record
+    if record:
+        data = json.loads(record)
+        agents = data.get("extra", {}).get("agents", {}) if isinstance(data, dict) else {}
+        for label, entry in agents.items() if isinstance(agents, dict) else ():
+            if label != person and isinstance(entry, dict):
+                for key in PRIVATE_AGENT_KEYS:
+                    entry.pop(key, None)
+        record = json.dumps(scrub(data))
+    return replace(game, record=record, detail=scrub(game.detail), void_reason=scrub(game.void_reason))
 
 
 def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:

@@ -20,19 +20,16 @@ import shlex
 import shutil
 import stat
 import tempfile
-import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, NamedTuple, Optional
 
 from .arena import fingerprint
+from .escapes import UNSHOWABLE
 from .settings import ClassSettings
 
 COMMAND_LIMIT = 1000  # characters of a command or build line
-# Unicode's bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069): they reorder what follows, so a
-# name holding one is shown as another (``agent\u202eyp.c`` reads as ``agentc.py``) on every page that lists it.
-BIDI_CONTROLS = frozenset({"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"})
 OPENINGS_PREFIX = "openings:"  # the program reads openings (PROTOCOL.md section 8)
 CLOCK_PREFIX = "clock:"  # the program reads the clock line, its bank (PROTOCOL.md section 10)
 
@@ -69,18 +66,21 @@ def unreadable_character(text: str) -> Optional[str]:
     Refused: what does not encode as UTF-8 (a lone surrogate, ``\\ud800``:
     it cannot be written into a file, a page or the database), control
     characters (C0, DEL, C1: terminal escapes among them) and the bidi
-    controls of :data:`BIDI_CONTROLS`.
+    controls (U+202A-202E, U+2066-2069: they reorder what follows, so
+    ``agent\\u202eyp.c`` is shown as ``agentc.py``), as
+    :data:`.escapes.UNSHOWABLE` says.
     """
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         return f"{text[exc.start]!r} at character {exc.start + 1} is not text (it does not encode as UTF-8)"
-    for place, char in enumerate(text, 1):
-        if unicodedata.category(char) == "Cc":
-            return f"{char!r} at character {place} is a control character"
-        if unicodedata.bidirectional(char) in BIDI_CONTROLS:
-            return f"{char!r} at character {place} reorders the text around it (a bidi control)"
-    return None
+    found = UNSHOWABLE.search(text)
+    if found is None:
+        return None
+    char, place = found.group(), found.start() + 1
+    if ord(char) > 0x9f:
+        return f"{char!r} at character {place} reorders the text around it (a bidi control)"
+    return f"{char!r} at character {place} is a control character"
 
 
 def normalise(name: str, limits: Limits) -> str:

@@ -228,13 +228,13 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         assert status == 200 and not again["new"] and again["version"] == version["version"]
         card = wait_for(lambda: version_status(base, tokens["alice"], version["version"]), 120, "the card")
         assert card["status"] == "rejected" and "no program" in card["reason"]
-        # the version and its code: its owner and the instructor; another student 403
-        assert call(base, f"/api/versions/{version['version']}", tokens["bob"])[0] == 403
+        # the version and its code: its owner and the instructor; another student 404, as for no version at all
+        assert call(base, f"/api/versions/{version['version']}", tokens["bob"])[0] == 404
         assert call(base, f"/api/versions/{version['version']}", tokens["instructor"])[0] == 200
         code = f"/api/versions/{version['version']}/files/lib/util.py"
         assert call(base, code, tokens["alice"])[1] == b"X = 1\n"
         assert call(base, code, tokens["instructor"])[0] == 200
-        assert call(base, code, tokens["bob"])[0] == 403
+        assert call(base, code, tokens["bob"])[0] == 404
         assert call(base, f"/api/versions/{version['version']}/files/../../../class.toml", tokens["alice"])[0] == 404
 
         # a game's record for everybody in the class, never anybody's stderr
