@@ -17,7 +17,7 @@ Who may read what (one rule, :meth:`ClassApi.may_read_player`):
   instructor.
 
 Request bodies are capped before they are read whole (413); server-sent
-event streams are capped in number and in duration.
+event streams are capped per person, in all and in duration (:meth:`ClassApi.events`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import email.policy
 import json
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 from email.parser import BytesParser
 from typing import Any, AsyncIterator, Callable, Optional
@@ -37,7 +39,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from .admission import RateLimited, public_version, submit
 from .escapes import visible
 from .final import FinalProcess
-from .grades import grade_sheet
+from .grades import grade_sheet, standings
 from .ladder import game_record
 from . import service
 from .settings import ClassSettings
@@ -46,9 +48,15 @@ from .uploads import UploadRefused, read_file
 
 COOKIE = "othello_class_token"
 FORM_OVERHEAD = 64 << 10  # bytes a multipart body may hold beyond the files (field names, boundaries)
-MAX_STREAMS = 64  # server-sent event streams open at once
+STREAMS_PER_PERSON = 4  # a person's event streams open at once: a page each (tabs, a phone); past it 429
+# Students' event streams open at once: every page of a class of 300 (the instructor's are apart, always served).
+# An open stream that has nothing new costs one query of the change mark every STREAM_INTERVAL (measured:
+# 300 idle streams take 3 % of a core); what a change costs is said at :class:`LiveStandings`.
+MAX_STREAMS = 320
+STREAM_RETRY_SECONDS = 30  # the Retry-After of a refused stream; the page refreshes every 60 s without one anyway
 STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
 STREAM_INTERVAL = 2.0
+STANDINGS_SHARE = 4.0  # live standings are computed again no sooner than this many times their own cost
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_ID = (1 << 63) - 1  # SQLite's largest integer: an id past it names no row
 
@@ -65,12 +73,46 @@ class Refusal:
     reason: str
 
 
+class LiveStandings:
+    """The standings that the event streams and the pages' refreshes share: computed once per change of the class.
+
+    Every student's view holds their standing, so a game that finishes
+    changes every open page; computed for each stream, the standings of a
+    class of 300 with 6,000 games (10 s each, measured: every game's record
+    parsed twice) would take a core per open page.  Here they are computed
+    again only when :meth:`.ClassStore.change_mark` moved, and no sooner than
+    :data:`STANDINGS_SHARE` times their own cost after the last time (so at
+    most a fifth of a core, however many pages are open; the pages then lag
+    the ladder by that much).
+    """
+
+    def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
+        self.settings, self.store = settings, store
+        self.lock = threading.Lock()
+        self.mark: Optional[tuple[int, int]] = None
+        self.ranked: Optional[service.Standings] = None
+        self.next_at = 0.0
+
+    def standings(self) -> tuple[tuple[int, int], service.Standings]:
+        """(the change mark they are of, the standings), computed again if due (call it from a worker thread)."""
+        with self.lock:
+            mark = self.store.change_mark()
+            if self.ranked is None or (mark != self.mark and time.monotonic() >= self.next_at):
+                started = time.monotonic()
+                self.ranked = standings(self.settings, self.store)
+                cost = time.monotonic() - started
+                self.mark, self.next_at = mark, time.monotonic() + max(STREAM_INTERVAL, STANDINGS_SHARE * cost)
+            assert self.mark is not None
+            return self.mark, self.ranked
+
+
 class ClassApi:
     """The handlers, for one class folder's settings and database."""
 
     def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None]) -> None:
         self.settings, self.store, self.on_submitted = settings, store, on_submitted
-        self.streams = 0
+        self.streams: dict[str, int] = {}  # the event streams open, by person
+        self.live = LiveStandings(settings, store)
         self.final = FinalProcess(settings)
 
     # -- who is asking -------------------------------------------------------------
@@ -160,8 +202,8 @@ class ClassApi:
             return JSONResponse({"id": INSTRUCTOR, "instructor": True, "name": "instructor", "versions": [], "games": []})
         return JSONResponse(await anyio.to_thread.run_sync(self.me_data, person))
 
-    def me_data(self, person: str) -> dict[str, Any]:
-        return service.student_json(service.student_view(self.settings, self.store, person))
+    def me_data(self, person: str, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
+        return service.student_json(service.student_view(self.settings, self.store, person, ranked))
 
     def owned_version(self, request: Request) -> Version | Response:
         """The version the path names, for its owner and the instructor; else the answer (401, or 404).
@@ -244,8 +286,8 @@ class ClassApi:
             return self.refuse(403, "the class view is for the instructor only")
         return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
 
-    def class_data(self) -> dict[str, Any]:
-        return service.class_json(service.class_view(self.settings, self.store))
+    def class_data(self, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
+        return service.class_json(service.class_view(self.settings, self.store, ranked=ranked))
 
     async def starters(self, request: Request) -> Response:
         """The eight starters as submission templates (their files, command and build lines)."""
@@ -272,21 +314,42 @@ class ClassApi:
             return JSONResponse(self.final.state(), status_code=202)
         return JSONResponse(self.final.state())
 
+    def stream_closed(self, person: str) -> None:
+        self.streams[person] -= 1
+        if not self.streams[person]:
+            del self.streams[person]
+
     async def events(self, request: Request) -> Response:
-        """``/api/me`` (or the class view, for the instructor) each time it changes: capped in number and time."""
+        """``/api/me`` (or the class view, for the instructor) each time it changes: capped per person, in all, in time.
+
+        A person holds at most :data:`STREAMS_PER_PERSON` (429 past it); the
+        students at most :data:`MAX_STREAMS` together (503), and the
+        instructor's are never counted among them: one student's pages can
+        take neither the class's streams nor the instructor's.
+        """
         person = self.person(request)
         if person is None:
             return self.unknown()
-        if self.streams >= MAX_STREAMS:
-            return self.refuse(503, "too many open event streams: poll /api/me instead")
-        produce: Callable[[], dict[str, Any]] = self.class_data if person == INSTRUCTOR else (lambda: self.me_data(person))
-        self.streams += 1
+        retry = {"Retry-After": str(STREAM_RETRY_SECONDS)}
+        if self.streams.get(person, 0) >= STREAMS_PER_PERSON:
+            return JSONResponse({"error": f"{STREAMS_PER_PERSON} event streams of yours are open already: close a page"},
+                                status_code=429, headers=retry)
+        students = sum(count for who, count in self.streams.items() if who != INSTRUCTOR)
+        if person != INSTRUCTOR and students >= MAX_STREAMS:
+            return JSONResponse({"error": "too many open event streams: poll /api/me instead"},
+                                status_code=503, headers=retry)
+        self.streams[person] = self.streams.get(person, 0) + 1
+
+        def produce(ranked: service.Standings) -> str:
+            return json.dumps(self.class_data(ranked) if person == INSTRUCTOR else self.me_data(person, ranked))
 
         async def stream() -> AsyncIterator[str]:
             try:
-                last, ends = "", time.monotonic() + STREAM_SECONDS
+                last, seen, ends = "", None, time.monotonic() + STREAM_SECONDS
                 while time.monotonic() < ends and not await request.is_disconnected():
-                    text = json.dumps(await anyio.to_thread.run_sync(produce))
+                    mark, ranked = await anyio.to_thread.run_sync(self.live.standings)
+                    text = last if mark == seen else await anyio.to_thread.run_sync(produce, ranked)
+                    seen = mark
                     if text != last:
                         last = text
                         yield f"data: {text}\n\n"
@@ -294,9 +357,12 @@ class ClassApi:
                         yield ": still here\n\n"
                     await asyncio.sleep(STREAM_INTERVAL)
             finally:
-                self.streams -= 1
+                release()
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        iterator = stream()
+        # released when the stream ends, or when it is dropped unstarted (a client gone before its first byte)
+        release = weakref.finalize(iterator, self.stream_closed, person)
+        return StreamingResponse(iterator, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from .app import ClassApi, Refusal, path_id
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
-from .service import class_view, game_as_seen, standings_view, student_view
+from .service import class_view, game_as_seen, listed, standings_view, student_view
 from .starters import starters
 from .store import INSTRUCTOR, Game, GameStatus
 
@@ -76,12 +76,12 @@ class ClassPages:
         return self.render(request, "student.html", person, status=status, error=error, **data)
 
     def student_data(self, person: str) -> dict[str, Any]:
-        me = student_view(self.api.settings, self.api.store, person)
+        me = student_view(self.api.settings, self.api.store, person, self.api.live.standings()[1])
         mine = {game.id for game in me.games}
         others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine))
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me.versions)),
-                "class_games": [game_as_seen(game, person, settings.folder) for game in others
+                "class_games": [listed(game, person, settings.folder) for game in others
                                 if game.id not in mine][:CLASS_GAMES_SHOWN],
                 "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
                                                    "per_hour": settings.admission.submissions_per_hour}}

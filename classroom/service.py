@@ -88,15 +88,26 @@ class ClassView:
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
 
 
-def student_view(settings: ClassSettings, store: ClassStore, person: str) -> StudentView:
-    """``person``'s own view (a student id of the class: ``LookupError`` otherwise)."""
+Standings = tuple[list[StudentLine], list[ReferenceLine]]  # what :func:`.grades.standings` gives
+
+
+def student_view(settings: ClassSettings, store: ClassStore, person: str,
+                 ranked: Optional[Standings] = None) -> StudentView:
+    """``person``'s own view (a student id of the class: ``LookupError`` otherwise); ``ranked``: the standings
+    already computed (the event streams share one computation), else computed here."""
     student = store.student(person)
     if student is None:
         raise LookupError(f"no student {person!r} in this class")
-    lines, _ = standings(settings, store)
+    lines, _ = ranked or standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
-    games = tuple(game_as_seen(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
+    games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
     return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings))
+
+
+def listed(game: Game, person: str, folder: Path) -> Game:
+    """``game`` as a list shows it to ``person``: :func:`game_as_seen` without its record and stderr (a list
+    shows neither, and parsing 500 records for each refresh of a page is what a list must not cost)."""
+    return game_as_seen(replace(game, record=None, white_stderr=None, black_stderr=None), person, folder)
 
 
 def game_as_seen(game: Game, person: str, folder: Path) -> Game:
@@ -133,13 +144,14 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
     return replace(game, record=record, detail=scrub(game.detail), void_reason=scrub(game.void_reason))
 
 
-def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:
-    lines, references = standings(settings, store)
+def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None) -> StandingsView:
+    lines, references = ranked or standings(settings, store)
     return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts())
 
 
-def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES) -> ClassView:
-    lines, references = standings(settings, store)
+def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
+               ranked: Optional[Standings] = None) -> ClassView:
+    lines, references = ranked or standings(settings, store)
     by_id = {line.id: line for line in lines}
     students = tuple(ClassStudent(student, by_id[student.id], tuple(store.versions(student.id)))
                      for student in store.students())

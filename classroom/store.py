@@ -634,6 +634,12 @@ class ClassStore:
         return {GameStatus(row["status"]): int(row["n"])
                 for row in self._rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
 
+    def change_mark(self) -> tuple[int, int]:
+        """A value that changes whenever a row does, written by this server or by another process (``othello class``
+        commands): the event streams compute nothing while it stays the same."""
+        with self.lock:
+            return self.db.total_changes, int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
     def finished_mark(self) -> tuple[int, int]:
         """(how many games are finished, the last one's id): it changes when a game finishes."""
         found = self._row("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM games WHERE status = ?",
