@@ -53,14 +53,18 @@ def init(folder: str, roster: str, time_per_move: Optional[float]) -> None:
               help="Serve HTTPS with this certificate (PEM, the chain after it); with --tls-key.")
 @click.option("--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="The certificate's private key (PEM).")
+@click.option("--trusted-proxy", "trusted_proxies", metavar="ADDRESS", multiple=True,
+              help="A reverse proxy's address (or network, 10.0.0.0/24): its X-Forwarded-For and X-Forwarded-Proto "
+                   "are believed, and its clients capped one by one. Repeat for several. Default: none believed.")
 def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional[str],
-          tls_cert: Optional[Path], tls_key: Optional[Path]) -> None:
+          tls_cert: Optional[Path], tls_key: Optional[Path], trusted_proxies: tuple[str, ...]) -> None:
     """Run the class server on FOLDER: the API, the admission checks and the ladder.
 
     It prints the instructor's address (with the token) and runs until
     Ctrl-C; killed, it loses nothing: started again, it goes on.  Beyond
     this machine (--host), give it --tls-cert and --tls-key: tokens then
     travel encrypted, and a plain HTTP request to the port is refused.
+    Behind an HTTPS reverse proxy, name it with --trusted-proxy.
     """
     from .server import ServerError, serve as run
 
@@ -68,7 +72,8 @@ def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional
         raise click.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert/--tls-key")
     try:
         run(Path(folder), host, port, jobs, dask, lambda line: click.echo(line),
-            tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None)
+            tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None,
+            trusted_proxies=trusted_proxies)
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -19,6 +19,13 @@ event loop logged ``Too many open files`` 2.45 M times in a minute.  So:
 - the event loop's own errors (an accept that failed) are logged at most
   once every few seconds, with a count of those left out.
 
+Behind a reverse proxy (``--trusted-proxy``) every connection comes from
+the proxy, so the per-client cap counts what the proxy forwards instead:
+a connection from a trusted proxy is held to the total alone, and
+:class:`ForwardedClients` holds each forwarded client (``X-Forwarded-For``,
+read by uvicorn from the trusted addresses only) to ``per_client`` requests
+at once; else the proxy's one address would hold the whole class to 64.
+
 The protocol is uvicorn's h11 one with these checks added, handed to
 uvicorn as its ``http`` protocol class.
 """
@@ -26,13 +33,16 @@ uvicorn as its ``http`` protocol class.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import resource
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Optional
 
 import h11
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEAD_SECONDS = 10.0  # a real browser sends its head in one packet; 10 s is generous on any campus network
@@ -40,15 +50,46 @@ PER_CLIENT = 64  # one NAT'd lab room may share an address: a page, its event st
 RESERVE_PER_GAME = 64  # descriptors a game needs: the referee's files, two sandboxes, pipes
 RESERVE_BASE = 256  # the database, the log, the admission worker's checks, Python's own
 LOG_EVERY_SECONDS = 5.0
+RETRY_SECONDS = 5  # the Retry-After of a connection or request refused for the caps
+
+
+def trusted_networks(addresses: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """The proxies' addresses (``10.0.0.5``, ``::1``, ``10.0.0.0/24``) as networks; ``ValueError`` naming a bad one."""
+    found = []
+    for address in addresses:
+        try:
+            found.append(ipaddress.ip_network(address.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"{address!r} is not an IP address or network (e.g. 127.0.0.1, ::1, 10.0.0.0/24)") from None
+    return tuple(found)
 
 
 @dataclass(frozen=True)
 class ConnectionLimits:
-    """How many connections the server takes, from one client and in all, and how long a head may take."""
+    """How many connections the server takes, from one client and in all, and how long a head may take.
+
+    ``trusted_proxies``: the reverse proxies' addresses (:func:`trusted_networks`),
+    whose connections only the total caps (:class:`ForwardedClients` caps their clients).
+    """
 
     per_client: int = PER_CLIENT
     total: int = 512
     head_seconds: float = HEAD_SECONDS
+    trusted_proxies: tuple[str, ...] = ()
+
+    @cached_property
+    def proxy_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        return trusted_networks(self.trusted_proxies)
+
+    def is_proxy(self, address: Optional[str]) -> bool:
+        """Whether ``address`` (a connection's) is one of the trusted proxies'."""
+        if not address or not self.trusted_proxies:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.proxy_networks)
 
 
 def raise_descriptor_limit() -> int:
@@ -79,8 +120,9 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
             super().connection_made(transport)
             self._head_timer: Optional[asyncio.TimerHandle] = None
             address = self.client[0] if self.client else None
-            same = sum(1 for other in self.connections
-                       if isinstance(other, H11Protocol) and other.client and other.client[0] == address)
+            same = 0 if limits.is_proxy(address) else sum(  # a proxy's clients are capped as it forwards them
+                1 for other in self.connections
+                if isinstance(other, H11Protocol) and other.client and other.client[0] == address)
             if len(self.connections) > limits.total or same > limits.per_client:
                 who = "from your address" if same > limits.per_client else "in all"
                 self._refuse(f"too many connections {who}: close some and try again")
@@ -118,12 +160,50 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
         def _refuse(self, why: str, status: int = 503) -> None:
             body = (why + "\n").encode("utf-8")
             phrase = {408: b"Request Timeout", 503: b"Service Unavailable"}[status]
-            self.transport.write(b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 5\r\n"
+            self.transport.write(b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: %d\r\n"
                                  b"Connection: close\r\nContent-Length: %d\r\n\r\n%s"
-                                 % (status, phrase, len(body), body))
+                                 % (status, phrase, RETRY_SECONDS, len(body), body))
             self.transport.close()
 
     return GuardedH11Protocol
+
+
+class ForwardedClients:
+    """ASGI middleware: no forwarded client holds more than ``per_client`` requests at once (503, ``Retry-After``).
+
+    It runs inside uvicorn's proxy-headers middleware, so ``scope["client"]``
+    is the client the trusted proxy named in ``X-Forwarded-For`` (and the
+    connection's own address for a request that came straight in, which the
+    per-client connection cap holds already: one request at a time per
+    connection).  A request in flight is what a connection was without a
+    proxy: an open event stream, a page being sent, an upload being read.
+    """
+
+    def __init__(self, app: ASGIApp, per_client: int = PER_CLIENT) -> None:
+        self.app, self.per_client = app, per_client
+        self.open: dict[str, int] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = str(client[0]) if client else ""
+        if self.open.get(address, 0) >= self.per_client:
+            body = f"too many requests at once from your address (more than {self.per_client}): try again\n".encode()
+            await send({"type": "http.response.start", "status": 503,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                    (b"retry-after", str(RETRY_SECONDS).encode()),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        self.open[address] = self.open.get(address, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.open[address] -= 1
+            if not self.open[address]:
+                del self.open[address]
 
 
 class QuietLoopErrors:

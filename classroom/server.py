@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .admission import AdmissionWorker
-from .connections import ConnectionLimits, QuietLoopErrors, connection_budget, guarded_protocol, raise_descriptor_limit
+from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, connection_budget, guarded_protocol,
+                          raise_descriptor_limit, trusted_networks)
 from .escapes import visible
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
@@ -64,12 +65,21 @@ def tls_context(certificate: Path, key: Path) -> ssl.SSLContext:
 
 
 def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Optional[str],
-          echo: Callable[[str], None], tls: Optional[tuple[Path, Path]] = None) -> None:
-    """Run the class server until interrupted (HTTPS with ``tls``: a certificate and its key)."""
+          echo: Callable[[str], None], tls: Optional[tuple[Path, Path]] = None,
+          trusted_proxies: tuple[str, ...] = ()) -> None:
+    """Run the class server until interrupted (HTTPS with ``tls``: a certificate and its key).
+
+    ``trusted_proxies``: the reverse proxies' addresses, the only ones whose
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (none by default).
+    """
     import uvicorn
 
     if tls is not None:
         tls_context(*tls)  # refused here, with the file named, rather than deep inside the server's start
+    try:
+        trusted_networks(trusted_proxies)
+    except ValueError as exc:
+        raise ServerError(f"--trusted-proxy: {exc}") from None
 
     try:
         settings = load(folder)
@@ -102,7 +112,9 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
-    app = create_app(settings, store, admission.wake.set, loopback)
+    # Behind a proxy on this machine the Host header is the public name: the loopback rule (no DNS rebinding from
+    # a page this machine's browser opens) would refuse every request; the proxy stands where that rule stood.
+    app = create_app(settings, store, admission.wake.set, loopback and not trusted_proxies)
     try:
         listener, address = listen(host, port)
     except OSError as exc:
@@ -122,15 +134,22 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     elif not loopback:
         echo(f"Listening on {host}, beyond this machine, over TLS: anyone who can reach it sees the login page; "
              "every answer still needs a token.")
+    if trusted_proxies:
+        echo(f"Behind a reverse proxy: X-Forwarded-For and X-Forwarded-Proto are believed from "
+             f"{', '.join(trusted_proxies)} only, and each forwarded client is capped as a connection would be.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
     admission.start()
     scheduler.start()
-    limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots))
+    limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots), trusted_proxies=trusted_proxies)
     try:
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
+        # uvicorn believes forwarded headers from 127.0.0.1 unless told otherwise: here from the proxies named alone
+        config = uvicorn.Config(ForwardedClients(app, limits.per_client) if trusted_proxies else app,
+                                proxy_headers=bool(trusted_proxies),
+                                forwarded_allow_ips=",".join(trusted_proxies) if trusted_proxies else None,
+                                log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                                 http=guarded_protocol(limits),
                                 ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None)
         server = uvicorn.Server(config)
