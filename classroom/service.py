@@ -135,7 +135,7 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
     record = game.record
     if record:
         data = json.loads(record)
-        agents = data.get("extra", {}).get("agents", {}) if isinstance(data, dict) else {}
+        agents = data.get("agents", {}) if isinstance(data, dict) else {}  # game.json keeps extra at its top
         for label, entry in agents.items() if isinstance(agents, dict) else ():
             if label != person and isinstance(entry, dict):
                 for key in PRIVATE_AGENT_KEYS:

@@ -226,7 +226,7 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
                 assert ALICE_STDERR not in text and ALICE_CODE not in text, path
         assert bob_tab.locator("a.log").count() == 0  # the game page links no stderr of alice's for bob
         assert bob_tab.context.request.get(f"{base}/api/games/{game}/log/alice").status == 403
-        assert bob_tab.context.request.get(f"{base}/api/versions/{alice['version']}/files/agent.py").status == 403
+        assert bob_tab.context.request.get(f"{base}/api/versions/{alice['version']}/files/agent.py").status == 404  # as for no version at all
         bob_tab.goto(base + "/standings")
         assert bob_tab.locator("#standings-table tr[data-student=alice] td").first.inner_text().strip() in ("1", "2")
 

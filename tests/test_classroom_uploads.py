@@ -32,12 +32,43 @@ def zipped(*entries: tuple[str, bytes], mode: int = 0o100644) -> bytes:
     ("a\\b.py", "backslash"),
     ("a/b/c/d/e.py", "folders deep"),
     ("bad\x01name", "control"),
+    ("agent\x1b]0;pwned\x07.py", "control"),  # a terminal escape: sets the title of the window that shows it
+    ("agent\x7f.py", "control"),  # DEL
+    ("agent\x9b2J.py", "control"),  # C1: CSI, the one-byte start of a terminal escape
+    ("agent\u202eyp.c", "bidi"),  # shown as agentc.py
+    ("x\u2066.py", "bidi"),  # an isolate
 ])
 def test_bad_names_are_refused_with_a_reason(name: str, why: str) -> None:
     with pytest.raises(UploadRefused, match=why):
         collect([(name, b"x")], LIMITS)
     with pytest.raises(UploadRefused, match=why):
         unzip(zipped((name, b"x")), LIMITS)
+
+
+@pytest.mark.parametrize("name", ["agent\ud800.py", "\udcff"])
+def test_a_name_that_is_not_text_is_refused(name: str) -> None:
+    with pytest.raises(UploadRefused, match="not text") as refused:
+        collect([(name, b"x")], LIMITS)
+    str(refused.value).encode("utf-8")  # the reason itself can be sent
+
+
+@pytest.mark.parametrize("command, build, why", [
+    ("python3 agent.py \ud800", "", "command .*not text"),
+    ("python3 agent.py", "gcc \udc80", "build line .*not text"),
+    ("python3 agent.py \x1b[2J", "", "command .*control"),
+    ("python3 agent.py\tx", "", "control"),
+    ("python3 agent.py \u202e", "", "bidi"),
+    ("python3 agent.py", "make \x9b", "build line .*control"),
+])
+def test_command_and_build_lines_that_are_not_plain_text_are_refused(command: str, build: str, why: str) -> None:
+    with pytest.raises(UploadRefused, match=why) as refused:
+        parse_command(command, build)
+    str(refused.value).encode("utf-8")
+
+
+def test_names_in_other_scripts_are_text() -> None:
+    files = collect([("agent_é.py", b"x"), ("программа/ход.py", b"y"), ("عامل.py", b"z")], LIMITS)
+    assert set(files) == {"agent_é.py", "программа/ход.py", "عامل.py"}
 
 
 def test_links_devices_and_duplicates_in_a_zip_are_refused() -> None:

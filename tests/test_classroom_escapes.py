@@ -1,0 +1,43 @@
+"""Logs a terminal can show: a program's escapes, carriage returns and bidi controls kept as visible text."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from othello_arena.classroom.escapes import make_log_visible, make_logs_visible, visible
+
+# What a hostile build or agent writes: a window title, a screen clear, a line overwritten, text reversed.
+HOSTILE = "ok\n\x1b]0;pwned\x07\x1b[2Jcleared\rover\u202ereversed\x9b31m\x7f\ttab\r\nend\n"
+
+
+def test_every_escape_is_made_visible_and_nothing_is_lost() -> None:
+    shown = visible(HOSTILE)
+    assert shown == ("ok\n\\x1b]0;pwned\\x07\\x1b[2Jcleared\\x0dover\\u202ereversed\\x9b31m\\x7f\ttab\nend\n")
+    assert all(ch in "\n\t" or (" " <= ch < "\x7f") for ch in shown)
+    assert visible("plain text, é, программа\n\tindented\n") == "plain text, é, программа\n\tindented\n"
+
+
+def test_a_log_file_is_rewritten_in_place_keeping_its_mode(tmp_path: Path) -> None:
+    log = tmp_path / "alice.build.log"
+    log.write_bytes(HOSTILE.encode("utf-8") + b"\xff not utf-8\n")
+    os.chmod(log, 0o640)
+    make_log_visible(log)
+    data = log.read_bytes()
+    assert b"\x1b" not in data and b"\r" not in data and "\u202e".encode() not in data
+    assert b"\\x1b]0;pwned" in data and b"\\xff not utf-8" in data
+    assert os.stat(log).st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["alice.build.log"]  # no temporary file left
+    make_log_visible(tmp_path / "missing.log")  # a build that wrote nothing: no fault
+
+
+def test_a_games_stderr_logs_are_made_visible(tmp_path: Path) -> None:
+    game = tmp_path / "000007"
+    (game / "alice").mkdir(parents=True)
+    (game / "alice.stderr.log").write_text("\x1b[31mred\n", encoding="utf-8")
+    (game / "bob.stderr.log").write_text("calm\n", encoding="utf-8")
+    (game / "game.json").write_text('{"x": "\\u001b"}', encoding="utf-8")
+    make_logs_visible(game)
+    assert (game / "alice.stderr.log").read_text(encoding="utf-8") == "\\x1b[31mred\n"
+    assert (game / "bob.stderr.log").read_text(encoding="utf-8") == "calm\n"
+    assert (game / "game.json").read_text(encoding="utf-8") == '{"x": "\\u001b"}'  # JSON escapes its own
