@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from othello_arena.classroom.arena import play_job
 from othello_arena.classroom.escapes import make_log_visible, make_logs_visible, visible
+from othello_arena.classroom.ladder import Ladder
+from othello_arena.classroom.store import Card, NewVersion, VersionStatus
 
 # What a hostile build or agent writes: a window title, a screen clear, a line overwritten, text reversed.
 HOSTILE = "ok\n\x1b]0;pwned\x07\x1b[2Jcleared\rover\u202ereversed\x9b31m\x7f\ttab\r\nend\n"
@@ -41,3 +47,27 @@ def test_a_games_stderr_logs_are_made_visible(tmp_path: Path) -> None:
     assert (game / "alice.stderr.log").read_text(encoding="utf-8") == "\\x1b[31mred\n"
     assert (game / "bob.stderr.log").read_text(encoding="utf-8") == "calm\n"
     assert (game / "game.json").read_text(encoding="utf-8") == '{"x": "\\u001b"}'  # JSON escapes its own
+
+
+@pytest.mark.slow
+def test_a_ladder_games_stderr_is_kept_with_its_escapes_visible(class_store: Any) -> None:
+    """A real game in the sandbox: the agent's stderr, in the game's folder and in the database, acts on no terminal."""
+    settings, store = class_store(["alice"], ["random"])
+    home = settings.folder / "builds" / "alice" / "fpa"
+    home.mkdir(parents=True)
+    (home / "agent.py").write_text('import sys\nsys.stderr.write("hi \\x1b]0;pwned\\x07\\x1b[2J\\r\\u202eover\\n")\n'
+                                   "sys.exit(3)\n", encoding="utf-8")
+    version, _ = store.add_version(NewVersion("alice", "fpa", "python3 agent.py {name}", "", False, False, ()),
+                                   check_again=lambda _: False)
+    store.decide(Card("alice", version.id, "fpa", VersionStatus.ADMITTED, ""))
+    ladder = Ladder(settings, store)
+    assert ladder.plan() is not None
+    game = ladder.next_queued(set())
+    assert game is not None
+    store.start_game(game.id)
+    played = play_job(ladder.job(game, remote=False))
+    ladder.record(game.id, played)
+    expected = "hi \\x1b]0;pwned\\x07\\x1b[2J\\x0d\\u202eover\n"
+    row = store.game(game.id)
+    assert row is not None and row.stderr_of("alice") == expected
+    assert (Path(played.game_dir) / "alice.stderr.log").read_text(encoding="utf-8") == expected
