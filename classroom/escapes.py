@@ -12,10 +12,12 @@ such text, has those characters written as their escapes (``\\x1b``,
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 CONTROLS = "\x00-\x1f\x7f-\x9f"  # C0, DEL and C1: Unicode's control characters (category Cc)
 BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"  # embeddings, overrides, isolates: they reorder the text after them
@@ -64,3 +66,23 @@ def make_logs_visible(folder: Path) -> None:
     for path in sorted(folder.rglob("*.log")) if folder.is_dir() else ():
         if path.is_file() and not path.is_symlink():
             make_log_visible(path)
+
+
+class VisibleFormatter(logging.Formatter):
+    """A log formatter that writes what ``inner`` writes, made :func:`visible`: a log line that quotes a student's
+    text (an exception's message, a traceback) acts on no terminal either."""
+
+    def __init__(self, inner: Optional[logging.Formatter]) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(self.inner.format(record))
+
+
+def make_loggers_visible(*names: str) -> None:
+    """Every handler of the loggers ``names`` writes through a :class:`VisibleFormatter` (once)."""
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            if not isinstance(handler.formatter, VisibleFormatter):
+                handler.setFormatter(VisibleFormatter(handler.formatter))

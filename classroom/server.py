@@ -20,7 +20,7 @@ from typing import Callable, Optional
 from .admission import AdmissionWorker
 from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, connection_budget, guarded_protocol,
                           raise_descriptor_limit, trusted_networks)
-from .escapes import visible
+from .escapes import make_loggers_visible, visible
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
                     kill_orphans, listen, prepare_builtins, require_sandbox)
@@ -153,6 +153,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
                                 http=guarded_protocol(limits),
                                 ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None)
         server = uvicorn.Server(config)
+        make_loggers_visible("uvicorn", "uvicorn.error", "uvicorn.access")  # (their handlers exist from Config on)
 
         async def run() -> None:
             asyncio.get_running_loop().set_exception_handler(QuietLoopErrors(logging.getLogger("uvicorn.error")))

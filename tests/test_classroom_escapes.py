@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -9,7 +11,7 @@ from typing import Any
 import pytest
 
 from othello_arena.classroom.arena import play_job
-from othello_arena.classroom.escapes import make_log_visible, make_logs_visible, visible
+from othello_arena.classroom.escapes import make_log_visible, make_loggers_visible, make_logs_visible, visible
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.store import Card, NewVersion, VersionStatus
 
@@ -47,6 +49,28 @@ def test_a_games_stderr_logs_are_made_visible(tmp_path: Path) -> None:
     assert (game / "alice.stderr.log").read_text(encoding="utf-8") == "\\x1b[31mred\n"
     assert (game / "bob.stderr.log").read_text(encoding="utf-8") == "calm\n"
     assert (game / "game.json").read_text(encoding="utf-8") == '{"x": "\\u001b"}'  # JSON escapes its own
+
+
+def test_the_servers_own_log_lines_quote_a_student_visibly() -> None:
+    """uvicorn's loggers, as the server sets them: a message and a traceback that quote a student's text."""
+    logger = logging.getLogger("test.classroom.escapes")
+    written = io.StringIO()
+    handler = logging.StreamHandler(written)
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    logger.addHandler(handler)
+    try:
+        make_loggers_visible("test.classroom.escapes")
+        make_loggers_visible("test.classroom.escapes")  # once is enough: not wrapped twice
+        logger.error("admission of %s failed", "agent\x1b]0;pwned\x07.py")
+        try:
+            raise ValueError("bad name \u202eyp.c")
+        except ValueError:
+            logger.exception("ladder")
+    finally:
+        logger.removeHandler(handler)
+    text = written.getvalue()
+    assert text.startswith("ERROR: admission of agent\\x1b]0;pwned\\x07.py failed\n")
+    assert "ValueError: bad name \\u202eyp.c" in text and "\x1b" not in text and "\u202e" not in text
 
 
 @pytest.mark.slow
