@@ -7,8 +7,8 @@
   game's record without the other side's command line, file names and the
   server's paths; file names with control or bidi characters refused;
   terminal escapes made visible in the build log and the served stderr;
-- fair shares: 4 event streams a person (429, Retry-After), the
-  instructor's never taken by the students';
+- fair shares: 4 event streams a person (429, Retry-After), 320 for the
+  students together (503), the instructor's never taken by the students';
 - forwarded headers believed only from ``--trusted-proxy``, whose clients
   are then capped one by one (not all under the proxy's address).
 """
@@ -291,32 +291,36 @@ def test_forwarded_headers_are_ignored_without_a_trusted_proxy(served: tuple[Ser
 
 
 def test_behind_a_trusted_proxy_each_forwarded_client_is_capped_alone(tmp_path: Path) -> None:
+    """Through one proxy address: each forwarded client held to 64, the class to 320 streams, the instructor served."""
     folder = tmp_path / "class"
-    tokens = make_class(folder, CROWD, ["greedy"])
+    students = [f"p{i:02d}" for i in range(81)]  # 81 x 4 streams: past the class's 320
+    tokens = make_class(folder, students, ["greedy"])
     with_proxy = Server(folder, "-j", "1", "--trusted-proxy", "127.0.0.1")
     held: list[socket.socket] = []
+
+    def stream(student: int, client: str, host: str = "class.example.edu", who: str = "") -> bytes:
+        connection, head = open_stream(with_proxy.base, tokens[who or students[student]], forwarded_for=client, host=host)
+        held.append(connection)
+        return head
+
     try:
-        base = with_proxy.base
         assert any("believed from 127.0.0.1 only" in line for line in with_proxy.lines), with_proxy.lines
         # One forwarded client (all its streams through the proxy's one address): 64 at once, then 503.
-        heads = []
-        for index in range(65):
-            connection, head = open_stream(base, tokens[CROWD[index // 4]], forwarded_for="203.0.113.7",
-                                           host="class.example.edu")
-            held.append(connection)
-            heads.append(head.split(b"\r\n", 1)[0])
-        assert heads[:64] == [b"HTTP/1.1 200 OK"] * 64 and heads[64].startswith(b"HTTP/1.1 503"), set(heads)
-        assert b"retry-after: 5" in head.lower()
-        # Another client behind the same proxy is not held back (the proxy's address holds 65 connections now);
-        # a client that forges a first hop is still known by the hop the proxy added.
-        connection, head = open_stream(base, tokens[CROWD[16]], forwarded_for="203.0.113.8", host="class.example.edu")
-        held.append(connection)
-        assert head.startswith(b"HTTP/1.1 200"), head
-        connection, head = open_stream(base, tokens[CROWD[16]], forwarded_for="198.51.100.1, 203.0.113.7")
-        held.append(connection)
-        assert head.startswith(b"HTTP/1.1 503"), head
+        heads = [stream(index // 4, "203.0.113.7") for index in range(65)]
+        assert [h.split(b"\r\n", 1)[0] for h in heads[:64]] == [b"HTTP/1.1 200 OK"] * 64
+        assert heads[64].startswith(b"HTTP/1.1 503") and b"retry-after: 5" in heads[64].lower(), heads[64]
+        # A client that forges a first hop is still known by the hop the proxy added.
+        assert stream(16, "198.51.100.1, 203.0.113.7").startswith(b"HTTP/1.1 503")
+        # Other clients behind the same proxy are not held back: the class fills its 320 streams...
+        for index in range(64, 320):
+            head = stream(index // 4, f"203.0.113.{10 + index // 64}")
+            assert head.startswith(b"HTTP/1.1 200"), (index, head)
+        # ...then a student is refused, the instructor is not
+        refused = stream(80, "203.0.113.99")
+        assert refused.startswith(b"HTTP/1.1 503") and b"retry-after: 30" in refused.lower(), refused
+        assert stream(0, "203.0.113.99", who="instructor").startswith(b"HTTP/1.1 200")
         # the proxy's X-Forwarded-Proto decides whether the cookie is Secure
-        status, _, headers = call(base, f"/?token={tokens['s00']}", headers={"X-Forwarded-Proto": "https"})
+        status, _, headers = call(with_proxy.base, f"/?token={tokens['p00']}", headers={"X-Forwarded-Proto": "https"})
         assert status == 303 and "secure" in headers.get("set-cookie", "").lower()
     finally:
         for connection in held:
