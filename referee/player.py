@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..protocol import Colour, Move
 from .clock import Clock
 from .config import GameConfig
-from .process import MEMORY_WATCH_INTERVAL
+from .memory import WATCH_INTERVAL
 from .seat import AgentSeat
 from .spec import AgentSpec
 from .trim import trim_directory
@@ -28,7 +28,7 @@ from .trim import trim_directory
 EAGAIN_TEXT = "Resource temporarily unavailable"  # strerror(EAGAIN): what fork() past RLIMIT_NPROC gives
 STDERR_TAIL_BYTES = 4096  # how much of the end of a crashed program's stderr is searched for it
 MONITOR_INTERVAL = 0.25  # seconds between counts of each agent's processes
-DISK_INTERVAL = MEMORY_WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
+DISK_INTERVAL = WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
 MAX_WATCHED_ENTRIES = 10_000  # files and folders in an agent's directory: more is over the limit (a walk costs)
 Listing = dict[str, tuple[int, int, int, int]]  # name -> inode, size, mtime, mode
 

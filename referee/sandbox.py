@@ -23,7 +23,7 @@ that lie inside a folder it may read are covered by an empty ``tmpfs``.
 Limits hold for the whole tree: with a cgroup (cgroup v2 ``memory.max`` and
 ``pids.max`` under a cgroup the referee may write, delegated to a user or
 not, or the v1 ``memory`` and ``pids`` hierarchies when root), else with the
-referee's memory watchdog (:mod:`.process`: its processes' memory plus its
+referee's memory watchdog (:mod:`.memory`: its processes' memory plus its
 ``/tmp`` and ``/dev/shm``) and ``RLIMIT_NPROC`` set *inside* the sandbox's
 user namespace, where the kernel counts only that namespace's processes.
 Its ``/tmp`` (``--disk``) and ``/dev/shm`` (``--memory``) are sized tmpfs;
@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from . import memory
 from .keeper import end_agent
 
 # Where a game's agent finds its own directory inside its sandbox (SEEN_ROOT/NAME):
@@ -337,11 +338,6 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
     return sorted(p for p in found if not is_system_path(p) and p != Path("/"))
 
 
-# The file systems in memory an agent may write, sized by its plan: what the
-# memory watchdog (.process) adds to its processes' memory.
-TMPFS_MOUNTS = ("/tmp", "/dev/shm")
-
-
 # Calls no agent needs and an attacker would: reading or steering another
 # process (even bwrap's own first process, which shares the sandbox); memory
 # in files that no process maps and no folder shows, out of the memory
@@ -382,7 +378,7 @@ class SandboxPlan:
     directory, the tournament's results); ``tmp_mb`` the size of its ``/tmp``,
     ``shm_mb`` of its ``/dev/shm`` (0: the kernel's default, half the RAM).
     Those two are the only file systems in memory it may write (``/dev``
-    itself is read-only): :data:`TMPFS_MOUNTS`, which the referee's memory
+    itself is read-only): :data:`.memory.TMPFS_MOUNTS`, which the referee's memory
     watchdog counts.  ``seen_as`` is the path the agent knows its directory
     by (a game's agent: ``/game/NAME``); the referee keeps using the real one.
     """
@@ -730,25 +726,14 @@ class AgentCgroup:
         return group
 
     def _set_limits(self) -> None:
-        memory, pids = self.folders["memory"], self.folders["pids"]
-        if self.version == 2:
-            if self.memory_mb:
-                _write(memory / "memory.max", str(self.memory_mb << 20))
-                try:
-                    _write(memory / "memory.swap.max", "0")
-                except OSError:
-                    pass
-            if self.max_processes:
-                _write(pids / "pids.max", str(self.max_processes))
-        else:
-            if self.memory_mb:
-                _write(memory / "memory.limit_in_bytes", str(self.memory_mb << 20))
-                try:
-                    _write(memory / "memory.memsw.limit_in_bytes", str(self.memory_mb << 20))
-                except OSError:
-                    pass
-            if self.max_processes:
-                _write(pids / "pids.max", str(self.max_processes))
+        for name, value, required in memory.cgroup_limit_files(self.version, self.memory_mb):
+            try:
+                _write(self.folders["memory"] / name, value)
+            except OSError:
+                if required:
+                    raise
+        if self.max_processes:
+            _write(self.folders["pids"] / "pids.max", str(self.max_processes))
 
     def folder_paths(self) -> list[str]:
         """Its folders, one per controller (one in all under cgroup v2)."""
@@ -789,19 +774,7 @@ class AgentCgroup:
         """How many of the agent's processes the kernel killed for memory."""
         if self.final is not None:
             return self.final[0]
-        memory = self.folders["memory"]
-        try:
-            if self.version == 2:
-                text = (memory / "memory.events").read_text()
-            else:
-                text = (memory / "memory.oom_control").read_text()
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-        return 0
+        return memory.oom_kills(str(self.folders["memory"]), self.version)
 
     def fork_refusals(self) -> int:
         """How many times a process of the agent was refused a new process at the limit."""
