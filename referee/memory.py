@@ -11,7 +11,8 @@ systems in memory it may write, its ``/tmp`` and ``/dev/shm``
   (:func:`oom_kills`);
 - else **the referee's watchdog** (:mod:`.process` runs it, every
   :func:`watch_interval` seconds while the agent runs: a stopped agent
-  cannot allocate).  Its measure (:func:`measure`) is the sum of the
+  cannot allocate; more often while its memory rises, :func:`next_wait`).
+  Its measure (:func:`measure`) is the sum of the
   processes' ``RssAnon + RssShmem + VmSwap`` (``/proc/PID/status``) plus the
   bytes and files of the sandbox's ``/tmp`` and ``/dev/shm``; only when that
   bound is over the limit, the precise figure, ``Pss_Anon + Pss_Shmem +
@@ -31,9 +32,13 @@ are the host's (the whole machine's processes, a disk's ``/tmp``): they are
 told apart by their device, which a mount of the sandbox's own never shares
 with the referee's mount of the same path (:func:`own_mount`).
 
-Memory an agent could hold out of the watchdog's sight (a memfd, a
-detached System V segment) is refused by the sandbox's seccomp filter
-(:data:`.sandbox.BLOCKED_SYSCALLS_X86_64`).  ``othello doctor`` says how the
+Kernel memory an agent could hold out of the watchdog's sight is kept
+small (issue 36): a memfd, a detached System V segment and sockets are
+refused by the sandbox's seccomp filter, and so are larger socket buffers
+and pipes (:func:`.sandbox.seccomp_filter`); a sandboxed agent may have at
+most :data:`OPEN_FILES` files open at once (``RLIMIT_NOFILE``, soft and
+hard), so the socket pairs and pipes it may fill hold a few dozen MB
+(measured: 126 socket pairs 43 MB, 128 pipes 8 MB).  ``othello doctor`` says how the
 limit holds here (:func:`describe`).
 """
 
@@ -45,11 +50,15 @@ from typing import Optional
 WATCH_INTERVAL = 0.05  # seconds between two measures of an agent's memory by the watchdog (without a cgroup)
 WATCH_INTERVAL_VARIABLE = "OTHELLO_MEMORY_WATCH_MS"  # milliseconds instead of WATCH_INTERVAL (tests, operators)
 WATCH_INTERVAL_RANGE_MS = (1.0, 1000.0)
+FASTEST_WATCH = 0.002  # seconds: the shortest wait between two looks, while the memory rises towards the limit
 
 # The file systems in memory an agent may write, sized by its sandbox plan (.sandbox.SandboxPlan): what the
 # watchdog adds to its processes' memory.
 TMPFS_MOUNTS = ("/tmp", "/dev/shm")
 TMPFS_INODE_BYTES = 1024  # the kernel's memory for one file of a tmpfs (its inode and name), which its size does not count
+# Files a sandboxed agent may have open at once (soft and hard limit): each may be a pipe or a socket
+# holding kernel memory out of the watchdog's sight.  A JVM, javac, rustc, Go and node need a few dozen.
+OPEN_FILES = 256
 
 _STATUS_KEYS = (b"RssAnon:", b"RssShmem:", b"VmSwap:")  # /proc/PID/status: what a process holds, in kB
 _ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rollup: its fair share, in kB
@@ -219,6 +228,23 @@ def tmpfs_bytes(root: str) -> int:
     return total
 
 
+def next_wait(bound: int, rise: int, seconds: float, memory_mb: int, interval: float) -> float:
+    """Seconds until the watchdog's next look, after one that found ``bound`` bytes, ``rise`` more than the
+    look ``seconds`` before.
+
+    ``interval`` while the memory does not rise; while it does, half the time it would take at that pace to
+    reach the limit, never less than :data:`FASTEST_WATCH`: a burst is looked at every few milliseconds on
+    its way up, so it passes the limit by what it allocates in that time and the kill's (issue 36: 8
+    processes at once went 170 MB past a 512 MB limit at a fixed 50 ms).  Only a burst that reaches the
+    limit within one ``interval`` of rest passes it by more.
+    """
+    fastest = min(FASTEST_WATCH, interval)
+    if rise <= 0 or seconds <= 0:
+        return interval
+    to_limit = (limit_bytes(memory_mb) - bound) * seconds / rise
+    return max(fastest, min(interval, to_limit / 2))
+
+
 def measure(processes: list[str], root: str, memory_mb: int) -> tuple[int, bool]:
     """The watchdog's look at an agent: ``(its fast bound in bytes, whether it is over the limit)``.
 
@@ -254,12 +280,14 @@ def describe(memory_mb: int, kernel: Optional[str], sandboxed: bool) -> tuple[st
                 True)
     interval, problem = watch_interval()
     watchdog = f"by the referee's watchdog every {_ms(interval)}{f' ({problem})' if problem else ''}: "
-    burst = "; a fast burst may pass the limit by a little before the kill"
+    burst = "; a fast burst may pass the limit by a little before the kill (it is looked at more often while it rises)"
     if not sandboxed:
         return (f"only in part: {limit} {watchdog}the PSS of the processes it knows of the agent (agents run as "
                 "yourself (--sandbox none): a process that leaves its session and clears its environment escapes it, "
                 f"and files it writes in /tmp or /dev/shm are not counted){burst}", False)
-    return f"{limit} {watchdog}all its processes' PSS plus its /tmp and /dev/shm{burst} (no cgroup here: see above)", True
+    return (f"{limit} {watchdog}all its processes' PSS plus its /tmp and /dev/shm{burst}; no sockets but pairs, at most "
+            f"{OPEN_FILES} open files: its pipes and socket pairs hold a few dozen MB out of its sight "
+            "(no cgroup here: see above)", True)
 
 
 def describe_shm(memory_mb: int) -> str:

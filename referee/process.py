@@ -144,8 +144,11 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, ...] = ()) -> Callable[[], None]:
+def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, ...] = (),
+            open_files: int = 0) -> Callable[[], None]:
     parent = os.getpid()
+    if open_files:  # never above the referee's own hard limit (which the child could not raise)
+        open_files = min(open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
 
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
         # Die with the referee from the first instruction on: bwrap's own
@@ -164,6 +167,8 @@ def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, 
         if file_mb:
             size = file_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
@@ -276,7 +281,8 @@ class AgentProcess:
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(seccomp,) if seccomp is not None else (),
-                preexec_fn=_limits(nproc, self.file_mb, joins, self.cpus),
+                preexec_fn=_limits(nproc, self.file_mb, joins, self.cpus,
+                                   memory.OPEN_FILES if self.sandbox is not None else 0),
             )
         except OSError as exc:
             KEEPER.forget(self.kept)
@@ -312,18 +318,27 @@ class AgentProcess:
     def _watch_memory(self) -> None:
         """The memory watchdog (:mod:`.memory`): kill the whole sandbox once over ``memory_mb``."""
         interval, _ = memory.watch_interval()
-        while not self._ending.wait(interval):
+        wait, last, last_at = interval, 0, time.monotonic()
+        while not self._ending.wait(wait):
             if self.exited:
                 return
             if self.suspended:
+                wait = interval
                 continue
             processes, root = self._memory_scan()
             bound, over = memory.measure(processes, root, self.memory_mb)
             self.peak_memory = max(self.peak_memory, bound)
             if over:
                 self.out_of_memory_mb = self.memory_mb
+                if self.sandbox is not None:  # the namespace's first process: its death takes every other at once
+                    for pid in _children(self.pid):
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.kill(pid, signal.SIGKILL)
                 self.kill_all(term_grace=0)
                 return
+            now = time.monotonic()
+            wait = memory.next_wait(bound, bound - last, now - last_at, self.memory_mb, interval)
+            last, last_at = bound, now
 
     def _memory_scan(self) -> tuple[list[str], str]:
         """The ``/proc`` folders of the agent's processes now, and its sandbox's root in ``/proc`` (``""``: none).
