@@ -183,7 +183,11 @@ def own_mount(root: str, mount: str) -> Optional[int]:
     except OSError:
         return None  # not there yet (bwrap's own root while it sets up has no /tmp), or gone
     try:
-        if os.fstat(fd).st_dev != os.stat(mount).st_dev:
+        host: Optional[int] = os.stat(mount).st_dev
+    except OSError:
+        host = None  # the host has none (a container without /dev/shm): what is there is the sandbox's
+    try:
+        if os.fstat(fd).st_dev != host:
             return fd
     except OSError:
         pass
