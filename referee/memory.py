@@ -19,7 +19,8 @@ systems in memory it may write, its ``/tmp`` and ``/dev/shm``
   SwapPss`` (``/proc/PID/smaps_rollup``: the copy-on-write pages of forked
   children counted once) plus the same tmpfs bytes.  Over the limit, the
   whole sandbox is killed at once, and :func:`note` says why.  A fast burst
-  may pass the limit by what it allocates in one interval; a file of
+  may pass the limit by what it allocates between two looks (a few
+  milliseconds once it is seen rising: :func:`next_wait`); a file of
   ``/tmp`` or ``/dev/shm`` that is also mapped counts twice (the safe side);
 - **the size of** ``/dev/shm`` (:func:`shm_mb`): shared memory is memory,
   never more than the limit.
@@ -38,8 +39,10 @@ refused by the sandbox's seccomp filter, and so are larger socket buffers
 and pipes (:func:`.sandbox.seccomp_filter`); a sandboxed agent may have at
 most :data:`OPEN_FILES` files open at once (``RLIMIT_NOFILE``, soft and
 hard), so the socket pairs and pipes it may fill hold a few dozen MB
-(measured: 126 socket pairs 43 MB, 128 pipes 8 MB).  ``othello doctor`` says how the
-limit holds here (:func:`describe`).
+(measured: 126 socket pairs 43 MB, 126 pipes 8 MB; the sockets it could
+send in flight through a pair, out of its table of files, are counted
+against the same limit by the kernel: 258, 22 MB).  ``othello doctor`` says
+how the limit holds here (:func:`describe`).
 """
 
 from __future__ import annotations

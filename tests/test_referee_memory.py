@@ -227,6 +227,25 @@ def test_the_watch_interval_is_the_variables_or_the_default_with_the_reason(monk
         assert "every 50 ms" in how and problem in how  # othello doctor says it was not taken
 
 
+def test_the_watchdog_looks_sooner_while_the_memory_rises_towards_the_limit() -> None:
+    mb = 1 << 20
+    # (bound, rise since the last look, seconds since it, limit in MB) -> the wait before the next look
+    cases = [
+        ((100 * mb, 0, 0.05, 512), 0.05),  # at rest: the interval
+        ((100 * mb, -10 * mb, 0.05, 512), 0.05),  # falling
+        ((100 * mb, 1 * mb, 0.05, 512), 0.05),  # slowly: the limit is seconds away
+        ((300 * mb, 100 * mb, 0.05, 512), 0.05),  # 2 GB/s, 212 MB away: half of 106 ms, no more than the interval
+        ((400 * mb, 100 * mb, 0.05, 512), 0.028),  # 112 MB away: half of 56 ms
+        ((500 * mb, 100 * mb, 0.05, 512), 0.003),  # 12 MB away: half of 6 ms
+        ((506 * mb, 100 * mb, 0.05, 512), memory.FASTEST_WATCH),  # 6 MB away: no less than the fastest
+        ((600 * mb, 100 * mb, 0.05, 512), memory.FASTEST_WATCH),  # past the limit by RSS (not by PSS): still rising
+    ]
+    for (bound, rise, seconds, limit_mb), expected in cases:
+        wait = memory.next_wait(bound, rise, seconds, limit_mb, memory.WATCH_INTERVAL)
+        assert wait == pytest.approx(expected), (bound >> 20, rise >> 20, wait)
+    assert memory.next_wait(500 * mb, 100 * mb, 0.05, 512, 0.001) == 0.001  # never slower than a shorter interval
+
+
 def test_the_cgroup_files_hold_the_limit_without_swap() -> None:
     assert memory.cgroup_limit_files(2, 512) == [("memory.max", str(512 << 20), True), ("memory.swap.max", "0", False)]
     assert memory.cgroup_limit_files(1, 512) == [("memory.limit_in_bytes", str(512 << 20), True),
