@@ -97,7 +97,7 @@ from othello_arena.referee.config import GameConfig
 from othello_arena.referee.launch import run_sandboxed
 
 folder = Path(sys.argv[1])
-code, timed_out = run_sandboxed(f"{sys.executable} kernel.py", folder, folder / "log.txt", 60, GameConfig(memory_mb=256))
+code, timed_out, _ = run_sandboxed(f"{sys.executable} kernel.py", folder, folder / "log.txt", 60, GameConfig(memory_mb=256))
 print(code, timed_out)
 '''
 
