@@ -673,6 +673,12 @@ class ClassStore:
                 replayed.append(int(cursor.lastrowid or 0))
         return replayed
 
+    def games_started_or_queued_since(self, since: str) -> int:
+        """The games started at ``since`` or later, and those queued (to start soon): the ladder's hourly budget."""
+        found = self._row("SELECT COUNT(*) AS n FROM games WHERE started_at >= ? OR status = ?",
+                          since, GameStatus.QUEUED.value)
+        return int(found["n"]) if found else 0
+
 
 class _Transaction:
     """``with store._transaction() as db:`` several statements committed together (or none)."""

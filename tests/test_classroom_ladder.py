@@ -7,6 +7,8 @@ database, as the scheduler would record it, and the next plan is asked for.
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,15 +16,18 @@ import pytest
 from classroom_helpers import make_class
 
 from othello_arena.classroom.grades import grade_sheet, standings
-from othello_arena.classroom.ladder import Ladder, outcome_of, recover
+from othello_arena.classroom.ladder import Ladder, Scheduler, outcome_of, recover
+from othello_arena.classroom.matchmaking import IdleReason
 from othello_arena.classroom.settings import load
-from othello_arena.classroom.store import (Card, ClassStore, GameStatus, NewVersion, PairKind, VersionStatus)
+from othello_arena.classroom.store import Card, ClassStore, GameStatus, NewVersion, PairKind, VersionStatus
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 
 @pytest.fixture()
 def ladder(class_store) -> Ladder:
-    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1))
+    # settle_elo at its top: every standing settles once the first pairs are played (the rules of those here)
+    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1,
+                               settle_elo=2000))
 
 
 def admit(ladder: Ladder, student: str, fingerprint: str) -> int:
@@ -158,3 +163,67 @@ def test_a_pair_is_ladder_games_per_pairing_games_from_one_opening_colours_alter
     planned = ladder.store.pair(pair)
     assert planned is not None and planned.opening  # both read openings: one opening for the four games
     assert {ladder.job(game, remote=True).opening for game in games} == {planned.opening}
+
+
+def play_by_chance(ladder: Ladder, strength: dict[str, float], chance: random.Random) -> None:
+    """Give every queued game a result drawn by Elo's model from ``strength`` (Elo; 1500 by default)."""
+    for game in ladder.store.games(GameStatus.QUEUED):
+        white, black = strength.get(game.white, 1500.0), strength.get(game.black, 1500.0)
+        white_wins = chance.random() < 1.0 / (1.0 + 10.0 ** ((black - white) / 400.0))
+        finish(ladder.store, game.id, GameRecord(white=game.white, black=game.black, result=Result(
+            WHITE if white_wins else BLACK, Termination.NORMAL, *((40, 24) if white_wins else (24, 40)))))
+
+
+def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_a_version_arrives(class_store) -> None:
+    settings, store = class_store(["alice", "bob", "carol"], ["random"], pairs_per_opponent=1, settle_elo=150)
+    ladder = Ladder(settings, store)
+    for student in ("alice", "bob", "carol"):
+        admit(ladder, student, f"{student}-1")
+    chance = random.Random(2026)  # the games' results by chance, always the same draw: no timing, no flakiness
+    strength = {"random": 1000.0, "alice": 1600.0, "bob": 1550.0, "carol": 1450.0}
+    for _ in range(500):  # pairs at most: a ladder that never settles fails here rather than hanging
+        if not plan_all(ladder):
+            break
+        play_by_chance(ladder, strength, chance)
+    assert ladder.plan() is None and ladder.idle is not None and ladder.idle.reason is IdleReason.SETTLED
+    assert ladder.state().startswith("idle: the standings are settled")
+    classmates = [pair for pair in store.pairs() if pair.kind is PairKind.LADDER]
+    meetings = Counter(frozenset((pair.a, pair.b)) for pair in classmates)
+    # past the first pairs (one climb each, each two classmates once): the repeat limit relaxed as needed
+    assert len(classmates) > 3 and max(meetings.values()) > 1, meetings
+    # the k-th meeting of two students plays another opening: two deterministic programs play new games
+    for together in meetings:
+        openings = [pair.opening for pair in classmates if frozenset((pair.a, pair.b)) == together]
+        assert all(openings) and len(set(openings)) == len(openings)
+    # no version starved: each played a fair share of the classmates' games
+    games = Counter(side.label for game in store.finished_games() for side in game.sides)
+    assert min(games[s] for s in ("alice", "bob", "carol")) >= 0.2 * sum(games[s] for s in ("alice", "bob", "carol"))
+    lines, _ = standings(settings, store)
+    assert all(line.rating_error is not None for line in lines)
+    # settled: each interval within 150 Elo either side, or apart from every other's
+    for line in lines:
+        others = [o for o in lines if o.id != line.id]
+        assert line.rating_error <= 150 or all(o.rating + o.rating_error < line.rating - line.rating_error
+                                               or o.rating - o.rating_error > line.rating + line.rating_error
+                                               for o in others)
+    # the scheduler says it once in the server's log, not at every turn of its loop
+    said: list[str] = []
+    scheduler = Scheduler(ladder, LoopbackPool(), log=said.append)
+    scheduler._fill()
+    scheduler._fill()
+    assert said == ["ladder: " + ladder.idle.text()] and "settled" in said[0]
+    # a new version arrives: it climbs, and the ladder plays again (and says so)
+    newer = admit(ladder, "carol", "carol-2")
+    scheduler._fill()
+    assert said[-1].startswith("ladder: playing again")
+    assert [(game.white, game.white_version) for game in store.games(GameStatus.RUNNING)][:1] == [("carol", newer)]
+
+
+class LoopbackPool:
+    """A pool that plays nothing: the scheduler's choices are what is tested (a job submitted stays in flight)."""
+
+    remote = True
+    slots = 1
+
+    def submit(self, job: object) -> object:
+        return job
