@@ -24,10 +24,10 @@ The policy, in the order it is applied:
 
 - then the ladder goes on learning (:func:`learning_pair`): the version
   whose rating is least certain (the widest 95% interval among those not
-  settled) plays the classmate whose interval overlaps its own most:
-  the pair whose order the evidence has not decided, whose result moves the
-  standings most (close ratings also make a game most informative under
-  Elo's model).  ``pairs_per_opponent`` no longer limits it: the k-th
+  settled) plays a classmate whose interval overlaps its own, the one it
+  has met least: a pair whose order the evidence has not decided, whose
+  result can move the standings (close ratings also make a game most
+  informative under Elo's model).  ``pairs_per_opponent`` no longer limits it: the k-th
   meeting of two students plays another opening, so even two deterministic
   programs play new games.  These pairs stay within the hour's budget
   (``[ladder] games_per_hour``); the first pairs never wait for it, a new
@@ -204,7 +204,7 @@ def decide(snapshot: Snapshot) -> Union[PairPlan, Idle]:
                     settle_elo=snapshot.policy.settle_elo)
     if snapshot.budget is not None and snapshot.budget < snapshot.policy.games_per_pairing:
         return Idle(IdleReason.BUDGET, games_per_hour=snapshot.policy.games_per_hour)
-    chosen, opponent = learning_pair(unsettled, snapshot.current, played)
+    chosen, opponent = learning_pair(unsettled, snapshot.current, snapshot.pairs, played)
     return plan(chosen, opponent.side, opponent.openings, snapshot)
 
 
@@ -228,28 +228,35 @@ def settled(entrant: Entrant, current: Sequence[Entrant], settle_elo: float) -> 
                    for other in current if other.student != entrant.student)
 
 
-def learning_pair(unsettled: Sequence[Entrant], current: Sequence[Entrant],
+def learning_pair(unsettled: Sequence[Entrant], current: Sequence[Entrant], pairs: Sequence[PastPair],
                   played: dict[int, int]) -> tuple[Entrant, Entrant]:
-    """After the first pairs: the least certain free version and the classmate whose interval overlaps its own most.
+    """After the first pairs: the least certain free version, and a classmate whose order against it is undecided.
 
-    The least certain of ``unsettled`` (the free versions wider than
-    ``settle_elo``) is the one with the widest interval (ties: the fewest
-    pairs, then the oldest): as it plays its interval narrows, so the next
-    pair goes to another and no version is starved.  Its opponent, among
-    every classmate's current version, is the one whose interval overlaps
-    its own most in Elo (where none overlaps, the smallest gap between them:
-    the nearest), ties the one with the fewest pairs, then the oldest.
-    ``current`` holds a version of another student than each of ``unsettled``.
+    The least certain of ``unsettled`` (the free versions not settled) is
+    the one with the widest interval (ties: the fewest pairs, then the
+    oldest): as it plays its interval narrows, so the next pair goes to
+    another and no version is starved.  Its opponent is a classmate whose
+    interval overlaps its own (an unrated one overlaps it whole): the one it
+    has met least, so that its games tie it to the whole class rather than
+    to one rival (a rating is only as sure as its opponents'), then the one
+    overlapping it most, the nearest in rating, the one with the fewest
+    pairs, the oldest.  ``current`` holds a version of another student than
+    each of ``unsettled`` whose interval overlaps it (else it is settled).
     """
     widest = min(unsettled, key=lambda e: (-e.error, played[e.version], e.version))
 
     def overlap(other: Entrant) -> float:
-        if math.isinf(widest.error) or math.isinf(other.error):
-            return -abs(widest.rating - other.rating)  # nothing known of one: the nearest rating
+        if math.isinf(widest.error) and math.isinf(other.error):
+            return math.inf  # two unrated versions: nothing known, the nearest rating decides below
         return min(widest.high, other.high) - max(widest.low, other.low)
 
+    def met(other: Entrant) -> float:
+        together = sum(1 for pair in pairs if {pair.a, pair.b} == {widest.student, other.student})
+        return together if overlap(other) > 0 else math.inf
+
     classmates = [other for other in current if other.student != widest.student]
-    opponent = min(classmates, key=lambda o: (-overlap(o), played[o.version], o.version))
+    opponent = min(classmates, key=lambda o: (met(o), -overlap(o), abs(o.rating - widest.rating), played[o.version],
+                                              o.version))
     return widest, opponent
 
 
