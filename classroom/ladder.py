@@ -155,7 +155,7 @@ class Ladder:
         counts = self.store.game_counts()
         running, queued = counts.get(GameStatus.RUNNING, 0), counts.get(GameStatus.QUEUED, 0)
         if running or queued:
-            return f"playing: {running} games running, {queued} queued"
+            return f"playing: {running} game{'s' * (running != 1)} running, {queued} queued"
         decided = decide(self.snapshot())
         return decided.text() if isinstance(decided, Idle) else "playing: the next pair is being planned"
 

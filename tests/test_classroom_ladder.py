@@ -18,6 +18,7 @@ from classroom_helpers import make_class
 from othello_arena.classroom.grades import grade_sheet, standings
 from othello_arena.classroom.ladder import Ladder, Scheduler, outcome_of, recover
 from othello_arena.classroom.matchmaking import IdleReason
+from othello_arena.classroom.service import class_json, class_view
 from othello_arena.classroom.settings import load
 from othello_arena.classroom.store import Card, ClassStore, GameStatus, NewVersion, PairKind, VersionStatus
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
@@ -187,6 +188,8 @@ def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_
         play_by_chance(ladder, strength, chance)
     assert ladder.plan() is None and ladder.idle is not None and ladder.idle.reason is IdleReason.SETTLED
     assert ladder.state().startswith("idle: the standings are settled")
+    view = class_view(settings, store)  # the instructor's dashboard says it (and the API's class view)
+    assert view.ladder == ladder.state() and class_json(view)["ladder"] == view.ladder
     classmates = [pair for pair in store.pairs() if pair.kind is PairKind.LADDER]
     meetings = Counter(frozenset((pair.a, pair.b)) for pair in classmates)
     # past the first pairs (one climb each, each two classmates once): the repeat limit relaxed as needed
@@ -215,7 +218,8 @@ def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_
     # a new version arrives: it climbs, and the ladder plays again (and says so)
     newer = admit(ladder, "carol", "carol-2")
     scheduler._fill()
-    assert said[-1].startswith("ladder: playing again")
+    assert said[-1].startswith("ladder: playing again") and len(said) == 2
+    assert class_view(settings, store).ladder == "playing: 1 game running, 1 queued"
     assert [(game.white, game.white_version) for game in store.games(GameStatus.RUNNING)][:1] == [("carol", newer)]
 
 
