@@ -231,3 +231,33 @@ class LoopbackPool:
 
     def submit(self, job: object) -> object:
         return job
+
+
+def test_the_same_program_sent_with_a_tidier_command_is_the_same_version_its_games_go_on(class_store) -> None:
+    from othello_arena.classroom.admission import submit
+
+    settings, store = class_store(["alice", "bob"], ["random"], settle_elo=2000)
+    files = [("agent.py", b"print('my agent')\n"), ("lib/helper.py", b"DEPTH = 3\n")]
+    first, new = submit(settings, store, "alice", files, "openings:python3   'agent.py'  {name}", "")
+    assert new
+    store.decide(Card("alice", first.id, first.fingerprint, VersionStatus.ADMITTED, ""))
+    admit_version(store, "bob", "b1")
+    ladder = Ladder(settings, store)
+    while plan_all(ladder):  # alice climbs and meets bob: she has games and a rating
+        play_planned(ladder, {"alice": 0.6, "bob": 0.4})
+    before, _ = standings(settings, store)
+    alice = next(line for line in before if line.id == "alice")
+    assert alice.version == first.id and alice.games > 0 and alice.rating is not None
+    # the same files with the command spaced and quoted otherwise: the very same process, the very same version
+    again, new = submit(settings, store, "alice", files, "openings:python3 agent.py {name}", "")
+    assert (again.id, new) == (first.id, False) and again.command == first.command
+    assert [path.name for path in (settings.folder / "submissions" / "alice").iterdir()] == [first.fingerprint]
+    after, _ = standings(settings, store)
+    assert next(line for line in after if line.id == "alice") == alice  # its games, rating and rank go on
+    assert ladder.plan() is None  # and nothing starts from nothing: no new climb
+    # another program: other command words (argv[0] differs), another build line, other files
+    for command, build, changed in (("openings:python3 ./agent.py {name}", "", files),
+                                    ("openings:python3 agent.py {name}", "true", files),
+                                    ("openings:python3 agent.py {name}", "", files[:1])):
+        version, new = submit(settings, store, "alice", changed, command, build)
+        assert new and version.id != first.id and version.program != first.program, (command, build)

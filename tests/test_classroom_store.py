@@ -114,10 +114,10 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
     db.close()
     assert {table: rows for table, rows in after.items() if table != "versions"} == \
         {table: rows for table, rows in before.items() if table != "versions"}
-    clock = columns.index("reads_clock")
-    assert [row[:clock] + row[clock + 1:] for row in after["versions"]] == \
+    clock, program = columns.index("reads_clock"), columns.index("program")  # program: added last, by schema 3
+    assert [row[:clock] + row[clock + 1:program] + row[program + 1:] for row in after["versions"]] == \
         [row[:clock] + row[clock + 1:] if schema is OLD_SCHEMA else row for row in before["versions"]]
-    assert all(row[clock] == 0 for row in after["versions"])
+    assert all(row[clock] == 0 and row[program] == "" for row in after["versions"])
     ClassStore(path).close()
     db = sqlite3.connect(path)
     assert sorted(db.execute("SELECT * FROM games")) == after["games"]
