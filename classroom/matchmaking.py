@@ -204,8 +204,8 @@ def decide(snapshot: Snapshot) -> Union[PairPlan, Idle]:
                     settle_elo=snapshot.policy.settle_elo)
     if snapshot.budget is not None and snapshot.budget < snapshot.policy.games_per_pairing:
         return Idle(IdleReason.BUDGET, games_per_hour=snapshot.policy.games_per_hour)
-    chosen, opponent = learning_pair(unsettled, snapshot.current, snapshot.pairs, played)
-    return plan(chosen, opponent.side, opponent.openings, snapshot)
+    chosen, rival = learning_pair(unsettled, snapshot.current, snapshot.pairs, played)
+    return plan(chosen, rival.side, rival.openings, snapshot)
 
 
 def next_pair(snapshot: Snapshot) -> Optional[PairPlan]:
