@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -261,3 +262,22 @@ def test_the_same_program_sent_with_a_tidier_command_is_the_same_version_its_gam
                                     ("openings:python3 agent.py {name}", "", files[:1])):
         version, new = submit(settings, store, "alice", changed, command, build)
         assert new and version.id != first.id and version.program != first.program, (command, build)
+
+
+def test_the_learning_pairs_keep_within_the_hours_budget_the_first_pairs_never_wait(class_store) -> None:
+    settings, store = class_store(["alice", "bob"], ["random"], pairs_per_opponent=1, games_per_hour=4)
+    ladder = Ladder(settings, store)
+    admit(ladder, "alice", "a1")
+    admit(ladder, "bob", "b1")
+    for _ in range(3):  # the climbs (4 games), then alice against bob: 6 games, past the budget of 4
+        plan_all(ladder)
+        play_planned(ladder, {"alice": 0.6, "bob": 0.5})
+    assert len(store.games(GameStatus.FINISHED)) == 6 and store.pairs()[-1].kind is PairKind.LADDER
+    assert ladder.plan() is None and ladder.idle is not None and ladder.idle.reason is IdleReason.BUDGET
+    assert ladder.state() == "waiting: this hour's budget of 4 games is spent ([ladder] games_per_hour)"
+    # an hour later (the games' start moved back, as the clock would): the ladder learns on
+    db = sqlite3.connect(settings.database)
+    db.execute("UPDATE games SET started_at = '2000-01-01T00:00:00+00:00'")
+    db.commit()
+    db.close()
+    assert ladder.plan() is not None and store.pairs()[-1].kind is PairKind.LADDER
