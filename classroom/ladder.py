@@ -268,7 +268,7 @@ class Scheduler(threading.Thread):
                     self._say_idle()
                     return
                 if self.said in (IdleReason.SETTLED, IdleReason.ALONE):
-                    self.log("ladder: playing again (a version arrived or a standing moved)")
+                    self.log("ladder: playing again (the class's versions changed)")
                     self.said = None
                 continue
             try:
