@@ -212,7 +212,7 @@ def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_
                                                for o in others)
     # the scheduler says it once in the server's log, not at every turn of its loop
     said: list[str] = []
-    scheduler = Scheduler(ladder, LoopbackPool(), log=said.append)
+    scheduler = Scheduler(ladder, HeldPool(), log=said.append)
     scheduler._fill()
     scheduler._fill()
     assert said == ["ladder: " + ladder.idle.text()] and "settled" in said[0]
@@ -224,8 +224,8 @@ def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_
     assert [(game.white, game.white_version) for game in store.games(GameStatus.RUNNING)][:1] == [("carol", newer)]
 
 
-class LoopbackPool:
-    """A pool that plays nothing: the scheduler's choices are what is tested (a job submitted stays in flight)."""
+class HeldPool:
+    """A pool that holds the jobs it is given and plays none: what the scheduler chose is what is tested."""
 
     remote = True
     slots = 1

@@ -130,8 +130,9 @@ def rated(entrant: Entrant, rating: float, error: float) -> Entrant:
     return Entrant(entrant.version, entrant.student, entrant.fingerprint, entrant.openings, rating, error)
 
 
-FIRST_DONE = (PastPair("alice", 1, "bob", 2, 1.0), PastPair("alice", 1, "carol", 3, 1.0),
-              PastPair("bob", 2, "carol", 3, 1.0))  # each two classmates once: the first pairs are played
+FIRST_DONE = (*climbed(1, "alice", 0.0), *climbed(2, "bob", 0.0), *climbed(3, "carol", 0.0),  # the climbs ended
+              PastPair("alice", 1, "bob", 2, 1.0), PastPair("alice", 1, "carol", 3, 1.0),
+              PastPair("bob", 2, "carol", 3, 1.0))  # and each two classmates met once: the first pairs are played
 WIDE = (rated(ALICE, 1500, 120), rated(BOB, 1450, 80), rated(CAROL, 1550, 40))  # alice's overlaps bob's most
 NARROW = (rated(ALICE, 1500, 40), rated(BOB, 1450, 30), rated(CAROL, 1550, 45))
 APART = (rated(ALICE, 1500, 90), rated(BOB, 1200, 90), rated(CAROL, 1800, 90))  # wide, but no interval overlaps
@@ -146,7 +147,7 @@ APART = (rated(ALICE, 1500, 90), rated(BOB, 1200, 90), rated(CAROL, 1800, 90))  
     (APART, FIRST_DONE, None, IdleReason.SETTLED),  # wide, but the evidence has placed everyone: nothing to learn
     (WIDE, FIRST_DONE, 1, IdleReason.BUDGET),  # a pair is two games: one left this hour is not enough
     (WIDE, FIRST_DONE, 2, ("alice", "bob")),
-    (WIDE, (), 0, ("alice", "bob")),  # the first pairs never wait for the budget (here: bob, the nearest)
+    (WIDE, FIRST_DONE[:3], 0, ("alice", "bob")),  # the first pairs never wait for the budget (here: meeting bob)
     (WIDE, (*FIRST_DONE, PastPair("alice", 1, "x", None, open=1)), None, ("bob", "alice")),  # alice busy: bob next,
     # and alice, busy or not, is still the classmate it overlaps most
     ((rated(ALICE, 1500, 40), rated(BOB, 1450, 80), rated(CAROL, 1550, 30)), (*FIRST_DONE,
@@ -156,8 +157,8 @@ APART = (rated(ALICE, 1500, 90), rated(BOB, 1200, 90), rated(CAROL, 1800, 90))  
 def test_after_the_first_pairs_the_least_certain_version_plays_or_the_ladder_says_why_not(
         current: tuple[Entrant, ...], pairs: tuple[PastPair, ...], budget: Optional[int],
         expected: Union[IdleReason, tuple[str, str]]) -> None:
-    decided = decide(Snapshot(current, pairs, REFERENCES if current[:1] == (ALICE,) else (), Policy("c", pairs_per_opponent=1,
-                                                                                       games_per_hour=10), (), budget))
+    policy = Policy("c", pairs_per_opponent=1, games_per_hour=10)
+    decided = decide(Snapshot(current, pairs, REFERENCES, policy, (), budget))
     if isinstance(expected, IdleReason):
         assert isinstance(decided, Idle) and decided.reason is expected
     else:
