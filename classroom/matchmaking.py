@@ -149,7 +149,7 @@ class IdleReason(StrEnum):
     NOBODY = "nobody"  # no admitted version yet
     PLAYING = "playing"  # every version that has a pair to play is playing one: its result comes first
     ALONE = "alone"  # one student's version only: nobody to play once the climb is over
-    SETTLED = "settled"  # every interval within settle_elo
+    SETTLED = "settled"  # every standing settled (settled(): its interval narrow, or apart from the others)
     BUDGET = "budget"  # the hour's games are spent
 
 
