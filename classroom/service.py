@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .admission import public_version
 from .grades import ReferenceLine, StudentLine, standings
-from .ladder import game_summary
+from .ladder import Ladder, game_summary
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Version
 
@@ -86,6 +86,7 @@ class ClassView:
     references: tuple[ReferenceLine, ...]
     games: tuple[Game, ...]  # newest first
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
+    ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
 
 
 Standings = tuple[list[StudentLine], list[ReferenceLine]]  # what :func:`.grades.standings` gives
@@ -157,7 +158,7 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates)
+                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state())
 
 
 # -- as JSON (the API's answers) ------------------------------------------------------
@@ -191,4 +192,5 @@ def class_json(view: ClassView) -> dict[str, Any]:
             "references": [reference.to_dict() for reference in view.references],
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
-                           for line in view.duplicates]}
+                           for line in view.duplicates],
+            "ladder": view.ladder}
