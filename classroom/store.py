@@ -685,6 +685,24 @@ class ClassStore:
                 replayed.append(int(cursor.lastrowid or 0))
         return replayed
 
+    def requeue_game(self, game_id: int, why: str, at_most: int) -> Optional[int]:
+        """Void a running game the server could not keep (``why``) and queue it again under a new id, in one
+        transaction, unless its pair's game was voided ``at_most`` times already; the new id, or ``None``."""
+        with self._transaction() as db:
+            found = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            if found is None:
+                return None
+            game = _game(found)
+            db.execute("UPDATE games SET status = ?, void_reason = ? WHERE id = ?", (GameStatus.VOID.value, why, game.id))
+            voided = db.execute("SELECT COUNT(*) FROM games WHERE pair = ? AND game_index = ? AND status = ?",
+                                (game.pair, game.game_index, GameStatus.VOID.value)).fetchone()[0]
+            if voided > at_most:
+                return None
+            cursor = db.execute(_INSERT_GAME, (game.pair, game.game_index, game.white, game.white_version, game.white_fp,
+                                               game.black, game.black_version, game.black_fp, game.seed,
+                                               GameStatus.QUEUED.value, now()))
+            return int(cursor.lastrowid or 0)
+
     def games_started_or_queued_since(self, since: str) -> int:
         """The games started at ``since`` or later, and those queued (to start soon): the ladder's hourly budget."""
         found = self._row("SELECT COUNT(*) AS n FROM games WHERE started_at >= ? OR status = ?",
