@@ -92,7 +92,7 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
         alice, bob = store.versions()
         assert alice.status is VersionStatus.ADMITTED and alice.openings and not alice.reads_clock
         assert alice.files == (("a.py", 12),) and alice.bytes == 12
-        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "build_status": None}
+        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "build_status": None, "error": ""}
         assert alice.card.items[0].status is None  # UNTESTED stays so
         assert bob.status is VersionStatus.CHECKING and bob.card is None and bob.reads_clock is False
         assert [v.id for v in store.current_versions()] == [alice.id]
