@@ -177,7 +177,7 @@ class ClassApi:
         row = self.owned_version(request, "another student's version: only its owner and the instructor see it")
         if isinstance(row, Response):
             return row
-        data = public_version(row)
+        data = public_version(row, verdicts=self.store.verdicts(row.id))
         data["student"] = row.student
         return JSONResponse(data)
 
