@@ -196,3 +196,96 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
         assert "Your space on the server: 0.0 MB of 500.0 MB used" in student.inner_text("#space")
         student.context.close()
         assert get_json(base, f"/api/versions/{alice}", tokens["alice"])["status"] == "admitted"
+
+
+# -- the whole story: real submissions, the ladder, the admission worker, copies ---------------------------
+
+WRAPPER = '''
+{comment}
+import os
+import runpy
+import sys
+
+sys.argv = ["starter.py", *sys.argv[1:], "--depth", "2"]
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "starter.py"), run_name="__main__")
+'''
+
+
+def games_of(base: str, token: str) -> list[dict[str, Any]]:
+    return list(get_json(base, "/api/class", token)["games"])
+
+
+@pytest.mark.slow
+def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp_path: Path) -> None:
+    from test_classroom_server import send_files
+    from test_classroom_similarity import MOBILITY, MOBILITY_RENAMED
+
+    examples = Path(__file__).resolve().parent.parent / "agents" / "examples"
+    starter = (examples / "starter.py").read_bytes()
+    folder = tmp_path / "class"
+    tokens = make_class(folder, ["alice", "carol", "dave"], ["random"], time=0.25, pairs_per_opponent=50)
+    alice_code = MOBILITY + WRAPPER.format(comment="# alice: the starter at depth 2, my evaluation beside it")
+    # carol sends alice's program: the file renamed, every name and comment changed
+    carol_code = MOBILITY_RENAMED + WRAPPER.format(comment="# carol's own player (depth two)")
+    with serving(folder, "-j", "1") as server:
+        base = server.base
+        sent = {}
+        for who, files, command in (
+                ("alice", [("agent.py", alice_code.encode()), ("starter.py", starter)], "openings:python3 agent.py {name}"),
+                ("carol", [("player.py", carol_code.encode()), ("starter.py", starter)], "openings:python3 player.py {name}"),
+                ("dave", [("starter.py", starter)], "openings:python3 starter.py {name} --depth 1")):
+            status, version = send_files(base, tokens[who], files, command)
+            assert status == 201, version
+            sent[who] = version["version"]
+        for who, version in sent.items():
+            card = wait_for(lambda: (lambda v: v if v["status"] != "checking" else None)(
+                get_json(base, f"/api/versions/{version}", tokens[who])), 600, f"{who}'s card")
+            assert card["status"] == "admitted", card
+
+        # the copy: named on the dashboard with the similarity in words, side by side for the instructor alone
+        status, text = page(base, "/", tokens["instructor"])
+        assert status == 200 and 'data-pair="alice carol"' in text, text
+        pairs = get_json(base, "/api/class", tokens["instructor"])["copies"]
+        assert [(p["a"], p["b"]) for p in pairs] == [("alice", "carol")] and pairs[0]["similarity"] > 0.6
+        assert f"of alice&#39;s code (version {sent['alice']}) is in carol&#39;s (version {sent['carol']})" in text
+        side = f"/copies/{sent['alice']}/{sent['carol']}"
+        assert f'href="{side}"' in text
+        status, text = page(base, side, tokens["instructor"])
+        assert status == 200 and "<mark>" in text and "player.py" in text and "agent.py" in text
+        for who in ("alice", "carol"):
+            assert page(base, side, tokens[who])[0] == 403
+            assert "data-pair" not in page(base, "/", tokens[who])[1]
+            assert "copies" not in get_json(base, "/api/standings", tokens[who])
+
+        # alice plays; rejected by hand from the command line, her version stops at once
+        wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if sent["alice"] in
+                          (g["white_version"], g["black_version"]) and g["status"] == "finished"], 600, "alice's games")
+        done = run_cli("reject", str(folder), "alice", str(sent["alice"]), "--reason", "a copy of carol's")
+        assert done.returncode == 0 and "no longer plays" in done.stdout, done.stderr
+        mark = max(g["id"] for g in games_of(base, tokens["instructor"]))
+        # the class plays on (carol and dave), never alice's rejected version
+        wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark and g["status"] == "finished"],
+                 600, "a game after the rejection")
+        later = [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark]
+        assert later and not [g for g in later if sent["alice"] in (g["white_version"], g["black_version"])]
+        assert not [g for g in games_of(base, tokens["instructor"]) if g["status"] == "queued"
+                    and sent["alice"] in (g["white_version"], g["black_version"])]
+
+        # admitted again over the API: she plays again
+        status, answer, _ = call(base, f"/api/versions/{sent['alice']}/verdict", tokens["instructor"],
+                                 json.dumps({"action": "admit", "reason": "carol copied her"}).encode(),
+                                 "application/json")
+        assert status == 200 and "is admitted and plays" in json.loads(answer)["outcome"]
+        mark = max(g["id"] for g in games_of(base, tokens["instructor"]))
+        wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark and g["status"] == "finished"
+                          and sent["alice"] in (g["white_version"], g["black_version"])], 600, "alice playing again")
+
+        # re-checked from the command line: the admission worker takes it and a new card comes
+        done = run_cli("recheck", str(folder), "alice", str(sent["alice"]), "--reason", "the check was updated")
+        assert done.returncode == 0 and "waits for the admission worker" in done.stdout, done.stderr
+        card = wait_for(lambda: (lambda v: v if v["status"] != "checking" else None)(
+            get_json(base, f"/api/versions/{sent['alice']}", tokens["alice"])), 600, "alice's new card")
+        assert card["status"] == "admitted" and card["card"]["items"], card
+        assert [v["action"] for v in card["verdicts"]] == ["reject", "admit", "recheck"]
+        status, text = page(base, "/", tokens["alice"])
+        assert "rejected by the instructor: a copy of carol&#39;s" in text and "admitted by the instructor: carol copied her" in text
