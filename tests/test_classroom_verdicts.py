@@ -289,3 +289,38 @@ def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp
         assert [v["action"] for v in card["verdicts"]] == ["reject", "admit", "recheck"]
         status, text = page(base, "/", tokens["alice"])
         assert "rejected by the instructor: a copy of carol&#39;s" in text and "admitted by the instructor: carol copied her" in text
+
+
+def test_a_version_the_check_rejected_is_built_again_when_the_instructor_admits_it(class_store) -> None:
+    """Its build folder was removed with the rejection: admitted by hand, the worker builds it again before it plays."""
+    from othello_arena.classroom.admission import instructor_verdict
+
+    settings, store = class_store(["alice"], [])
+    folder = settings.folder
+    version, _ = submit(settings, store, "alice", [("agent.py", b"import sys\nsys.exit(3)\n")],
+                        "python3 built.py {name}", "cp agent.py built.py")
+    built = folder / "builds" / "alice" / version.fingerprint
+
+    def decided() -> Any:
+        row = store.version(version.id)
+        return row if row is not None and row.status is not VersionStatus.CHECKING else None
+
+    worker = AdmissionWorker(settings, store)
+    worker.start()
+    try:
+        rejected = wait_for(decided, 300, "the check's card")
+        assert rejected.status is VersionStatus.REJECTED and rejected.reason.startswith("the check failed")
+        assert not built.exists()
+        verdict = instructor_verdict(settings, store, "alice", version.id, VerdictAction.ADMIT, "I read it", "me")
+        row = store.version(version.id)
+        assert row is not None and row.status is VersionStatus.CHECKING and row.reason.endswith("being built again first")
+        assert store.current_versions() == []  # it plays only once built
+        worker.wake.set()
+        admitted = wait_for(decided, 300, "the build made again")
+    finally:
+        worker.stop()
+        worker.join(timeout=60)
+    assert admitted.status is VersionStatus.ADMITTED and admitted.reason == verdict.text
+    assert (built / "built.py").exists() and store.current_versions()[0].id == version.id
+    # the card keeps the check's evidence the instructor overruled, and the new build's log
+    assert admitted.card is not None and admitted.card.check == rejected.card.check and admitted.card.build_status == "ok"
