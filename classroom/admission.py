@@ -275,6 +275,7 @@ class AdmissionWorker(threading.Thread):
         self.wake.set()
 
     def run(self) -> None:
+        self.discard_rejected_builds()
         while not self.stopping.is_set():
             waiting = self.store.next_to_check()
             if waiting is None:
@@ -297,6 +298,17 @@ class AdmissionWorker(threading.Thread):
             if card.status is VersionStatus.REJECTED:
                 discard_build(self.settings, waiting)
             self.on_decided()
+
+    def discard_rejected_builds(self) -> None:
+        """The build folders of versions the check rejected (a class folder from before they were removed).
+
+        A version the instructor rejected by hand keeps its build: admitted
+        again, it plays at once.
+        """
+        by_hand = {verdict.version: verdict.action for verdict in self.store.verdicts()}
+        for version in self.store.versions():
+            if version.status is VersionStatus.REJECTED and by_hand.get(version.id) is not VerdictAction.REJECT:
+                discard_build(self.settings, version)
 
     def refresh_copies(self) -> None:
         """Compare the admitted versions again if they changed (here, not in a page's request: it may take seconds)."""

@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .admission import space_line
 from .app import VERDICT_BODY, ClassApi, Refusal, TooLarge, read_capped
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
@@ -87,7 +88,8 @@ class ClassPages:
                 "class_games": [game for game in others if game.id not in mine][:CLASS_GAMES_SHOWN],
                 "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
                                                    "per_hour": settings.admission.submissions_per_hour},
-                "space": me.space}
+                # walked on the page alone (not in the view every event stream builds each 2 s)
+                "space": space_line(settings, person)}
 
     async def dashboard(self, request: Request, verdict_error: str = "", status: int = 200) -> Response:
         data = await anyio.to_thread.run_sync(class_view, self.api.settings, self.api.store, DASHBOARD_GAMES_SHOWN)

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .admission import public_version, space_line
+from .admission import public_version
 from .copies import CopyPair, copy_pairs
 from .grades import ReferenceLine, StudentLine, standings
 from .ladder import game_summary
@@ -49,7 +49,6 @@ class StudentView:
     standing: Optional[StudentLine]
     time: TimeRule
     verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's, by version
-    space: str = ""  # how much of their space on the server the student's files take
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str) -> Stu
     lines, _ = standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
     return StudentView(student, tuple(store.versions(person)), tuple(store.games_of_student(person, latest=MY_GAMES)),
-                       mine, TimeRule.of(settings), verdicts_by_version(store, person), space_line(settings, person))
+                       mine, TimeRule.of(settings), verdicts_by_version(store, person))
 
 
 def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:

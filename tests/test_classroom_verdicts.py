@@ -106,10 +106,11 @@ def test_a_link_loop_is_a_rejection_a_rejected_build_is_removed_and_a_student_ha
     submit(settings, store, "mallory", [("c.py", b"#" * 600_000)], "python3 c.py {name}", "")  # her own share
 
 
+@pytest.mark.slow
 def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F811
     folder = tmp_path / "class"
     tokens = make_class(folder, ["alice", "bob"], [])
-    alice = add_version(folder, "alice", "rejected", {"status": "rejected", "reason": "the check failed: passes"})
+    alice = add_version(folder, "alice", "admitted", {"status": "admitted", "reason": ""})
     (folder / "builds" / "alice" / "alice-fingerprint").mkdir(parents=True)
     # bob's cards: one from an older server with no items (a server fault), and one that cannot be read at all
     bob = add_version(folder, "bob", "rejected", {"student": "bob", "status": "rejected",
@@ -118,8 +119,12 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
     db.execute("UPDATE versions SET card = ? WHERE id = ?", (json.dumps({"status": "lost", "items": 3}), bob))
     db.commit()
     db.close()
+    (folder / "builds" / "bob" / "bob-fingerprint" / "junk").mkdir(parents=True)  # left by a server before the fix
     with serving(folder, "-j", "1") as server:
         base = server.base
+        wait_for(lambda: not (folder / "builds" / "bob").exists() or not any((folder / "builds" / "bob").iterdir()),
+                 60, "the rejected version's build removed at start")
+        assert (folder / "builds" / "alice" / "alice-fingerprint").is_dir()  # an admitted version's is kept
         # a bad card is an error line: every page answers
         for who in ("instructor", "bob"):
             status, text = page(base, "/", tokens[who])
@@ -134,12 +139,14 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
             done = run_cli("admit", *args)
             assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
         assert run_cli("admit", str(folder), "alice", str(alice)).returncode == 2  # --reason is required
-        done = run_cli("admit", str(folder), "alice", str(alice), "--reason", "passes when it must: I ran it myself")
-        assert done.returncode == 0 and f"alice's version {alice} is admitted and plays" in done.stdout, done.stderr
+        done = run_cli("reject", str(folder), "alice", str(alice), "--reason", "the same moves as bob's")
+        assert done.returncode == 0 and f"alice's version {alice} is rejected and no longer plays" in done.stdout, \
+            done.stderr
         mine = get_json(base, f"/api/versions/{alice}", tokens["alice"])
-        assert mine["status"] == "admitted"
-        assert mine["reason"] == "admitted by the instructor: passes when it must: I ran it myself"
-        assert [v["action"] for v in mine["verdicts"]] == ["admit"] and "(command line)" in mine["verdicts"][0]["by"]
+        assert mine["status"] == "rejected"
+        assert mine["reason"] == "rejected by the instructor: the same moves as bob's"
+        assert [v["action"] for v in mine["verdicts"]] == ["reject"] and "(command line)" in mine["verdicts"][0]["by"]
+        assert (folder / "builds" / "alice" / "alice-fingerprint").is_dir()  # kept: admitted again, it plays at once
 
         # the API: the instructor's alone, a reason needed, the version named
         def verdict(version: int, token: str, body: dict[str, str]) -> tuple[int, Any]:
@@ -154,9 +161,11 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
         assert status == 404 and "no version '987654'" in data["error"]
         status, data = verdict(alice, tokens["instructor"], {"action": "expel", "reason": "x"})
         assert status == 400 and "one of admit, reject, recheck" in data["error"]
-        status, data = verdict(alice, tokens["instructor"], {"action": "reject", "reason": "the same moves as bob's"})
+        status, data = verdict(alice, tokens["instructor"], {"action": "admit", "reason": "passes when it must"})
+        assert status == 200 and data["status"] == "admitted" and "is admitted and plays" in data["outcome"]
+        assert get_json(base, "/api/me", tokens["alice"])["versions"][0]["status"] == "admitted"
+        status, data = verdict(alice, tokens["instructor"], {"action": "reject", "reason": "the same moves after all"})
         assert status == 200 and data["status"] == "rejected" and "no longer plays" in data["outcome"]
-        assert get_json(base, "/api/me", tokens["alice"])["versions"][0]["status"] == "rejected"
 
         # the dashboard's form, in a browser: admitted again, with the reason on alice's card
         context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -175,7 +184,7 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
         assert "admitted by the instructor: on appeal: <b>bob</b> copied her" in row.inner_text()
         history = teacher.locator(f"#student-alice #version-{alice} ul.verdicts li")
         assert [history.nth(i).get_attribute("data-action") for i in range(history.count())] == \
-            ["admit", "reject", "admit"]
+            ["reject", "admit", "reject", "admit"]
         # without a reason the browser will not send the form; sent anyway, the server refuses it on the page
         status, text = page(base, "/", tokens["instructor"])
         status, answer, _ = call(base, f"/versions/{alice}/verdict", tokens["instructor"], b"action=reject&reason=+",
