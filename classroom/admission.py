@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 from .arena import FAIL, AgentSpec, check_agent, run_build
 from .settings import ClassSettings
-from .store import Card, CardItem, ClassStore, NewVersion, Verdict, VerdictAction, Version, VersionStatus
+from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
                       remove_tree, store_version)
 
@@ -277,11 +277,11 @@ class AdmissionWorker(threading.Thread):
     def run(self) -> None:
         self.discard_rejected_builds()
         while not self.stopping.is_set():
-            waiting = self.store.next_to_check()
+            waiting = self.next_to_check()
             if waiting is None:
                 self.busy.clear()
                 self.refresh_copies()
-                self.wake.wait(5.0)
+                self.wake.wait(1.0 if self.store.next_to_check() else 5.0)
                 self.wake.clear()
                 continue
             self.busy.set()
@@ -298,6 +298,19 @@ class AdmissionWorker(threading.Thread):
             if card.status is VersionStatus.REJECTED:
                 discard_build(self.settings, waiting)
             self.on_decided()
+
+    def next_to_check(self) -> Version | None:
+        """The oldest version waiting for its card that no game is playing.
+
+        A version re-checked by hand may have games in flight, from its
+        build folder, which the check builds anew: it waits for them to end
+        (no new one starts: it is not admitted meanwhile), or they would
+        crash and be counted against it.
+        """
+        playing: set[int] = set()
+        for game in self.store.games(GameStatus.RUNNING):
+            playing.update(v for v in (game.white_version, game.black_version) if v is not None)
+        return next((version for version in self.store.checking_versions() if version.id not in playing), None)
 
     def discard_rejected_builds(self) -> None:
         """The build folders of versions the check rejected (a class folder from before they were removed).

@@ -119,7 +119,8 @@ VERDICTS_TABLE = AddTable((
     " reason TEXT NOT NULL,"
     " by TEXT NOT NULL,"  # who gave it: the dashboard's instructor, or the user at the command line
     " at TEXT NOT NULL,"
-    " was TEXT NOT NULL)",  # the version's status before
+    " was TEXT NOT NULL,"  # the version's status before
+    " card TEXT)",  # the version's card when the verdict was given (a re-check's new card replaces it there)
     "CREATE INDEX IF NOT EXISTS verdicts_version ON verdicts(version)",
 ))
 
@@ -673,23 +674,21 @@ class ClassStore:
                      shown: str) -> Verdict:
         """Keep the instructor's verdict on a version and put it in force, in one transaction.
 
-        The version takes ``status`` with ``shown`` as its reason; a re-check
-        also drops its card (a new one comes).  Unless it is now admitted,
+        The version takes ``status`` with ``shown`` as its reason; its card
+        stays until a re-check's new one comes, and is kept in the verdict's
+        row too (nothing recorded is lost).  Unless it is now admitted,
         its games not started are voided, saying why: a rejected or re-checked
         version stops playing at once.  ``LookupError`` for no such version.
         """
         with self._transaction() as db:
-            found = db.execute("SELECT status FROM versions WHERE id = ?", (version_id,)).fetchone()
+            found = db.execute("SELECT status, card FROM versions WHERE id = ?", (version_id,)).fetchone()
             if found is None:
                 raise LookupError(f"no version {version_id}")
-            cursor = db.execute("INSERT INTO verdicts (version, action, reason, by, at, was) VALUES (?, ?, ?, ?, ?, ?)",
-                                (version_id, action.value, reason, by, now(), found["status"]))
-            if action is VerdictAction.RECHECK:
-                db.execute("UPDATE versions SET status = ?, reason = ?, card = NULL, decided_at = NULL WHERE id = ?",
-                           (status.value, shown, version_id))
-            else:
-                db.execute("UPDATE versions SET status = ?, reason = ?, decided_at = ? WHERE id = ?",
-                           (status.value, shown, now(), version_id))
+            cursor = db.execute("INSERT INTO verdicts (version, action, reason, by, at, was, card) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (version_id, action.value, reason, by, now(), found["status"], found["card"]))
+            db.execute("UPDATE versions SET status = ?, reason = ?, decided_at = ? WHERE id = ?",
+                       (status.value, shown, None if status is VersionStatus.CHECKING else now(), version_id))
             if status is not VersionStatus.ADMITTED:
                 db.execute("UPDATE games SET status = ?, void_reason = ? WHERE status = ? AND "
                            "(white_version = ? OR black_version = ?)",

@@ -63,10 +63,24 @@ def test_a_verdict_by_hand_is_kept_with_its_history_and_stops_the_versions_games
         (VerdictAction.REJECT, "copied from bob", VersionStatus.ADMITTED),
         (VerdictAction.ADMIT, "bob copied her", VersionStatus.REJECTED)]  # the history kept, never overwritten
     assert admitted.id > rejected.id
+    # re-checked while one of its games is in flight (from its build folder, which the check builds anew):
+    # the admission worker leaves it until the game is over
+    running = add_queued_game(folder, "alice", version, "greedy")
+    store.start_game(running)
+    instructor_verdict(settings, store, "alice", version, VerdictAction.RECHECK, "the check was fixed", "me")
+    worker = AdmissionWorker(settings, store)
+    assert store.next_to_check() is not None and worker.next_to_check() is None
+    store.void_game(running, "over")
+    found = worker.next_to_check()
+    assert found is not None and found.id == version
+    assert found.card is not None  # the card stays until the new one comes, and the verdict's row keeps it
+    kept = store.db.execute("SELECT card FROM verdicts WHERE action = 'recheck'").fetchone()[0]
+    assert json.loads(kept)["status"] == "admitted"
     # the database is the migrated one: a new store sees the same history
     again = ClassStore(settings.database)
     try:
-        assert [v.action for v in again.verdicts()] == [VerdictAction.REJECT, VerdictAction.ADMIT]
+        assert [v.action for v in again.verdicts()] == [VerdictAction.REJECT, VerdictAction.ADMIT,
+                                                        VerdictAction.RECHECK]
         assert again.schema_version() == 3
     finally:
         again.close()
