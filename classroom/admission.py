@@ -41,7 +41,7 @@ from .arena import FAIL, AgentSpec, check_agent, run_build
 from .settings import ClassSettings
 from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
-                      remove_tree, store_version)
+                      program_fingerprint, remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
@@ -73,8 +73,9 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
            command: str, build: str) -> tuple[Version, bool]:
     """Store a version of ``student``; return its row and whether it is new (the same files sent again is not).
 
-    The same files sent again after a card that was the server's fault are
-    checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
+    The same files sent again, or the same program (only the command's spacing or quoting changed:
+    :func:`program_fingerprint`), are the version already stored, its games and rating going on; after a card
+    that was the server's fault they are checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
     command, build, openings, reads_clock = parse_command(command, build)
     hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
@@ -89,8 +90,12 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
                         "instructor ([admission] max_student_mb in class.toml)")
     fingerprint, folder = store_version(settings.folder, student, files, command, build)
     listing = tuple((path, size) for path, size in file_list(folder))
-    new = NewVersion(student, fingerprint, command, build, openings, reads_clock, listing)
-    return store.add_version(new, check_again=server_fault)
+    new = NewVersion(student, fingerprint, command, build, openings, reads_clock, listing,
+                     program_fingerprint(folder, command, build, openings, reads_clock))
+    version, is_new = store.add_version(new, check_again=server_fault)
+    if version.fingerprint != fingerprint:  # the same program as a version stored: its files are that version's
+        remove_tree(folder)
+    return version, is_new
 
 
 def student_bytes(settings: ClassSettings, student: str) -> int:

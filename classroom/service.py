@@ -14,7 +14,7 @@ from typing import Any, Optional
 from .admission import public_version
 from .copies import CopyPair, copy_pairs
 from .grades import ReferenceLine, StudentLine, standings
-from .ladder import game_summary
+from .ladder import Ladder, game_summary
 from .settings import ClassSettings
 from .store import ClassStore, Game, GameStatus, Student, Verdict, Version
 
@@ -82,6 +82,7 @@ class ClassView:
     references: tuple[ReferenceLine, ...]
     games: tuple[Game, ...]  # newest first
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
+    ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
     verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's by hand, by version
     copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
 
@@ -109,8 +110,8 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates, verdicts_by_version(store),
-                     copy_pairs(settings, store))
+                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state(),
+                     verdicts_by_version(store), copy_pairs(settings, store))
 
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
@@ -156,4 +157,4 @@ def class_json(view: ClassView) -> dict[str, Any]:
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
                            for line in view.duplicates],
-            "copies": [pair.to_dict() for pair in view.copies]}
+            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies]}

@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS versions (
     reason TEXT NOT NULL DEFAULT '',       -- why rejected, in a line
     card TEXT,                             -- JSON: the admission card
     decided_at TEXT,
+    program TEXT NOT NULL DEFAULT '',      -- the program it runs (uploads.program_fingerprint): '' before schema 3
     UNIQUE (student, fingerprint)
 );
 CREATE TABLE IF NOT EXISTS pairs (
@@ -128,7 +129,8 @@ VERDICTS_TABLE = AddTable((
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "reads_clock", "INTEGER NOT NULL DEFAULT 0"),  # the game clock (a version declares it)
-    VERDICTS_TABLE,
+    AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
+    VERDICTS_TABLE,  # the instructor's verdicts by hand
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -286,6 +288,7 @@ class Version:
     reason: str
     card: Optional[Card]
     decided_at: Optional[str]
+    program: str = ""  # the program it runs: its files, build line and command words ('' if stored before schema 3)
 
 
 @dataclass(frozen=True)
@@ -408,6 +411,7 @@ class NewVersion:
     openings: bool
     reads_clock: bool
     files: tuple[tuple[str, int], ...]
+    program: str = ""  # uploads.program_fingerprint: '' matches no other version
 
     @property
     def bytes(self) -> int:
@@ -482,7 +486,8 @@ def _version(row: sqlite3.Row) -> Version:
     files = tuple((str(path), int(size)) for path, size in _json(row["files"], []))
     return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
                    bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
-                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"])
+                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"],
+                   row["program"])
 
 
 def _verdict(row: sqlite3.Row) -> Verdict:
@@ -642,25 +647,32 @@ class ClassStore:
         """Store a version to be checked; return its row and whether it is to be checked (new, or again).
 
         The same files sent again are the version already stored (``False``),
-        unless ``check_again`` says its verdict is to be given anew: it is then
-        put back to ``checking``.  The look-up and the insert are one
-        transaction: the same version sent twice at once is one.
+        and so is the same program (``new.program``: the same files and build
+        line, a command with the same words, only spaced or quoted otherwise):
+        the referee would start the very same process, so its games and
+        rating go on rather than start from nothing.  Unless ``check_again``
+        says its verdict is to be given anew: it is then put back to
+        ``checking``.  The look-up and the insert are one transaction: the
+        same version sent twice at once is one.
         """
         select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
         with self._transaction() as db:
             found = db.execute(select, (new.student, new.fingerprint)).fetchone()
+            if found is None and new.program:
+                found = db.execute("SELECT * FROM versions WHERE student = ? AND program = ? ORDER BY id LIMIT 1",
+                                   (new.student, new.program)).fetchone()
             if found is not None:
                 existing = _version(found)
                 if not check_again(existing):
                     return existing, False
                 db.execute("UPDATE versions SET status = ?, reason = '', card = NULL WHERE id = ?",
                            (VersionStatus.CHECKING.value, existing.id))
-            else:
-                db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
-                           "bytes, submitted_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (new.student, new.fingerprint, new.command, new.build, int(new.openings),
-                            int(new.reads_clock), json.dumps([list(item) for item in new.files]), new.bytes, now(),
-                            VersionStatus.CHECKING.value))
+                return _version(db.execute("SELECT * FROM versions WHERE id = ?", (existing.id,)).fetchone()), True
+            db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
+                       "bytes, submitted_at, status, program) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (new.student, new.fingerprint, new.command, new.build, int(new.openings),
+                        int(new.reads_clock), json.dumps([list(item) for item in new.files]), new.bytes, now(),
+                        VersionStatus.CHECKING.value, new.program))
             return _version(db.execute(select, (new.student, new.fingerprint)).fetchone()), True
 
     def decide(self, card: Card) -> None:
@@ -799,6 +811,12 @@ class ClassStore:
                                                    game.seed, GameStatus.QUEUED.value, now()))
                 replayed.append(int(cursor.lastrowid or 0))
         return replayed
+
+    def games_started_or_queued_since(self, since: str) -> int:
+        """The games started at ``since`` or later, and those queued (to start soon): the ladder's hourly budget."""
+        found = self._row("SELECT COUNT(*) AS n FROM games WHERE started_at >= ? OR status = ?",
+                          since, GameStatus.QUEUED.value)
+        return int(found["n"]) if found else 0
 
 
 class _Transaction:

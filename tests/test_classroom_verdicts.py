@@ -22,7 +22,7 @@ from test_classroom_server import call, get_json, run_cli, serving, wait_for
 from web_helpers import browser  # noqa: F401 - a fixture
 
 from othello_arena.classroom.admission import AdmissionWorker, OverQuota, submit
-from othello_arena.classroom.store import ClassStore, GameStatus, VerdictAction, VersionStatus
+from othello_arena.classroom.store import SCHEMA_VERSION, ClassStore, GameStatus, VerdictAction, VersionStatus
 
 WAIT_MS = 120_000
 
@@ -81,7 +81,7 @@ def test_a_verdict_by_hand_is_kept_with_its_history_and_stops_the_versions_games
     try:
         assert [v.action for v in again.verdicts()] == [VerdictAction.REJECT, VerdictAction.ADMIT,
                                                         VerdictAction.RECHECK]
-        assert again.schema_version() == 3
+        assert again.schema_version() == SCHEMA_VERSION == 4
     finally:
         again.close()
 

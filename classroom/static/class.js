@@ -69,7 +69,7 @@ const ClassPages = (() => {
         if (!response.ok) throw new Error(data.error || response.statusText);
         $("send-result").textContent = data.new
           ? "Version " + data.version + " (" + data.fingerprint.slice(0, 12) + ") is being built and checked."
-          : "The same files and lines as version " + data.version + ": nothing new.";
+          : "The same program as version " + data.version + " (the same files, build line and command words): it plays on, with its games.";
         $("files").value = "";
         await refresh();
         const sent = document.getElementById("version-" + data.version);
