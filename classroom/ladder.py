@@ -211,6 +211,9 @@ class Ladder:
         self.store.void_game(game_id, why)
 
 
+SERVER_RETRIES = 3  # times a game the server could not keep is queued again
+
+
 def moves_sha256(record: GameRecord) -> str:
     """The game's moves without who played them, hashed: equal for two copies of one program in the same game."""
     return hashlib.sha256(" ".join(str(m.move) for m in record.moves).encode()).hexdigest()
@@ -293,9 +296,13 @@ class Scheduler(threading.Thread):
         game_id = self.running.pop(future)
         try:
             played = future.result()
-        except Exception as exc:  # the game could not be kept (GameFileError, a lost worker): void, said why
-            self.ladder.void(game_id, f"no result: {exc}")
-            self.log(f"ladder: game {game_id} void: {exc}")
+        except Exception as exc:  # the game could not be kept (GameFileError, a lost worker, no descriptors left)
+            # A fault of the server's, never of an agent (an agent's fault is a result): the game is played again,
+            # a few times at most, so that a lasting fault does not spin.  Once, six games voided by
+            # "[Errno 24] Too many open files" were never planned again and their pairs stayed half played.
+            again = self.ladder.store.requeue_game(game_id, f"no result, the server's fault: {exc}", SERVER_RETRIES)
+            self.log(f"ladder: game {game_id} void: {exc}" + (f"; queued again as game {again}" if again
+                                                               else f"; not queued again after {SERVER_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
 

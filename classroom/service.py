@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
 from .admission import public_version
+from .copies import CopyPair, copy_pairs
 from .grades import ReferenceLine, StudentLine, standings
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
-from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Version
+from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version
 
 MY_GAMES = 500  # the newest games of a student's versions that the student's view lists
 CLASS_GAMES = 2000  # the newest games of the class that the instructor's view lists
@@ -53,6 +54,7 @@ class StudentView:
     games: tuple[Game, ...]
     standing: Optional[StudentLine]
     time: TimeRule
+    verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's, by version
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class ClassView:
     games: tuple[Game, ...]  # newest first
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
     ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
+    verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's by hand, by version
+    copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
 
 
 Standings = tuple[list[StudentLine], list[ReferenceLine]]  # what :func:`.grades.standings` gives
@@ -102,7 +106,8 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str,
     lines, _ = ranked or standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
     games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
-    return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings))
+    return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings),
+                       verdicts_by_version(store, person))
 
 
 def listed(game: Game, person: str, folder: Path) -> Game:
@@ -158,7 +163,18 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state())
+                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state(),
+                     verdicts_by_version(store), copy_pairs(settings, store))
+
+
+def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
+    """The instructor's verdicts by hand (on ``student``'s versions), oldest first, by version id."""
+    mine = None if student is None else {version.id for version in store.versions(student)}
+    found: dict[int, list[Verdict]] = {}
+    for verdict in store.verdicts():
+        if mine is None or verdict.version in mine:
+            found.setdefault(verdict.version, []).append(verdict)
+    return {version: tuple(verdicts) for version, verdicts in found.items()}
 
 
 # -- as JSON (the API's answers) ------------------------------------------------------
@@ -166,7 +182,7 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
 
 def student_json(view: StudentView) -> dict[str, Any]:
     return {"id": view.student.id, "name": view.student.name, "instructor": False,
-            "versions": [public_version(version) for version in view.versions],
+            "versions": [public_version(version, verdicts=view.verdicts.get(version.id, ())) for version in view.versions],
             "games": [game_summary(game) for game in view.games],
             "standing": view.standing.to_dict() if view.standing else None, **view.time.to_dict()}
 
@@ -187,10 +203,11 @@ def class_json(view: ClassView) -> dict[str, Any]:
     return {"class": view.class_name, **view.time.to_dict(),
             "deadline": view.deadline.isoformat() if view.deadline else None,
             "students": [{**entry.line.to_dict(), "extra": entry.student.extra,
-                          "versions": [public_version(version) for version in entry.versions]}
+                          "versions": [public_version(version, verdicts=view.verdicts.get(version.id, ()))
+                                       for version in entry.versions]}
                          for entry in view.students],
             "references": [reference.to_dict() for reference in view.references],
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
                            for line in view.duplicates],
-            "ladder": view.ladder}
+            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies]}

@@ -98,6 +98,8 @@ class AdmissionTable:
     max_files: int = key("files in a submission", 200, low=1, high=100_000)
     max_file_bytes: int = key("bytes of one file of a submission", 2_000_000, low=1, high=1 << 30)
     max_depth: int = key("folders inside a submission", 8, low=1, high=64)
+    max_student_mb: int = key("megabytes a student's files may take in the class folder (versions, builds, cards); "
+                              "past it their submissions are refused", 500, low=1, high=1 << 20, unit="MB")
 
 
 @dataclass(frozen=True)

@@ -281,3 +281,34 @@ def test_the_learning_pairs_keep_within_the_hours_budget_the_first_pairs_never_w
     db.commit()
     db.close()
     assert ladder.plan() is not None and store.pairs()[-1].kind is PairKind.LADDER
+
+
+def test_a_game_the_server_could_not_keep_is_queued_again_a_few_times_at_most(ladder: Ladder) -> None:
+    """The referee could not write the game (a fault of the server's, never an agent's): it is played again."""
+    from concurrent.futures import Future
+
+    from othello_arena.classroom.ladder import SERVER_RETRIES, Scheduler
+
+    admit(ladder, "alice", "a1")
+    pair = ladder.plan()
+    said: list[str] = []
+    scheduler = Scheduler(ladder, HeldPool(), log=said.append)  # type: ignore[arg-type]
+    first = ladder.next_queued(set())
+    assert first is not None and first.pair == pair
+    attempts = [first.id]
+    for attempt in range(SERVER_RETRIES + 1):
+        ladder.store.start_game(attempts[-1])
+        failed: Future = Future()
+        failed.set_exception(OSError(24, "Too many open files"))
+        scheduler.running[failed] = attempts[-1]
+        scheduler._finish(failed)
+        voided = ladder.store.game(attempts[-1])
+        assert voided is not None and voided.status is GameStatus.VOID
+        assert voided.void_reason.startswith("no result, the server's fault: [Errno 24] Too many open files")
+        again = [game for game in ladder.store.games(GameStatus.QUEUED) if game.game_index == first.game_index]
+        if attempt < SERVER_RETRIES:
+            assert len(again) == 1 and (again[0].pair, again[0].seed, again[0].white) == (pair, first.seed, first.white)
+            assert said[-1].endswith(f"queued again as game {again[0].id}")
+            attempts.append(again[0].id)
+        else:  # a fault that lasts does not spin: the server says so and stops trying that game
+            assert again == [] and said[-1].endswith(f"not queued again after {SERVER_RETRIES} tries")

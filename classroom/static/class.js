@@ -17,6 +17,9 @@ const ClassPages = (() => {
       for (const part of document.querySelectorAll("[data-refresh][id]")) {
         const next = fresh.getElementById(part.id);
         if (!next) continue;
+        // a form being filled in (the instructor's reason for a verdict) is not wiped: that part waits
+        const typing = document.activeElement;
+        if (typing && part.contains(typing) && typing.matches("input, textarea, select")) continue;
         const open = new Set([...part.querySelectorAll("details[open][id]")].map((d) => d.id));
         const closed = new Set([...part.querySelectorAll("details[id]:not([open])")].map((d) => d.id));
         part.innerHTML = next.innerHTML;
