@@ -145,6 +145,7 @@ class ClassApi:
     def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None]) -> None:
         self.settings, self.store, self.on_submitted = settings, store, on_submitted
         self.streams: dict[str, int] = {}  # the event streams open, by person
+        self.streams_lock = threading.Lock()
         self.live = LiveStandings(settings, store)
         self.final = FinalProcess(settings)
 
@@ -403,9 +404,10 @@ class ClassApi:
         return JSONResponse({"outcome": outcome, **public_version(row, verdicts=self.store.verdicts(version_id))})
 
     def stream_closed(self, person: str) -> None:
-        self.streams[person] -= 1
-        if not self.streams[person]:
-            del self.streams[person]
+        with self.streams_lock:  # (a finalizer may run in whichever thread collects the stream)
+            self.streams[person] -= 1
+            if not self.streams[person]:
+                del self.streams[person]
 
     async def events(self, request: Request) -> Response:
         """``/api/me`` (or the class view, for the instructor) each time it changes: capped per person, in all, in time.
@@ -419,14 +421,15 @@ class ClassApi:
         if person is None:
             return self.unknown()
         retry = {"Retry-After": str(STREAM_RETRY_SECONDS)}
-        if self.streams.get(person, 0) >= STREAMS_PER_PERSON:
-            return JSONResponse({"error": f"{STREAMS_PER_PERSON} event streams of yours are open already: close a page"},
-                                status_code=429, headers=retry)
-        students = sum(count for who, count in self.streams.items() if who != INSTRUCTOR)
-        if person != INSTRUCTOR and students >= MAX_STREAMS:
-            return JSONResponse({"error": "too many open event streams: poll /api/me instead"},
-                                status_code=503, headers=retry)
-        self.streams[person] = self.streams.get(person, 0) + 1
+        with self.streams_lock:
+            if self.streams.get(person, 0) >= STREAMS_PER_PERSON:
+                return JSONResponse({"error": f"{STREAMS_PER_PERSON} event streams of yours are open already: "
+                                              "close a page"}, status_code=429, headers=retry)
+            students = sum(count for who, count in self.streams.items() if who != INSTRUCTOR)
+            if person != INSTRUCTOR and students >= MAX_STREAMS:
+                return JSONResponse({"error": "too many open event streams: poll /api/me instead"},
+                                    status_code=503, headers=retry)
+            self.streams[person] = self.streams.get(person, 0) + 1
 
         def produce(ranked: service.Standings) -> str:
             started = time.thread_time()  # this thread's CPU: not the time it queued for a worker or the GIL
