@@ -20,14 +20,14 @@ from typing import Callable, Optional
 from .admission import AdmissionWorker
 from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, connection_budget, guarded_protocol,
                           raise_descriptor_limit, trusted_networks)
-from .escapes import make_loggers_visible, visible
+from .escapes import make_loggers_visible, make_logs_visible, visible
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
                     kill_orphans, listen, prepare_builtins, require_sandbox)
-from .ladder import Ladder, Scheduler, recover
+from .ladder import Ladder, Scheduler, game_folder, recover
 from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
-from .store import ClassStore
+from .store import ClassStore, GameStatus
 from .uploads import remove_tree
 
 LOCK_FILE = "server.lock"
@@ -100,7 +100,10 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     ended = kill_orphans(settings.folder / "games")
     for leftover in ("checks", "submissions/.incoming"):  # a killed check's games, a half-received upload
         remove_tree(settings.folder / leftover)
+    stopped = store.games(GameStatus.RUNNING)  # voided by recover(): their folders are kept, as the referee left them
     replayed = recover(store, settings)
+    for game in stopped:  # (a game that ended is made so as it is recorded: Ladder.record)
+        make_logs_visible(game_folder(settings, game.id))
     checking = store.checking_versions()
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)

@@ -82,6 +82,24 @@ def add_game_with_record(folder: Path) -> int:
         db.close()
 
 
+def stopped_game(folder: Path) -> Path:
+    """A game the server was playing when it was killed (its row running), its agent's stderr log in its folder."""
+    db = sqlite3.connect(folder / "class.sqlite")
+    try:
+        pair = db.execute("INSERT INTO pairs (a, b, kind, created_at) VALUES ('p00', 'greedy', 'ladder', "
+                          "'2026-01-01T00:00:00+00:00')").lastrowid
+        game = db.execute("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_fp, seed, "
+                          "status, created_at) VALUES (?, 1, 'p00', NULL, 'x', 'greedy', 'y', 1, 'running', "
+                          "'2026-01-01T00:00:00+00:00')", (pair,)).lastrowid
+        db.commit()
+    finally:
+        db.close()
+    log = folder / "games" / f"{game:06d}" / "p00.stderr.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("p00's \x1b]0;pwned\x07 stderr\n", encoding="utf-8")
+    return log
+
+
 # -- no 500 for bad input (item 6) -----------------------------------------------------
 
 
@@ -295,6 +313,7 @@ def test_behind_a_trusted_proxy_each_forwarded_client_is_capped_alone(tmp_path: 
     folder = tmp_path / "class"
     students = [f"p{i:02d}" for i in range(81)]  # 81 x 4 streams: past the class's 320
     tokens = make_class(folder, students, ["greedy"])
+    stopped = stopped_game(folder)
     with_proxy = Server(folder, "-j", "1", "--trusted-proxy", "127.0.0.1")
     held: list[socket.socket] = []
 
@@ -305,6 +324,8 @@ def test_behind_a_trusted_proxy_each_forwarded_client_is_capped_alone(tmp_path: 
 
     try:
         assert any("believed from 127.0.0.1 only" in line for line in with_proxy.lines), with_proxy.lines
+        # (a game the last stop left running is voided at start, its folder kept: its stderr log made visible)
+        assert stopped.read_text(encoding="utf-8") == "p00's \\x1b]0;pwned\\x07 stderr\n"
         # One forwarded client (all its streams through the proxy's one address): 64 at once, then 503.
         heads = [stream(index // 4, "203.0.113.7") for index in range(65)]
         assert [h.split(b"\r\n", 1)[0] for h in heads[:64]] == [b"HTTP/1.1 200 OK"] * 64
