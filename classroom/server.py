@@ -21,7 +21,7 @@ from .admission import AdmissionWorker
 from .connections import ConnectionLimits, QuietLoopErrors, connection_budget, guarded_protocol, raise_descriptor_limit
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
-                    kill_orphans, listen, prepare_builtins, require_sandbox)
+                    kill_orphans, listen, prepare_builtins, require_sandbox, usable_cores)
 from .ladder import Ladder, Scheduler, recover
 from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
@@ -44,6 +44,18 @@ def lock(folder: Path) -> int:
         os.close(descriptor)
         raise ServerError(f"another othello class serve runs on {folder} (it holds {folder / LOCK_FILE})") from None
     return descriptor
+
+
+def admission_cores(pool: Pool) -> Optional[tuple[int, ...]]:
+    """The cores this machine's ladder games leave free (the admission's), ``None`` when they take them all.
+
+    A Dask pool plays elsewhere: every core here is free.
+    """
+    if not isinstance(pool, LocalPool):
+        return tuple(usable_cores())
+    taken = {core for cores in pool.core_sets for core in cores}
+    free = tuple(core for core in usable_cores() if core not in taken)
+    return free or None
 
 
 def make_pool(settings: ClassSettings, slots: Optional[int], dask: Optional[str]) -> Pool:
@@ -97,8 +109,11 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     def say(line: str) -> None:  # the server's own faults, for the instructor's terminal
         print(line, file=sys.stderr, flush=True)
 
-    admission = AdmissionWorker(settings, store, log=say)
-    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
+    # Checks run on the cores the ladder's games leave free, beside them; only where the games take every core
+    # (-j as many as the cores) does a check pause the ladder, or its time limits would be measured on a busy core.
+    free = admission_cores(pool)
+    admission = AdmissionWorker(settings, store, log=say, cpus=free or ())
+    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set if free is None else (lambda: False), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     app = create_app(settings, store, admission.wake.set, loopback)
@@ -122,6 +137,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         echo(f"Listening on {host}, beyond this machine, over TLS: anyone who can reach it sees the login page; "
              "every answer still needs a token.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
+    echo("Admission checks: " + (f"on cpu {','.join(map(str, free))}, beside the ladder's games" if free else
+                                 "the ladder pauses while one runs (its games take every core: -j fewer leaves one)"))
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
