@@ -221,7 +221,7 @@ class ReportCard:
         out += [f"not checked: {what}" for what in self.not_checked]
         if self.kept is not None:
             game, agent, number = self.first_fault or ("gameN", "NAME", "N")
-            where = "where it first failed" if self.first_fault else "at move N"
+            where = "at its first faulty move" if self.first_fault else "at move N"
             out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log, each game in "
                        f"gameN.json: `othello replay {self.kept}/{game}.json --rerun {agent} --at {number}` runs it "
                        f"again {where})")

@@ -24,7 +24,7 @@ TESTS = Path(__file__).resolve().parent
 def rerun_advice(lines: list[str]) -> list[str]:
     """The arguments of the card's `othello replay GAME --rerun NAME --at N`."""
     text = "\n".join(lines)
-    found = re.search(r"`othello replay (\S+) --rerun (\S+) --at (\d+)` runs it again where it first failed", text)
+    found = re.search(r"`othello replay (\S+) --rerun (\S+) --at (\d+)` runs it again at its first faulty move", text)
     assert found is not None, text
     return [found[1], "--rerun", found[2], "--at", found[3]]
 
