@@ -56,6 +56,8 @@ from ..protocol import (
     GameRecord,
     Move,
     MoveRecord,
+    Result,
+    Termination,
     format_colour,
     format_end,
     format_move,
@@ -153,6 +155,8 @@ class ReportCard:
     hints: list[str] = field(default_factory=list)  # each shown once, however many items it explains
     not_checked: list[str] = field(default_factory=list)  # what the card leaves out, and why (after the verdict)
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
+    first_fault: Optional[tuple[str, str, int]] = None  # (game, agent, move number) of the first game lost on a fault
+    first_illegal: str = ""  # "game1 at move 17": the first illegal move, when there is one
 
     def hint(self, text: str) -> None:
         """A hint for the card, said once (the same cause often fails several items)."""
@@ -216,8 +220,11 @@ class ReportCard:
             out += [f"  {item.title}: {item.detail} ({WHY_ADVICE.get(item.key, 'not required')})" for item in advice]
         out += [f"not checked: {what}" for what in self.not_checked]
         if self.kept is not None:
+            game, agent, number = self.first_fault or ("gameN", "NAME", "N")
+            where = "at its first faulty move" if self.first_fault else "at move N"
             out.append(f"the games' files are kept in {self.kept} (each agent's output in gameN.stderr.log, each game in "
-                       f"gameN.json: `othello replay {self.kept}/game1.json --rerun NAME --at N` runs it again there)")
+                       f"gameN.json: `othello replay {self.kept}/{game}.json --rerun {agent} --at {number}` runs it "
+                       f"again {where})")
         return out
 
 
@@ -361,8 +368,10 @@ class ScriptedGame:
     def evidence(self) -> list[str]:
         """Where the game stands (game, move number, the position drawn) and the end of the agent's output."""
         side = f"as {self.colour.full_name}, " if self.colour else ""
-        number = self.plies + 1
-        lines = [f"in {self.directory.name} ({side}{self.board.to_move.full_name} to play move {number}):"]
+        opening = self.record.opening
+        after = f" after the opening {format_opening(opening)}" if opening else ""
+        lines = [f"in {self.directory.name} ({side}{self.board.to_move.full_name} to play move {self.move_number}"
+                 f"{after}):"]
         lines += ["  " + line for line in self.board.draw().rstrip("\n").splitlines()]
         output = self.output_log().rstrip("\n").splitlines()
         if output:
@@ -443,11 +452,11 @@ class ScriptedGame:
                 self.card.seconds_timed += seconds
                 return message, seconds
             if self.process.exited:
-                self.record.fault = FaultyMove(self.board.to_move, None, now - started)
+                self.fault(Termination.CRASH, "exited without a move", FaultyMove(self.board.to_move, None, now - started))
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move"
                                 f"{self.process.memory_note()}")
             if now > deadline:
-                self.record.fault = FaultyMove(self.board.to_move, None, now - started)
+                self.fault(Termination.TIMEOUT, "no move in time", FaultyMove(self.board.to_move, None, now - started))
                 # What the wait was made of: the limit (the time, the grace, a first move's start-up), then the
                 # checker's own watch, to tell a late move from none.
                 waited = f"{now - started:.1f} s: {clock.explain()} allowed, {WATCH_LONGER:g} s more watched"
@@ -459,24 +468,43 @@ class ScriptedGame:
                 raise AgentSilent(f"no move within {waited}{why}")
             self.waker.wait(POLL)
 
+    @property
+    def move_number(self) -> int:
+        """The number of the move to play now, counted as in the record's moves (an opening's moves not counted)."""
+        return len(self.record.moves) + 1
+
+    def fault(self, termination: Termination, detail: str, faulty: FaultyMove) -> None:
+        """The agent lost this game on a fault: kept in the record as the referee keeps one (the fault, the result at
+        its move number), so that `othello replay GAME --rerun NAME --at N` takes the agent back there."""
+        board = self.board
+        self.record.fault = faulty
+        self.record.result = Result(faulty.colour.opponent, termination, board.count(WHITE), board.count(BLACK),
+                                    detail, self.move_number)
+        if self.card.first_fault is None:
+            self.card.first_fault = (self.directory.name, self.spec.label, self.move_number)
+        if termination is Termination.ILLEGAL and not self.card.first_illegal:
+            self.card.first_illegal = f"{self.directory.name} at move {self.move_number}"
+
     def agent_move(self, started: float, colour: Colour) -> Move:
         """Read the agent's move and check it; raise AgentGone on anything wrong."""
         must_pass = self.board.legal_moves() == [Move.pass_(colour)]
         try:
             message, seconds = self.read_move(started)
             if message.move is None:
-                self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
+                self.fault(Termination.MALFORMED, f"malformed NAME.out: {message.error}",
+                           FaultyMove(colour, message.line, seconds, list(message.comments)))
                 raise AgentGone(f"malformed NAME.out: {message.error}")
             why = self.board.why_illegal(message.move)
             if message.move.colour is not colour:
                 why = f"wrong colour {message.move.colour.value}"
             if why is not None:
-                self.record.fault = FaultyMove(colour, message.line, seconds, list(message.comments))
+                self.fault(Termination.ILLEGAL, f"illegal move {message.move.line()}: {why}",
+                           FaultyMove(colour, message.line, seconds, list(message.comments)))
                 raise AgentGone(f"illegal move {message.move.line()}: {why}")
         except (AgentGone, AgentSilent) as exc:
             opening = self.record.opening
             # (a failure at the opening's first move, the agent's or the checker's pass: the opening set it up)
-            place = f" (from the opening {format_opening(opening)})" if opening and self.plies <= len(opening) + 1 else ""
+            place = f" (from the opening {format_opening(opening)})" if opening and self.move_number <= 2 else ""
             if must_pass:
                 self.card["must-pass"].grade(False, f"it had to pass{place}: {exc}", evidence=self.evidence())
             if self.after_pass:
@@ -692,6 +720,7 @@ def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts:
             card.hint(ORIENTATION)
         _grade_speed(card, time_per_move, config.grace)
         _untested_without_a_move(card)
+        _drift_hint(card)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -783,6 +812,15 @@ def _untested_without_a_move(card: ReportCard) -> None:
             item = card.items[key]
             item.status, item.evidence, item.to_test = None, [], ""
             item.detail = "not reached: no move was ever read from it (see starts as White)"
+
+
+def _drift_hint(card: ReportCard) -> None:
+    """Several failures after an illegal move: most likely one cause, the agent's board drifting from the referee's."""
+    failed = [item for item in card.items.values() if item.status == FAIL]
+    if card.first_illegal and len(failed) > 1 and ORIENTATION not in card.hints:  # (upside down: said already)
+        card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
+                  "(a flip missed, a move not played on it); the other failures may follow from it: fix that one "
+                  "first, then check again (`othello replay ... --rerun` below takes it back there)")
 
 
 def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:

@@ -177,13 +177,16 @@ def tail(text: str, lines: int = TAIL_LINES) -> str:
 
 
 def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] = lambda line: None,
-          by_hand: Verdict | None = None) -> Card:
+          by_hand: Verdict | None = None, cpus: tuple[int, ...] = ()) -> Card:
     """Build and check one version; return its card (``status``: admitted or rejected, ``reason``, the evidence).
 
     ``by_hand``: the instructor admitted it and only its build was missing:
     built again (and its links checked), then admitted for the instructor's
     reason, its earlier card's check kept, without checking it again.
+    ``cpus``: the cores its build and check games run on (the ones the
+    ladder's games leave free; ``()``: any).
     """
+    limits = dataclasses.replace(settings.game, cpus=cpus)  # the class's [referee] limits, as in its games
     student, fingerprint = version.student, version.fingerprint
     source = version_folder(settings, student, fingerprint)
     built = version_folder(settings, student, fingerprint, "builds")
@@ -195,7 +198,7 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     make_writable(built)  # the copied files are read-only like the submission's: the build writes beside them
     if version.build:
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
-        result = run_build(student, version.build, str(built), log_path, settings.admission.build_timeout, settings.game)  # the class's [referee] limits, as its games
+        result = run_build(student, version.build, str(built), log_path, settings.admission.build_timeout, limits)
         make_log_visible(log_path)  # the instructor is told to cat it: no terminal escape of the build's acts
         card = dataclasses.replace(card, build_log=tail(_read_text(log_path)), build_status=result.status)
         if not result.ok:
@@ -219,7 +222,7 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     workdir.mkdir(exist_ok=True)
     # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
     report = check_agent(spec, time_per_move=settings.check_seconds, workdir=workdir, log=log, clock=settings.time.clock,
-                         limits=settings.game)  # the class's [referee] limits, as in its games
+                         limits=limits)
     # the card names the folder as the student knows it: {home}, not the server's path
     shown = str(built)
     check = tuple(line.replace(shown, "{home}") for line in report.lines()
@@ -270,9 +273,10 @@ class AdmissionWorker(threading.Thread):
     """Checks the waiting versions one at a time, oldest first, until stopped."""
 
     def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None,
-                 log: Callable[[str], None] = lambda line: None) -> None:
+                 log: Callable[[str], None] = lambda line: None, cpus: tuple[int, ...] = ()) -> None:
         super().__init__(name="admission", daemon=True)
         self.settings, self.store, self.on_decided, self.log = settings, store, on_decided, log
+        self.cpus = cpus  # the cores the ladder's games leave free: checks run there, beside the ladder
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
@@ -293,7 +297,7 @@ class AdmissionWorker(threading.Thread):
                 continue
             self.busy.set()
             try:
-                card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting))
+                card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting), cpus=self.cpus)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
                 self.log(f"admission of version {waiting.id}: " + traceback.format_exc())
                 card = Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED,
@@ -307,7 +311,11 @@ class AdmissionWorker(threading.Thread):
             self.on_decided()
 
     def next_to_check(self) -> Version | None:
-        """The oldest version waiting for its card that no game is playing.
+        """The next version to check: each student in turn, then the oldest; never one a game is playing.
+
+        Turns keep one student's burst of versions from holding everybody
+        else's cards: the student whose last card is the oldest (or who has
+        none) goes first, so a class's students share the admission time.
 
         A version re-checked by hand may have games in flight, from its
         build folder, which the check builds anew: it waits for them to end
@@ -317,7 +325,11 @@ class AdmissionWorker(threading.Thread):
         playing: set[int] = set()
         for game in self.store.games(GameStatus.RUNNING):
             playing.update(v for v in (game.white_version, game.black_version) if v is not None)
-        return next((version for version in self.store.checking_versions() if version.id not in playing), None)
+        waiting = [version for version in self.store.checking_versions() if version.id not in playing]
+        if not waiting:
+            return None
+        last_card = self.store.last_decided_by_student()
+        return min(waiting, key=lambda version: (last_card.get(version.student, ""), version.id))
 
     def discard_rejected_builds(self) -> None:
         """The build folders of versions the check rejected (a class folder from before they were removed).

@@ -14,6 +14,7 @@ from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Move, Result
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
+from ..referee.cores import usable_cores
 from ..referee.clock import FILE_SECONDS, TimeControl, TimeRule, format_clock, parse_clock, time_rule
 from ..referee.fingerprint import fingerprint
 from ..referee.game_pair import nth_opening
@@ -45,6 +46,6 @@ __all__ = [
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
-    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+    "usable_cores", "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "page_templates", "WEB_STATIC",
 ]

@@ -23,7 +23,7 @@ from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, c
 from .escapes import make_loggers_visible, make_logs_visible, visible
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
-                    kill_orphans, listen, prepare_builtins, require_sandbox)
+                    kill_orphans, listen, prepare_builtins, require_sandbox, usable_cores)
 from .ladder import Ladder, Scheduler, game_folder, recover
 from .roster import keep_private, read_instructor_token
 from .settings import ClassSettings, SettingsError, load
@@ -46,6 +46,18 @@ def lock(folder: Path) -> int:
         os.close(descriptor)
         raise ServerError(f"another othello class serve runs on {folder} (it holds {folder / LOCK_FILE})") from None
     return descriptor
+
+
+def admission_cores(pool: Pool) -> Optional[tuple[int, ...]]:
+    """The cores this machine's ladder games leave free (the admission's), ``None`` when they take them all.
+
+    A Dask pool plays elsewhere: every core here is free.
+    """
+    if not isinstance(pool, LocalPool):
+        return tuple(usable_cores())
+    taken = {core for cores in pool.core_sets for core in cores}
+    free = tuple(core for core in usable_cores() if core not in taken)
+    return free or None
 
 
 def make_pool(settings: ClassSettings, slots: Optional[int], dask: Optional[str]) -> Pool:
@@ -111,8 +123,11 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     def say(line: str) -> None:  # the server's own faults, for the instructor's terminal (they may quote a student)
         print(visible(line), file=sys.stderr, flush=True)
 
-    admission = AdmissionWorker(settings, store, log=say)
-    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
+    # Checks run on the cores the ladder's games leave free, beside them; only where the games take every core
+    # (-j as many as the cores) does a check pause the ladder, or its time limits would be measured on a busy core.
+    free = admission_cores(pool)
+    admission = AdmissionWorker(settings, store, log=say, cpus=free or ())
+    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set if free is None else (lambda: False), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     # Behind a proxy on this machine the Host header is the public name: the loopback rule (no DNS rebinding from
@@ -141,6 +156,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         echo(f"Behind a reverse proxy: X-Forwarded-For and X-Forwarded-Proto are believed from "
              f"{', '.join(trusted_proxies)} only, and each forwarded client is capped as a connection would be.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
+    echo("Admission checks: " + (f"on cpu {','.join(map(str, free))}, beside the ladder's games" if free else
+                                 "the ladder pauses while one runs (its games take every core: -j fewer leaves one)"))
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))

@@ -639,6 +639,12 @@ class ClassStore:
         found = self._row("SELECT * FROM versions WHERE status = ? ORDER BY id LIMIT 1", VersionStatus.CHECKING.value)
         return None if found is None else _version(found)
 
+    def last_decided_by_student(self) -> dict[str, str]:
+        """When each student's last version got its card (ISO time), for the admission's turns."""
+        return {str(row["student"]): str(row["last"]) for row in
+                self._rows("SELECT student, MAX(decided_at) AS last FROM versions WHERE decided_at IS NOT NULL "
+                           "GROUP BY student")}
+
     def submissions_since(self, student: str, since: str) -> int:
         found = self._row("SELECT COUNT(*) AS n FROM versions WHERE student = ? AND submitted_at >= ?", student, since)
         return int(found["n"]) if found else 0

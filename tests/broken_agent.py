@@ -12,14 +12,16 @@ It plays the first legal move, through its files, with one fault:
 - ``index-error``: crashes with a Python ``IndexError`` on its third move;
 - ``orphan-check``: quits when its parent is process 1, the C idiom ``if (getppid() == 1) exit(0);``;
 - ``stdout``: prints its moves on standard output instead of writing NAME.out;
-- ``flipped``: counts rows from the top (its board upside down): every square it reads or writes is mirrored.
+- ``flipped``: counts rows from the top (its board upside down): every square it reads or writes is mirrored;
+- ``drift``: from its third move on, puts the opponent's discs down without flipping any (its board drifts from the
+  referee's, as with a flip-direction bug).
 """
 
 import os
 import sys
 import time
 
-from othello_arena.protocol import Board, Colour, Move, parse_line, square_name
+from othello_arena.protocol import WHITE, Board, Colour, Move, parse_line, square_name
 from othello_arena.protocol.notation import is_end_line
 
 fault, name = sys.argv[1], sys.argv[2]
@@ -63,6 +65,13 @@ def put(move: Move) -> None:
     os.replace(outbox + ".tmp", outbox)
 
 
+def placed(board: Board, move: Move) -> Board:
+    """The opponent's disc put down and nothing flipped (``drift`` only)."""
+    bit = 1 << move.square
+    white, black = (board.white | bit, board.black) if move.colour is WHITE else (board.white, board.black | bit)
+    return Board(white, black, move.colour.opponent)
+
+
 if fault == "orphan-check" and os.getppid() == 1:
     sys.exit(0)  # "the referee is gone": but in the sandbox the parent is process 1 from the start
 board = Board()
@@ -98,6 +107,6 @@ while True:
                 continue
             print(f"illegal move {line}: I win", file=sys.stderr)
             sys.exit(0)
-        board = board.play(move)
+        board = placed(board, move) if fault == "drift" and moves_made >= 3 and move.square is not None else board.play(move)
     if board.is_game_over() and fault != "linger":
         sys.exit(0)

@@ -93,7 +93,7 @@ def test_an_agent_that_reads_openings_and_does_not_pass_fails_from_the_opening(m
     must = card["must-pass"]
     assert must.status == FAIL, card.lines()
     assert must.detail == f"it had to pass (from the opening {FORCED_PASS_OPENINGS[WHITE]}): the agent exited (code 3) without a move"
-    assert "in game3 (as White, White to play move 9):" in must.evidence[0]
+    assert f"in game3 (as White, White to play move 1 after the opening {FORCED_PASS_OPENINGS[WHITE]}):" in must.evidence[0]
     assert card.failed and not card.passed
     assert "some checks FAILED" in card.lines()
     # both forced games failed, and are kept to replay

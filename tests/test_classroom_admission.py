@@ -43,3 +43,38 @@ def test_a_strong_program_the_check_cannot_steer_into_a_pass_is_admitted_with_th
                         "openings:python3 agent.py {name} nopass", "")
     card = admit(settings, version)
     assert card.status is VersionStatus.REJECTED and card.reason.startswith("the check failed"), card.reason
+
+
+def test_students_take_turns_at_the_admission_check(class_store) -> None:
+    """One student's burst of versions does not hold the others' cards: the student whose last card is oldest goes first."""
+    from othello_arena.classroom.admission import AdmissionWorker
+    from othello_arena.classroom.store import Card
+
+    settings, store = class_store(["alice", "bob", "carol"], ["greedy"])
+    sent = {}
+    for student, text in (("alice", "1"), ("alice", "2"), ("alice", "3"), ("bob", "1"), ("carol", "1")):
+        version, _ = submit(settings, store, student, [("agent.py", f"# {text}\n".encode())], "python3 agent.py {name}", "")
+        sent[(student, text)] = version
+    worker = AdmissionWorker(settings, store)
+    order = []
+    while (waiting := worker.next_to_check()) is not None:
+        order.append(waiting.student)
+        store.decide(Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED, "for the test"))
+    # alice sent three first; bob and carol each get their turn after her first, not after her third
+    assert order == ["alice", "bob", "carol", "alice", "alice"]
+
+
+def test_checks_run_on_the_cores_the_ladders_games_leave_free() -> None:
+    from othello_arena.classroom.arena import LocalPool, usable_cores
+    from othello_arena.classroom.server import admission_cores
+
+    cores = usable_cores()
+    if len(cores) < 2:
+        pytest.skip("one core: the ladder's game takes it, and a check pauses the ladder")
+    fewer, every = LocalPool(len(cores) - 1), LocalPool(len(cores))
+    try:
+        assert admission_cores(fewer) == (cores[0],)  # the core the games leave to the referees
+        assert admission_cores(every) is None  # no core free: a check pauses the ladder
+    finally:
+        fewer.close(abandon=True)
+        every.close(abandon=True)

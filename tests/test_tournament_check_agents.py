@@ -10,6 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from othello_arena.cli import cli
@@ -53,3 +54,23 @@ def test_check_agents_gives_a_card_per_agent_and_exit_1_with_the_compilers_error
     assert "in check-agents (" in estimate and "alice " in estimate and "greedy " in estimate
     assert "no measure yet for bob" in estimate  # its build failed: never checked
     assert "A database exists" not in check.output  # no game stored
+
+
+@pytest.mark.slow
+def test_an_agent_with_an_item_the_check_could_not_exercise_is_listed_as_passed(tmp_path: Path) -> None:
+    """UNTESTED is no failure: a strong program never steered into a pass passes the class's check."""
+    from test_agents_check_passes import MOBILITY
+
+    home = tmp_path / "students" / "carol"
+    home.mkdir(parents=True)
+    (home / "agent.py").write_text(MOBILITY, encoding="utf-8")
+    table = ('[[agents]]\nname = "carol"\ncwd = "students/carol"\n'
+             f'command = {json.dumps(f"{sys.executable} agent.py {{name}}")}\n')
+    path = write_tournament(tmp_path, [table, '[[agents]]\nname = "greedy"\n'], time_per_move=1.0)
+    out = tmp_path / "cards"
+    result = CliRunner().invoke(cli, ["tournament", "check-agents", str(path), "--out", str(out), "--attempts", "0"],
+                                catch_exceptions=False)
+    carol = (out / "carol.txt").read_text()
+    assert "UNTESTED" in carol and "does not count against it" in carol, carol
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 agents passed" in result.output

@@ -108,10 +108,11 @@ def check_agents(tournament: Tournament, out_dir: Path, *, attempts: int = 8,
             clock = (control.base, control.increment) if control.base is not None else None
             report = check_agent(agent_spec(agent), seconds, attempts, workdir=None, sandbox=config.sandbox,
                                  clock=clock)
-            card.checked, card.passed, card.lines = True, report.passed, report.lines()
+            # An item the check could not exercise is no failure (the card says UNTESTED): only a FAIL fails it.
+            card.checked, card.passed, card.lines = True, not report.failed, report.lines()
             # Kept for `tournament check`'s duration estimate, until the games measure the agent.
             with Store(tournament.database) as store:
-                store.record_check(agent.name, card.version, report.passed, report.moves_timed,
+                store.record_check(agent.name, card.version, not report.failed, report.moves_timed,
                                    report.mean_move_seconds)
         (out_dir / f"{agent.name}.txt").write_text(card.text(tournament), encoding="utf-8")
     return [cards[agent.name] for agent in agents]
