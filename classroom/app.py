@@ -395,6 +395,8 @@ class ClassApi:
             return self.refuse(400, 'the body is not JSON: {"action": "admit", "reason": "..."}')
         if not isinstance(data, dict) or not all(isinstance(data.get(k, ""), str) for k in ("action", "reason")):
             return self.refuse(400, 'expected {"action": "admit"|"reject"|"recheck", "reason": TEXT}')
+        if not all(encodes(data.get(k, "")) for k in ("action", "reason")):
+            return self.refuse(400, "the reason is not text: it holds a lone surrogate (\\ud800), which no file can keep")
         given = await self.take_verdict(request, {k: data.get(k, "") for k in ("action", "reason")})
         if isinstance(given, Refusal):
             return self.refuse(given.status, given.reason)
@@ -461,6 +463,15 @@ class ClassApi:
         release = weakref.finalize(iterator, self.stream_closed, person)
         return StreamingResponse(iterator, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def encodes(text: str) -> bool:
+    """Whether ``text`` can be written anywhere (a lone surrogate, ``\\ud800``, which JSON may send, cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def path_id(text: str) -> int:

@@ -135,6 +135,15 @@ def test_a_lone_surrogate_is_a_400_naming_where(served: tuple[Server, dict[str, 
     assert field in data["error"]
 
 
+def test_the_instructors_verdict_with_a_lone_surrogate_or_nested_deep_is_a_400(
+        served: tuple[Server, dict[str, str], Path]) -> None:
+    server, tokens, _ = served
+    for body, words in ((b'{"action": "reject", "reason": "copied \\ud800"}', "lone surrogate"),
+                        (b"[" * 8000 + b"]" * 8000, "not JSON")):  # (a verdict is 16 KB at most)
+        status, data = json_call(server.base, "/api/versions/1/verdict", tokens["instructor"], body)
+        assert status == 400 and words in data["error"], data
+
+
 def test_a_multipart_field_that_is_not_utf8_is_a_400(served: tuple[Server, dict[str, str], Path]) -> None:
     server, tokens, _ = served
     body = (b"--b\r\nContent-Disposition: form-data; name=\"command\"\r\n\r\npython3 a.py \xff\r\n"
