@@ -12,6 +12,7 @@ from ..agents.check import FAIL, ReportCard, check_agent
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Move, Result
+from ..protocol.record import result_from_dict
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
 from ..referee.cores import usable_cores
@@ -46,6 +47,6 @@ __all__ = [
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
-    "usable_cores", "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+    "usable_cores", "result_from_dict", "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "page_templates", "WEB_STATIC",
 ]

@@ -33,7 +33,7 @@ from dataclasses import replace
 from typing import Any, Callable, Optional, Sequence
 
 from .arena import (AgentEntry, FinishedGame, GameJob, GameRecord, Move, PlayedGame, Pool, Rating, fit,
-                    read_openings, suite_path)
+                    read_openings, result_from_dict, suite_path)
 from .escapes import make_logs_visible, visible
 from .matchmaking import (DEFAULT_RATING, UNRATED, Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung,
                           Snapshot, decide)
@@ -55,10 +55,11 @@ def finished_for_ratings(store: ClassStore) -> list[FinishedGame]:
     """The finished ladder games as the rating fit takes them."""
     games = []
     for game in store.finished_games():
-        record = GameRecord.from_json(game.record or "")
-        assert record.result is not None
+        # The record's result alone: the whole record, every move parsed, took 0.6 ms a game (4 s at 6,000 games,
+        # every time a game finished); its JSON alone about a sixth of that.
+        result = result_from_dict(json.loads(game.record or "{}")["result"])
         games.append(FinishedGame(str(game.id), 0, rating_key(game.white, game.white_version),
-                                  rating_key(game.black, game.black_version), record.result, game.plies or 0))
+                                  rating_key(game.black, game.black_version), result, game.plies or 0))
     return games
 
 
