@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .admission import AdmissionWorker
+from .final import LadderPause
 from .connections import ConnectionLimits, QuietLoopErrors, connection_budget, guarded_protocol, raise_descriptor_limit
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
@@ -98,7 +99,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         print(line, file=sys.stderr, flush=True)
 
     admission = AdmissionWorker(settings, store, log=say)
-    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set, log=say)
+    final_running = LadderPause(settings.folder, say, pool.remote)  # a final from the dashboard or a terminal: the ladder waits
+    scheduler = Scheduler(ladder, pool, paused=lambda: final_running() or admission.busy.is_set(), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     app = create_app(settings, store, admission.wake.set, loopback)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .admission import public_version
+from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
 from .ladder import game_summary
 from .settings import ClassSettings
@@ -58,6 +59,7 @@ class StandingsView:
     students: tuple[StudentLine, ...]
     references: tuple[ReferenceLine, ...]
     games: dict[GameStatus, int]
+    paused: str = ""  # why the ladder starts no game now (the final runs), "" when it plays
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str) -> Stu
 
 def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:
     lines, references = standings(settings, store)
-    return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts())
+    return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts(),
+                         PAUSED if FinalMarker(settings.folder).running() else "")
 
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES) -> ClassView:
@@ -127,7 +130,7 @@ def standings_json(view: StandingsView) -> dict[str, Any]:
         public.append(data)
     return {"class": view.class_name, **view.time.to_dict(), "students": public,
             "references": [reference.to_dict() for reference in view.references],
-            "games": {status.value: count for status, count in view.games.items()}}
+            "games": {status.value: count for status, count in view.games.items()}, "paused": view.paused}
 
 
 def class_json(view: ClassView) -> dict[str, Any]:
