@@ -88,7 +88,6 @@ class FinalPlan:
     games_per_pairing: int
     pairings: int
     rounds: Optional[int]  # swiss only
-    left_out: tuple[tuple[str, str], ...] = ()  # (student, why) whose version cannot be written into the file
     notes: tuple[str, ...] = field(default=())  # what the log and the dashboard say of it, a line each
 
     @property
@@ -103,25 +102,9 @@ def _pairings(form: str, players: int, rounds: Optional[int]) -> int:
     return 2 * once if form == "double-round-robin" else once
 
 
-def _encodable(version: Version) -> Optional[str]:
-    """Why ``version``'s strings cannot go into a UTF-8 file (a lone surrogate the upload let through), or None."""
-    for what, text in (("command", version.command), ("student id", version.student)):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"its {what} {text!r} is not valid Unicode text (it cannot be written into final.toml)"
-    return None
-
-
 def plan_final(settings: ClassSettings, store: ClassStore) -> FinalPlan:
     """The final's plan: its players, its openings and its length, with the reasons said in :attr:`FinalPlan.notes`."""
-    versions, left_out = [], []
-    for version in final_versions(settings, store):
-        why = _encodable(version)
-        if why is None:
-            versions.append(version)
-        else:
-            left_out.append((version.student, why))
+    versions = final_versions(settings, store)
     references = tuple(ref.name for ref in settings.references if ref.name in settings.final.references)
     players = len(versions) + len(references)
     form = settings.final.format
@@ -155,9 +138,7 @@ def plan_final(settings: ClassSettings, store: ClassStore) -> FinalPlan:
         games = max(2, min(MOST_GAMES, 2 * (GAME_BUDGET // max(1, pairings) // 2)))
         notes.append(f"Games a pairing: {games} ({games // 2} openings), the most within {GAME_BUDGET} games "
                      f"(at most {MOST_GAMES}); give [final] games_per_pairing for more.")
-    for student, why in left_out:
-        notes.append(f"Left out: {student}: {why}.")
-    return FinalPlan(tuple(versions), references, openings, games, pairings, rounds, tuple(left_out), tuple(notes))
+    return FinalPlan(tuple(versions), references, openings, games, pairings, rounds, tuple(notes))
 
 
 def mean_game_seconds(store: ClassStore) -> Optional[float]:

@@ -102,7 +102,7 @@ class FinalTable:
                       choices=FINAL_FORMATS)
     games_per_pairing: Optional[int] = key(
         "games of each pairing (even: each opening both ways); default: as many as an evening allows "
-        "(classroom/final.py says how)", None, low=2, high=100)
+        "(classroom/final.py says how)", None, low=2, high=100, example="8")
     references: tuple[str, ...] = key("reference agents that play in the final too (never ranked among students)",
                                       (), expected="a list of names of [class] references")
 
