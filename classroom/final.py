@@ -157,8 +157,13 @@ def estimate_line(plan: FinalPlan, seconds: Optional[float], jobs: int) -> str:
     source = (f"the ladder's games took {each:.0f} s on average" if seconds is not None
               else f"no ladder game measured yet: {each:.0f} s a game assumed")
     hours = plan.games * each / max(1, jobs) / 3600
-    return (f"The final: {len(plan.versions)} students, {len(plan.references)} references, {plan.pairings} pairings, "
-            f"{plan.games} games; {source}, {jobs} at once: about {hours:.1f} hours.")
+    return (f"The final: {_count(len(plan.versions), 'student')}, {_count(len(plan.references), 'reference')}, "
+            f"{_count(plan.pairings, 'pairing')}, {_count(plan.games, 'game')}; {source}, {jobs} at once: "
+            f"about {hours:.1f} hours.")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def tournament_document(settings: ClassSettings, plan: FinalPlan) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from test_classroom_server import EXAMPLES, make_class
 
 from othello_arena.classroom.admission import record_card
 from othello_arena.classroom.arena import LocalPool, load_tournament
-from othello_arena.classroom.final import (GAME_BUDGET, PAUSED, FinalProcess, LadderPause, estimate_line, plan_final,
+from othello_arena.classroom.final import (GAME_BUDGET, PAUSED, FinalMarker, FinalProcess, LadderPause, estimate_line, plan_final,
                                            tournament_file)
 from othello_arena.classroom.grades import grade_sheet
 from othello_arena.classroom.ladder import Ladder, Scheduler
@@ -49,25 +49,58 @@ def admitted(folder: Path, student: str, submitted_at: str, marker: str) -> str:
 
 @pytest.mark.slow
 def test_the_final_plays_the_last_versions_before_the_deadline(tmp_path: Path) -> None:
+    """A final with references = ["greedy"]: greedy plays, is never ranked; openings in pairs; the sheet has it."""
     folder = tmp_path / "class"
     make_class(folder, ["alice", "bob"], ["random", "greedy"], time=0.25)
-    text = (folder / "class.toml").read_text().replace("references = []", 'references = ["greedy"]')
+    text = (folder / "class.toml").read_text()
+    text = text.replace("references = []", 'references = ["greedy"]\ngames_per_pairing = 4')
     text = text.replace('# deadline = "2026-12-04T18:00:00+01:00"', 'deadline = "2026-06-01T12:00:00+00:00"')
     (folder / "class.toml").write_text(text)
     before = admitted(folder, "alice", "2026-05-30T10:00:00+00:00", "v1")
     admitted(folder, "alice", "2026-06-02T10:00:00+00:00", "v2 (late)")
     bob = admitted(folder, "bob", "2026-05-31T10:00:00+00:00", "bob")
-    result = subprocess.run([sys.executable, "-m", "othello_arena", "class", "final", str(folder), "-j", "2"],
-                            capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
-    final = (folder / "final.toml").read_text()
-    assert before in final and bob in final and "v2" not in final and f"builds/alice/{before}" in final
-    assert 'name = "greedy"' in final
+    final = subprocess.Popen([sys.executable, "-m", "othello_arena", "class", "final", str(folder), "-j", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert final.stdout is not None
+        said = []
+        for line in final.stdout:  # the plan is said first; then the runner plays, the marker held
+            said.append(line)
+            if line.startswith("The ladder is paused while the final runs"):
+                break
+        assert FinalMarker(folder).running()
+        said += final.stdout.readlines()
+        assert final.wait(timeout=900) == 0, "".join(said)
+    finally:
+        final.kill()
+        final.wait()
+        if final.stdout is not None:
+            final.stdout.close()
+    output = "".join(said)
+    assert "Openings: balanced; each pairing plays its openings twice, the colours swapped." in output
+    assert "The final: 2 students, 1 reference, 3 pairings, 12 games" in output
+    assert not FinalMarker(folder).running()  # released: the ladder goes on
+    final_file = (folder / "final.toml").read_text()
+    assert before in final_file and bob in final_file and "v2" not in final_file and f"builds/alice/{before}" in final_file
+    tournament = load_tournament(folder / "final.toml")
+    assert tournament.references == ("greedy",) and {a.id for a in tournament.agents} == {"alice", "bob", ""}
+    assert tournament.openings is not None and tournament.games_per_pairing == 4
     games = sqlite3.connect(folder / "final" / "results" / "tournament.sqlite")
-    players = {name for row in games.execute("SELECT white, black FROM games") for name in row}
+    played = list(games.execute("SELECT white, black FROM games"))
     games.close()
-    assert players == {"alice", "bob", "greedy"}
+    assert {name for row in played for name in row} == {"alice", "bob", "greedy"} and len(played) == 12
     assert (folder / "final" / "results" / "report").is_dir()
+    # the sheet: the final's rank among the students only (greedy is none of them), points and games as numbers
+    store = ClassStore(folder / "class.sqlite")
+    try:
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(grade_sheet(load(folder), store)[1:]))}
+    finally:
+        store.close()
+    assert set(rows) == {"alice", "bob"}
+    assert sorted(rows[s]["final_rank"] for s in rows) in (["1", "2"], ["1", "1"])
+    for row in rows.values():
+        assert row["final_games"] == "8" and 0 <= float(row["final_points"]) <= 8
+        assert 1 <= int(row["final_rank_best"]) <= int(row["final_rank"]) <= int(row["final_rank_worst"]) <= 2
 
 
 # -- the final's file: written by a TOML writer, read back by the tournament runner ---------------
