@@ -237,8 +237,8 @@ class FinalMarker:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             process = psutil.Process(int(data["pid"]))
-            return abs(process.create_time() - float(data["started"])) < 1.0 and process.is_running() \
-                and process.status() != psutil.STATUS_ZOMBIE
+            same = abs(float(process.create_time()) - float(data["started"])) < 1.0  # not another process of its pid
+            return same and bool(process.is_running()) and str(process.status()) != psutil.STATUS_ZOMBIE
         except (OSError, ValueError, KeyError, TypeError, psutil.Error):
             return False
 
