@@ -127,15 +127,18 @@ def plan_final(settings: ClassSettings, store: ClassStore) -> FinalPlan:
     else:
         openings = suite
         notes.append(f"Openings: {suite}; each pairing plays its openings twice, the colours swapped.")
+    default = (NO_OPENING_GAMES if openings is None
+               else max(2, min(MOST_GAMES, 2 * (GAME_BUDGET // max(1, pairings) // 2))))
     given = settings.final.games_per_pairing
     if given is not None:
         games = given
-        notes.append(f"Games a pairing: {games} ([final] games_per_pairing).")
+        notes.append(f"Games a pairing: {games} ([final] games_per_pairing)"
+                     + (f"; the default would be {default} (delete the key for it)." if given < default else "."))
     elif openings is None:
-        games = NO_OPENING_GAMES
+        games = default
         notes.append(f"Games a pairing: {games}, one each way (from the start position more would repeat them).")
     else:
-        games = max(2, min(MOST_GAMES, 2 * (GAME_BUDGET // max(1, pairings) // 2)))
+        games = default
         notes.append(f"Games a pairing: {games} ({games // 2} openings), the most within {GAME_BUDGET} games "
                      f"(at most {MOST_GAMES}); give [final] games_per_pairing for more.")
     return FinalPlan(tuple(versions), references, openings, games, pairings, rounds, tuple(notes))
