@@ -9,13 +9,14 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import tomllib
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
-from test_classroom_server import EXAMPLES, make_class
+from test_classroom_server import EXAMPLES, call, get_json, make_class, serving, wait_for
 
 from othello_arena.classroom.admission import record_card
 from othello_arena.classroom.arena import LocalPool, load_tournament
@@ -261,12 +262,8 @@ def test_the_ladder_starts_no_game_while_a_final_process_lives(class_store) -> N
     pause = LadderPause(settings.folder, said.append)
     pool = LocalPool(1)
     scheduler = Scheduler(Ladder(settings, store), pool, paused=pause)
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
-                               "from othello_arena.classroom.final import FinalMarker; "
-                               "FinalMarker(Path(sys.argv[1])).hold(); print('held', flush=True); time.sleep(600)",
-                               str(settings.folder)], stdout=subprocess.PIPE, text=True)
+    holder = hold_final(settings.folder)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         scheduler._fill()
         assert store.games() == [] and said == [f"ladder: {PAUSED} (games in flight finish)"]
         state = FinalProcess(settings).state()
@@ -286,3 +283,54 @@ def test_the_ladder_starts_no_game_while_a_final_process_lives(class_store) -> N
         if holder.stdout is not None:
             holder.stdout.close()
         pool.close(abandon=True)
+
+
+def hold_final(folder: Path) -> "subprocess.Popen[str]":
+    """A process that holds the final's marker as ``othello class final`` does while it plays (until killed)."""
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
+                               "from othello_arena.classroom.final import FinalMarker; "
+                               "FinalMarker(Path(sys.argv[1])).hold(); print('held', flush=True); time.sleep(600)",
+                               str(folder)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.mark.slow
+def test_a_running_server_pauses_its_ladder_while_a_final_runs_and_says_so(tmp_path: Path) -> None:
+    """A real server, a final held by another process (as from a terminal): no ladder game is planned, the
+    dashboard, the standings, the API and the server's log say why; once the final's process is gone, it plays."""
+    folder = tmp_path / "class"
+    tokens = make_class(folder, ["alice"], ["greedy"], time=0.25)
+    admitted(folder, "alice", "2026-05-30T10:00:00+00:00", "v1")
+    holder = hold_final(folder)
+    lines: list[str] = []
+    try:
+        with serving(folder, "-j", "1") as server:
+            assert server.process.stdout is not None
+            threading.Thread(target=lambda: lines.extend(server.process.stdout or ()), daemon=True).start()
+            wait_for(lambda: f"ladder: {PAUSED} (games in flight finish)" in "".join(lines), 120, "the log's pause")
+            status, body, _ = call(server.base, "/", tokens["instructor"])
+            assert status == 200 and 'id="final-paused"' in body.decode() and PAUSED.capitalize() in body.decode()
+            status, body, _ = call(server.base, "/standings", tokens["alice"])
+            assert status == 200 and 'id="ladder-paused"' in body.decode()
+            state = get_json(server.base, "/api/final", tokens["instructor"])
+            assert state["running"] and state["ladder"] == PAUSED
+            assert call(server.base, "/api/final", tokens["instructor"], body=b"")[0] == 409  # one final at a time
+            assert games_of(folder) == 0  # paused from the first look: nothing planned
+            holder.kill()
+            wait_for(lambda: "ladder: the final ended: the ladder goes on" in "".join(lines), 120, "the log's end")
+            wait_for(lambda: games_of(folder) > 0, 120, "a ladder game planned after the final")
+            assert not get_json(server.base, "/api/final", tokens["instructor"])["running"]
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def games_of(folder: Path) -> int:
+    db = sqlite3.connect(folder / "class.sqlite")
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    finally:
+        db.close()
