@@ -99,7 +99,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         print(line, file=sys.stderr, flush=True)
 
     admission = AdmissionWorker(settings, store, log=say)
-    final_running = LadderPause(settings.folder, say, pool.remote)  # a final from the dashboard or a terminal: the ladder waits
+    # a final started from the dashboard or from a terminal: the ladder starts no game until it ends
+    final_running = LadderPause(settings.folder, say, pool.remote)
     scheduler = Scheduler(ladder, pool, paused=lambda: final_running() or admission.busy.is_set(), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)

@@ -20,8 +20,8 @@ from test_classroom_server import EXAMPLES, call, get_json, make_class, serving,
 
 from othello_arena.classroom.admission import record_card
 from othello_arena.classroom.arena import LocalPool, load_tournament
-from othello_arena.classroom.final import (GAME_BUDGET, PAUSED, FinalMarker, FinalProcess, LadderPause, estimate_line, plan_final,
-                                           tournament_file)
+from othello_arena.classroom.final import (GAME_BUDGET, PAUSED, FinalMarker, FinalProcess, LadderPause, estimate_line,
+                                           plan_final, tournament_file)
 from othello_arena.classroom.grades import grade_sheet
 from othello_arena.classroom.ladder import Ladder, Scheduler
 from othello_arena.classroom.service import standings_json, standings_view
