@@ -25,6 +25,7 @@ for the most common spreadsheet.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,14 +263,21 @@ def starter_sources() -> tuple[SourceFile, ...]:
     return read_sources(Path(str(EXAMPLES)))
 
 
+@functools.lru_cache(maxsize=1)
+def _comparer() -> Comparer:
+    """One comparer for the process: the starters fingerprinted once (5 s), each submission once (its folder
+    never changes: it is named by its fingerprint, which is what the comparer knows it by)."""
+    return Comparer(boilerplate=starter_sources())
+
+
 def similar_students(settings: ClassSettings, versions: list[Version]) -> dict[str, list[str]]:
     """For each student, the others whose current submission shares much code with theirs (``bob (83%)``), most first."""
-    programs = [Program(str(version.id), version.student,
+    programs = [Program(f"{version.student}/{version.fingerprint}", version.student,
                         read_sources(settings.folder / "submissions" / version.student / version.fingerprint))
                 for version in versions]
     owners = {program.key: program.owner for program in programs}
     found: dict[str, list[str]] = {}
-    for pair in Comparer(boilerplate=starter_sources()).similar_pairs([p for p in programs if p.files]):
+    for pair in _comparer().similar_pairs([p for p in programs if p.files]):
         a, b = owners[pair.a], owners[pair.b]
         found.setdefault(a, []).append(f"{b} ({pair.similarity:.0%})")
         found.setdefault(b, []).append(f"{a} ({pair.similarity:.0%})")
