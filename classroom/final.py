@@ -47,8 +47,10 @@ import datetime as dt
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -297,6 +299,10 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
         command += ["run", str(path), "--no-build"] + (["--fresh"] if started else [])
     if jobs:
         command += ["-j", str(jobs)]
+    if threading.current_thread() is threading.main_thread():
+        # stopped (the server's shutdown, a kill): SystemExit here makes subprocess.call end the runner, whose
+        # games would otherwise go on beside the ladder, and the finally below release the marker
+        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     marker.hold()
     try:
         sys.stdout.flush()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable, Iterator
 
+import psutil
 import pytest
 
 from test_classroom_server import EXAMPLES, call, get_json, make_class, serving, wait_for
@@ -334,3 +336,34 @@ def games_of(folder: Path) -> int:
         return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
     finally:
         db.close()
+
+
+@pytest.mark.slow
+def test_a_final_stopped_from_the_server_ends_its_runner_and_lets_the_ladder_go_on(tmp_path: Path) -> None:
+    """The server's shutdown stops the final it started: its tournament runner ends too (its games must not go
+    on beside the ladder), the marker is released; the next ``othello class final`` resumes it."""
+    folder = tmp_path / "class"
+    make_class(folder, ["alice", "bob"], ["greedy"], time=0.25)
+    admitted(folder, "alice", "2026-05-30T10:00:00+00:00", "alice")
+    admitted(folder, "bob", "2026-05-30T10:00:00+00:00", "bob")
+    final = FinalProcess(load(folder))
+    assert final.start()
+    try:
+        assert final.process is not None
+        parent = psutil.Process(final.process.pid)
+        runner = wait_for(lambda: [child for child in parent.children(recursive=True)
+                                   if "tournament" in " ".join(child.cmdline())], 120, "the tournament runner")
+        assert FinalMarker(folder).running() and final.state()["running"]
+    finally:
+        final.stop()
+    try:
+        assert final.process is not None and final.process.returncode == 128 + signal.SIGTERM
+        psutil.wait_procs(runner, timeout=30)
+        assert not any(process.is_running() and process.status() != psutil.STATUS_ZOMBIE for process in runner)
+        assert not (folder / "final" / "running").exists() and not final.state()["running"]
+    finally:
+        for process in runner:  # (left running only if the test failed)
+            try:
+                process.kill()
+            except psutil.NoSuchProcess:
+                pass
