@@ -290,7 +290,6 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
     for line in plan.notes:
         echo(line)
     echo(estimate_line(plan, mean_game_seconds(store), jobs or default_concurrency()))
-    echo(f"{PAUSED.capitalize()}: a class server on {settings.folder} starts no ladder game until it ends.")
     started = (folder / "results").exists()
     command = [sys.executable, "-m", "othello_arena", "tournament"]
     if started and not fresh and not changed:
@@ -305,6 +304,7 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
         signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     marker.hold()
     try:
+        echo(f"{PAUSED.capitalize()}: a class server on {settings.folder} starts no ladder game until it ends.")
         sys.stdout.flush()
         code = subprocess.call(command)
         if code == 0:
