@@ -8,13 +8,26 @@ there (:func:`run_build`, sandboxed, with the class's build timeout), makes
 the copy read-only, runs the conformance check (:func:`check_agent`,
 sandboxed, the class's time per move) and writes the card into the
 database (and ``cards/ID/FP.json``).  Admitted versions play; a rejected one
-never does, and the student's previous admitted version plays on.  A
-version still ``checking`` when the server died is checked again at start.
+never does, and the student's previous admitted version plays on; its build
+folder is removed (its card and build log are kept), so junk a failed build
+left does not fill the disk.  A version still ``checking`` when the server
+died is checked again at start.
+
+The instructor may admit, reject or re-check any version by hand, with a
+reason (:func:`instructor_verdict`, from the dashboard or ``othello class
+admit|reject|recheck``): kept in ``verdicts``, in force at once (the ladder
+reads the versions' statuses from the database).  A version rejected by
+the check and then admitted by hand is built again first (its build was
+removed), its check's card kept.
+
+Each student's files in the class folder (submissions, builds, cards) are
+capped (``[admission] max_student_mb``): past it, submissions are refused.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import datetime as dt
 import json
 import os
@@ -22,20 +35,34 @@ import shutil
 import threading
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .arena import FAIL, AgentSpec, check_agent, run_build
 from .settings import ClassSettings
-from .store import Card, CardItem, ClassStore, NewVersion, Version, VersionStatus
+from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
-                      remove_tree, store_version)
+                      program_fingerprint, remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
+MAX_VERDICT_REASON = 500  # characters of the instructor's reason for a verdict by hand
+STUDENT_FOLDERS = ("submissions", "builds", "cards")  # what of the class folder is a student's own (the cap)
 
 
 class RateLimited(UploadRefused):
     """Too many submissions in the last hour."""
+
+
+class OverQuota(UploadRefused):
+    """The student's files in the class folder would pass ``[admission] max_student_mb``."""
+
+
+class VerdictRefused(ValueError):
+    """The instructor's verdict by hand cannot be given (no reason, no such student or version): the message says why."""
+
+
+class VersionBusy(VerdictRefused):
+    """The version is being built and checked: admitted or rejected by hand once its card has come."""
 
 
 def version_folder(settings: ClassSettings, student: str, fingerprint: str, kind: str = "submissions") -> Path:
@@ -46,18 +73,52 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
            command: str, build: str) -> tuple[Version, bool]:
     """Store a version of ``student``; return its row and whether it is new (the same files sent again is not).
 
-    The same files sent again after a card that was the server's fault are
-    checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
+    The same files sent again, or the same program (only the command's spacing or quoting changed:
+    :func:`program_fingerprint`), are the version already stored, its games and rating going on; after a card
+    that was the server's fault they are checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
     command, build, openings, reads_clock = parse_command(command, build)
     hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
     if store.submissions_since(student, hour_ago) >= settings.admission.submissions_per_hour:
         raise RateLimited(f"at most {settings.admission.submissions_per_hour} submissions an hour: try again later")
     files = collect(uploads, Limits.of(settings))
+    used, cap = student_bytes(settings, student), settings.admission.max_student_mb << 20
+    incoming = sum(len(data) for data in files.values())
+    if used + incoming > cap:
+        raise OverQuota(f"your files on the server (versions, builds, cards) take {_mb(used)} of the {_mb(cap)} "
+                        f"each student may use, and this upload ({_mb(incoming)}) would pass it: ask your "
+                        "instructor ([admission] max_student_mb in class.toml)")
     fingerprint, folder = store_version(settings.folder, student, files, command, build)
     listing = tuple((path, size) for path, size in file_list(folder))
-    new = NewVersion(student, fingerprint, command, build, openings, reads_clock, listing)
-    return store.add_version(new, check_again=server_fault)
+    new = NewVersion(student, fingerprint, command, build, openings, reads_clock, listing,
+                     program_fingerprint(folder, command, build, openings, reads_clock))
+    version, is_new = store.add_version(new, check_again=server_fault)
+    if version.fingerprint != fingerprint:  # the same program as a version stored: its files are that version's
+        remove_tree(folder)
+    return version, is_new
+
+
+def student_bytes(settings: ClassSettings, student: str) -> int:
+    """The bytes of ``student``'s own files in the class folder (submissions, builds, cards), links not followed."""
+    total = 0
+    for kind in STUDENT_FOLDERS:
+        for base, _, names in os.walk(settings.folder / kind / student):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(base, name)).st_size
+                except OSError:
+                    pass  # removed meanwhile
+    return total
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MB"
+
+
+def space_line(settings: ClassSettings, student: str) -> str:
+    """What a student's page says of their space: ``12.3 MB of 500.0 MB used (versions, builds, cards)``."""
+    return (f"{_mb(student_bytes(settings, student))} of {_mb(settings.admission.max_student_mb << 20)} used "
+            "(your versions, their builds and cards); past it, the server takes no new version")
 
 
 def server_fault(version: Version) -> bool:
@@ -71,15 +132,42 @@ def agent_spec(student: str, command: str, openings: bool, home: Path, reads_clo
     return dataclasses.replace(spec, openings=openings or spec.openings, reads_clock=reads_clock or spec.reads_clock)
 
 
-def links_out_of(root: Path) -> list[str]:
-    """The symbolic links under ``root`` whose target lies outside it (``path -> target``)."""
+@dataclass(frozen=True)
+class BadLink:
+    """A symbolic link a build left that the referee must not follow: out of the folder, or a loop."""
+
+    shown: str  # ``path -> target`` as the link says
+    loops: bool  # it leads back to itself (``ln -s loop loop``): it cannot be followed at all
+
+    @property
+    def reason(self) -> str:
+        """Why the version is rejected, in a line."""
+        if self.loops:
+            return f"the build left a link that loops (it leads back to itself, so it cannot be followed): {self.shown}"
+        return f"the build left a link out of the submission's folder: {self.shown}"
+
+
+def links_out_of(root: Path) -> list[BadLink]:
+    """The symbolic links under ``root`` that lead outside it, or loop.
+
+    A link that loops (``ln -s loop loop``) cannot be resolved: Path.resolve()
+    raised for it and the version got a server-fault card; it is the build's
+    doing, so it is refused like a link out, with its own reason.
+    """
     found = []
-    inside = root.resolve()
+    inside = Path(os.path.realpath(root))
     for path in sorted(root.rglob("*")):
         if path.is_symlink():
-            target = path.resolve()
+            shown = f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}"
+            try:
+                target = Path(os.path.realpath(path, strict=True))
+            except FileNotFoundError:
+                target = Path(os.path.realpath(path))  # a dangling link: where it would lead
+            except OSError:  # ELOOP: the link leads back to itself
+                found.append(BadLink(shown, loops=True))
+                continue
             if target != inside and inside not in target.parents:
-                found.append(f"{path.relative_to(root).as_posix()} -> {os.readlink(path)}")
+                found.append(BadLink(shown, loops=False))
     return found
 
 
@@ -87,8 +175,14 @@ def tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] = lambda line: None) -> Card:
-    """Build and check one version; return its card (``status``: admitted or rejected, ``reason``, the evidence)."""
+def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] = lambda line: None,
+          by_hand: Verdict | None = None) -> Card:
+    """Build and check one version; return its card (``status``: admitted or rejected, ``reason``, the evidence).
+
+    ``by_hand``: the instructor admitted it and only its build was missing:
+    built again (and its links checked), then admitted for the instructor's
+    reason, its earlier card's check kept, without checking it again.
+    """
     student, fingerprint = version.student, version.fingerprint
     source = version_folder(settings, student, fingerprint)
     built = version_folder(settings, student, fingerprint, "builds")
@@ -104,14 +198,20 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
         card = dataclasses.replace(card, build_log=tail(_read_text(log_path)), build_status=result.status)
         if not result.ok:
             make_read_only(built)
-            return _decided(card, VersionStatus.REJECTED, f"the build failed ({result.detail or result.status})")
+            return _decided(card, VersionStatus.REJECTED, ("the instructor admitted it, but " if by_hand else "")
+                            + f"the build failed ({result.detail or result.status})")
     make_read_only(built)
     escaping = links_out_of(built)
     if escaping:
         # The referee shows a program every file its command names, following links: a link out of the
         # folder would show it someone else's files.
-        return _decided(card, VersionStatus.REJECTED,
-                        f"the build left a link out of the submission's folder: {escaping[0]}")
+        return _decided(card, VersionStatus.REJECTED, ("the instructor admitted it, but " if by_hand else "")
+                        + escaping[0].reason)
+    if by_hand is not None:
+        earlier = version.card
+        if earlier is not None:  # the check's evidence as it was: the instructor's verdict rests on it
+            card = dataclasses.replace(card, check=earlier.check, items=earlier.items, stderr=earlier.stderr)
+        return _decided(card, VersionStatus.ADMITTED, by_hand.text)
     spec = agent_spec(student, version.command, version.openings, built, version.reads_clock)
     workdir = settings.folder / "checks"
     workdir.mkdir(exist_ok=True)
@@ -180,16 +280,18 @@ class AdmissionWorker(threading.Thread):
         self.wake.set()
 
     def run(self) -> None:
+        self.discard_rejected_builds()
         while not self.stopping.is_set():
-            waiting = self.store.next_to_check()
+            waiting = self.next_to_check()
             if waiting is None:
                 self.busy.clear()
-                self.wake.wait(5.0)
+                self.refresh_copies()
+                self.wake.wait(1.0 if self.store.next_to_check() else 5.0)
                 self.wake.clear()
                 continue
             self.busy.set()
             try:
-                card = admit(self.settings, waiting)
+                card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting))
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
                 self.log(f"admission of version {waiting.id}: " + traceback.format_exc())
                 card = Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED,
@@ -198,11 +300,113 @@ class AdmissionWorker(threading.Thread):
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
             record_card(self.settings, self.store, card)
+            if card.status is VersionStatus.REJECTED:
+                discard_build(self.settings, waiting)
             self.on_decided()
 
+    def next_to_check(self) -> Version | None:
+        """The oldest version waiting for its card that no game is playing.
 
-def public_version(version: Version, with_card: bool = True) -> dict[str, Any]:
-    """A version as the API shows it to its owner and the instructor."""
+        A version re-checked by hand may have games in flight, from its
+        build folder, which the check builds anew: it waits for them to end
+        (no new one starts: it is not admitted meanwhile), or they would
+        crash and be counted against it.
+        """
+        playing: set[int] = set()
+        for game in self.store.games(GameStatus.RUNNING):
+            playing.update(v for v in (game.white_version, game.black_version) if v is not None)
+        return next((version for version in self.store.checking_versions() if version.id not in playing), None)
+
+    def discard_rejected_builds(self) -> None:
+        """The build folders of versions the check rejected (a class folder from before they were removed).
+
+        A version the instructor rejected by hand keeps its build: admitted
+        again, it plays at once.
+        """
+        by_hand = {verdict.version: verdict.action for verdict in self.store.verdicts()}
+        for version in self.store.versions():
+            if version.status is VersionStatus.REJECTED and by_hand.get(version.id) is not VerdictAction.REJECT:
+                discard_build(self.settings, version)
+
+    def refresh_copies(self) -> None:
+        """Compare the admitted versions again if they changed (here, not in a page's request: it may take seconds)."""
+        from .copies import copy_pairs
+
+        try:
+            copy_pairs(self.settings, self.store)
+        except Exception:  # the dashboard says it could not compare; the admissions go on
+            self.log("comparing the versions for copies: " + traceback.format_exc())
+
+
+def pending_admission(store: ClassStore, version: Version) -> Verdict | None:
+    """The instructor's admission waiting for ``version``'s build (it is ``checking`` because its build was removed)."""
+    verdicts = store.verdicts(version.id)
+    last = verdicts[-1] if verdicts else None
+    return last if last is not None and last.action is VerdictAction.ADMIT else None
+
+
+def discard_build(settings: ClassSettings, version: Version) -> None:
+    """Remove a rejected version's build folder (what a failed build left may be large); its card and log stay."""
+    remove_tree(version_folder(settings, version.student, version.fingerprint, "builds"))
+
+
+def instructor_verdict(settings: ClassSettings, store: ClassStore, student: str, version_id: int,
+                       action: VerdictAction, reason: str, by: str) -> Verdict:
+    """The instructor admits, rejects or re-checks ``student``'s version by hand, for ``reason``; in force at once.
+
+    Admitted, it plays (if it is the student's newest admitted version);
+    rejected, it stops (its games not started are voided); re-checked, it
+    waits for the admission worker like a new version.  Raises
+    :class:`VerdictRefused` without a reason, for a student or version that
+    does not exist, and to admit or reject a version whose check is running.
+    """
+    reason = " ".join(reason.split())  # one line: it is shown on the card
+    if not reason:
+        raise VerdictRefused(f"to {action.value} a version give a reason (--reason TEXT): it is kept and shown "
+                             "on the student's card")
+    if len(reason) > MAX_VERDICT_REASON:
+        raise VerdictRefused(f"the reason has {len(reason)} characters: at most {MAX_VERDICT_REASON}")
+    if store.student(student) is None:
+        raise VerdictRefused(f"no student {student!r} in the class {settings.name}")
+    version = store.version(version_id)
+    if version is None or version.student != student:
+        theirs = ", ".join(str(mine.id) for mine in store.versions(student)) or "none"
+        raise VerdictRefused(f"{student} has no version {version_id} (their versions: {theirs})")
+    text = f"{action.done} by the instructor: {reason}"
+    if action is VerdictAction.RECHECK:
+        return store.give_verdict(version.id, action, reason, by, VersionStatus.CHECKING,
+                                  text + "; being built and checked again")
+    if version.status is VersionStatus.CHECKING:
+        raise VersionBusy(f"{student}'s version {version_id} is being built and checked: {action.value} it once "
+                             "its card has come")
+    if action is VerdictAction.REJECT:
+        return store.give_verdict(version.id, action, reason, by, VersionStatus.REJECTED, text)
+    if version_folder(settings, student, version.fingerprint, "builds").is_dir():
+        return store.give_verdict(version.id, action, reason, by, VersionStatus.ADMITTED, text)
+    # its build was removed when the check rejected it: built again by the admission worker, then admitted
+    return store.give_verdict(version.id, action, reason, by, VersionStatus.CHECKING,
+                              text + "; being built again first")
+
+
+def verdict_outcome(store: ClassStore, verdict: Verdict) -> str:
+    """What the verdict did, in a line for the instructor (whether the version plays now, and if not why)."""
+    version = store.version(verdict.version)
+    assert version is not None
+    if version.status is VersionStatus.CHECKING:
+        return f"{version.student}'s version {version.id} waits for the admission worker: {version.reason}"
+    if version.status is VersionStatus.REJECTED:
+        playing = next((v for v in store.current_versions() if v.student == version.student), None)
+        return (f"{version.student}'s version {version.id} is rejected and no longer plays; "
+                + (f"their version {playing.id} plays" if playing else "they have no admitted version left"))
+    playing = next((v for v in store.current_versions() if v.student == version.student), None)
+    if playing is not None and playing.id != version.id:
+        return (f"{version.student}'s version {version.id} is admitted; their newer version {playing.id} plays "
+                "(a student's newest admitted version plays)")
+    return f"{version.student}'s version {version.id} is admitted and plays"
+
+
+def public_version(version: Version, with_card: bool = True, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+    """A version as the API shows it to its owner and the instructor (with the instructor's verdicts by hand)."""
     data: dict[str, Any] = {"version": version.id, "fingerprint": version.fingerprint, "status": version.status.value,
                             "reason": version.reason, "command": version.command, "build": version.build,
                             "openings": version.openings, "reads_clock": version.reads_clock,
@@ -210,7 +414,9 @@ def public_version(version: Version, with_card: bool = True) -> dict[str, Any]:
                             "files": [list(item) for item in version.files], "bytes": version.bytes}
     if with_card:
         data["card"] = version.card.to_dict() if version.card is not None else None
+    data["verdicts"] = [verdict.to_dict() for verdict in verdicts]
     return data
 
 
-__all__ = ["RateLimited", "UploadRefused", "submit", "admit", "AdmissionWorker", "public_version"]
+__all__ = ["RateLimited", "OverQuota", "UploadRefused", "VerdictRefused", "VersionBusy", "submit", "admit", "AdmissionWorker",
+           "public_version", "instructor_verdict", "verdict_outcome", "space_line", "student_bytes"]

@@ -32,16 +32,18 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 
-from .admission import RateLimited, public_version, submit
+from .admission import (RateLimited, VerdictRefused, VersionBusy, instructor_verdict, public_version, submit,
+                        verdict_outcome)
 from .final import FinalProcess
 from .grades import grade_sheet
 from .ladder import game_record
 from . import service
 from .settings import ClassSettings
-from .store import INSTRUCTOR, ClassStore, Game, Version
+from .store import INSTRUCTOR, ClassStore, Game, VerdictAction, Version
 from .uploads import UploadRefused, read_file
 
 COOKIE = "othello_class_token"
+VERDICT_BODY = 16 << 10  # bytes of a verdict's request (an action and a reason)
 FORM_OVERHEAD = 64 << 10  # bytes a multipart body may hold beyond the files (field names, boundaries)
 MAX_STREAMS = 64  # server-sent event streams open at once
 STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
@@ -175,7 +177,7 @@ class ClassApi:
         row = self.owned_version(request, "another student's version: only its owner and the instructor see it")
         if isinstance(row, Response):
             return row
-        data = public_version(row)
+        data = public_version(row, verdicts=self.store.verdicts(row.id))
         data["student"] = row.student
         return JSONResponse(data)
 
@@ -263,6 +265,60 @@ class ClassApi:
                 return self.refuse(409, "the final is running already")
             return JSONResponse(self.final.state(), status_code=202)
         return JSONResponse(self.final.state())
+
+    async def take_verdict(self, request: Request, fields: dict[str, str]) -> tuple[str, int] | Refusal:
+        """The instructor's verdict by hand on the version the path names (``action``, ``reason`` in ``fields``):
+        what it did in a line and the version's id, or why it is refused (a student: 403; no reason: 400)."""
+        person = self.person(request)
+        if person is None:
+            return Refusal(401, "no valid token: send Authorization: Bearer TOKEN (your link holds your token)")
+        if person != INSTRUCTOR:
+            return Refusal(403, "only the instructor admits, rejects or re-checks a version by hand")
+        if request.headers.get("authorization") is None:
+            origin = request.headers.get("origin")
+            if not origin or origin.split("://", 1)[-1] != request.headers.get("host", ""):
+                return Refusal(403, "give a verdict from this class's pages or with the token")
+        version = self.store.version(_int(request.path_params["version"]))
+        if version is None:
+            return Refusal(404, f"no version {request.path_params['version']!r} in this class")
+        try:
+            action = VerdictAction(fields.get("action", ""))
+        except ValueError:
+            return Refusal(400, f"action {fields.get('action', '')!r}: one of admit, reject, recheck")
+        try:
+            verdict = await anyio.to_thread.run_sync(
+                lambda: instructor_verdict(self.settings, self.store, version.student, version.id, action,
+                                           fields.get("reason", ""), "the instructor (dashboard)"))
+        except VersionBusy as exc:
+            return Refusal(409, str(exc))
+        except VerdictRefused as exc:
+            return Refusal(400, str(exc))
+        self.on_submitted()  # the admission worker looks at once (a re-check, or a build to make again)
+        return verdict_outcome(self.store, verdict), version.id
+
+    async def verdict(self, request: Request) -> Response:
+        """POST ``{"action": "admit"|"reject"|"recheck", "reason": TEXT}``: the instructor's verdict by hand."""
+        person = self.person(request)
+        if person is None:
+            return self.unknown()
+        if person != INSTRUCTOR:
+            return self.refuse(403, "only the instructor admits, rejects or re-checks a version by hand")
+        try:
+            body = await read_capped(request, VERDICT_BODY)
+            data = json.loads(body)
+        except TooLarge:
+            return self.refuse(413, f"a verdict is at most {VERDICT_BODY} bytes")
+        except ValueError:
+            return self.refuse(400, 'the body is not JSON: {"action": "admit", "reason": "..."}')
+        if not isinstance(data, dict) or not all(isinstance(data.get(k, ""), str) for k in ("action", "reason")):
+            return self.refuse(400, 'expected {"action": "admit"|"reject"|"recheck", "reason": TEXT}')
+        given = await self.take_verdict(request, {k: data.get(k, "") for k in ("action", "reason")})
+        if isinstance(given, Refusal):
+            return self.refuse(given.status, given.reason)
+        outcome, version_id = given
+        row = self.store.version(version_id)
+        assert row is not None
+        return JSONResponse({"outcome": outcome, **public_version(row, verdicts=self.store.verdicts(version_id))})
 
     async def events(self, request: Request) -> Response:
         """``/api/me`` (or the class view, for the instructor) each time it changes: capped in number and time."""

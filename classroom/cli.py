@@ -19,6 +19,8 @@ def class_group() -> None:
     othello class submit URL --token T --command C  send a version from a terminal
     othello class final DIR                         the final tournament on each student's last version
     othello class export DIR -o grades.csv          the grade sheet
+    othello class admit|reject|recheck DIR STUDENT VERSION --reason TEXT
+                                                    the instructor's verdict on a version, by hand
     """
 
 
@@ -157,3 +159,46 @@ def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
         store.close()
     click.echo(f"the final's tournament file: {path}")
     sys.exit(code)
+
+
+def _verdict_command(action_name: str, summary: str) -> None:
+    """``othello class admit|reject|recheck``: one command per action, the same arguments and rule."""
+
+    @class_group.command(name=action_name, help=summary + """
+
+    It works on FOLDER's database directly, whether the server runs or not:
+    a running server's ladder and admission worker see the change within
+    seconds.  The verdict is kept (who, when, what, why), never
+    overwritten, and the reason is shown on the student's card.  Exit 0
+    when given; 2 with the reason when refused (no reason, no such student
+    or version, a version still being checked).""")
+    @click.argument("folder", type=click.Path(file_okay=False, exists=True))
+    @click.argument("student")
+    @click.argument("version", type=int)
+    @click.option("--reason", required=True, help="Why (kept, and shown on the student's card).")
+    def command(folder: str, student: str, version: int, reason: str) -> None:
+        import getpass
+
+        from .admission import VerdictRefused, instructor_verdict, verdict_outcome
+        from .settings import SettingsError, load
+        from .store import ClassStore, VerdictAction
+
+        try:
+            settings = load(Path(folder))
+        except SettingsError as exc:
+            raise click.ClickException(str(exc)) from None
+        store = ClassStore(settings.database)
+        try:
+            verdict = instructor_verdict(settings, store, student, version, VerdictAction(action_name), reason,
+                                         f"{getpass.getuser()} (command line)")
+            click.echo(verdict_outcome(store, verdict))
+        except VerdictRefused as exc:
+            click.echo(f"othello class {action_name}: {exc}", err=True)
+            sys.exit(2)
+        finally:
+            store.close()
+
+
+_verdict_command("admit", "Admit STUDENT's VERSION by hand, for --reason: it plays (if it is their newest admitted one).")
+_verdict_command("reject", "Reject STUDENT's VERSION by hand, for --reason: it stops playing at once.")
+_verdict_command("recheck", "Have STUDENT's VERSION built and checked again (--reason says why): its new card decides.")

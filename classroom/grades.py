@@ -12,7 +12,7 @@ same opponent's version, colour and opening): a copy with its files renamed.
 The grade sheet (:func:`grade_sheet`) adds the final's rank, the ranks the
 evidence allows (``final_rank_best``..``final_rank_worst``), points and
 games (empty before the final), every column of the roster, and the
-students whose code is similar (:mod:`.similarity`).  It is for a
+students whose code is similar (:mod:`.copies`, the dashboard's own list).  It is for a
 spreadsheet: numbers are numbers, one a cell (points and games apart, never
 ``1/2``, which a spreadsheet turns into a date), and the file is UTF-8 with
 a byte-order mark, the one sign by which Excel reads a CSV as UTF-8 rather
@@ -25,17 +25,15 @@ for the most common spreadsheet.
 from __future__ import annotations
 
 import csv
-import functools
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .arena import (EXAMPLES, GameRecord, TournamentFileError, TournamentStoreError, load_tournament,
-                    tournament_tables)
+from .arena import GameRecord, TournamentFileError, TournamentStoreError, load_tournament, tournament_tables
+from .copies import copies_of, copy_pairs
 from .ladder import moves_sha256, rating_key, ratings
 from .settings import ClassSettings
-from .similarity import Comparer, Program, SourceFile, read_sources
 from .store import ClassStore, Game, Version, VersionStatus
 
 BOM = "\ufeff"  # first in the file: a spreadsheet reads the rest as UTF-8
@@ -258,32 +256,6 @@ def _number(value: float) -> Any:
     return int(value) if float(value).is_integer() else value
 
 
-def starter_sources() -> tuple[SourceFile, ...]:
-    """The starters' files (agents/examples): what every student may begin from, left out of the comparison."""
-    return read_sources(Path(str(EXAMPLES)))
-
-
-@functools.lru_cache(maxsize=1)
-def _comparer() -> Comparer:
-    """One comparer for the process: the starters fingerprinted once (5 s), each submission once (its folder
-    never changes: it is named by its fingerprint, which is what the comparer knows it by)."""
-    return Comparer(boilerplate=starter_sources())
-
-
-def similar_students(settings: ClassSettings, versions: list[Version]) -> dict[str, list[str]]:
-    """For each student, the others whose current submission shares much code with theirs (``bob (83%)``), most first."""
-    programs = [Program(f"{version.student}/{version.fingerprint}", version.student,
-                        read_sources(settings.folder / "submissions" / version.student / version.fingerprint))
-                for version in versions]
-    owners = {program.key: program.owner for program in programs}
-    found: dict[str, list[str]] = {}
-    for pair in _comparer().similar_pairs([p for p in programs if p.files]):
-        a, b = owners[pair.a], owners[pair.b]
-        found.setdefault(a, []).append(f"{b} ({pair.similarity:.0%})")
-        found.setdefault(b, []).append(f"{a} ({pair.similarity:.0%})")
-    return found
-
-
 def roster_columns(store: ClassStore, taken: set[str]) -> list[tuple[str, str]]:
     """The roster's other columns (e-mail, group...) in their order: (key in ``extra``, the sheet's header).
 
@@ -305,7 +277,7 @@ def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:
     """
     lines, _ = standings(settings, store)
     final = final_results(settings)
-    similar = similar_students(settings, store.current_versions())
+    copies = copy_pairs(settings, store)  # the dashboard's own list (computed again only for a new version)
     references = [ref.name for ref in settings.references]
     reference_columns = [f"vs_{name}_{what}" for name in references for what in ("points", "games")]
     own = ["id", "name", *COLUMNS, *FINAL_COLUMNS, *reference_columns, "duplicate_of", "same_moves_as", "similar_to"]
@@ -325,5 +297,7 @@ def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:
                          line.fingerprint, line.submitted_at, line.status, line.games, _number(line.score),
                          "" if line.rating is None else round(line.rating), low, high, _cell(line.rank),
                          *(results.cells() if results else [""] * len(FINAL_COLUMNS)), *tallies,
-                         " ".join(line.duplicate_of), " ".join(line.same_moves_as), "; ".join(similar.get(line.id, []))])
+                         " ".join(line.duplicate_of), " ".join(line.same_moves_as),
+                         "; ".join(f"{pair.other(line.id)} ({pair.similarity:.0%})"
+                                   for pair in copies_of(copies, line.id))])
     return BOM + out.getvalue()

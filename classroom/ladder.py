@@ -5,7 +5,11 @@ same opening (drawn from the balanced suite when both programs read
 openings), colours alternating, as in ``othello match``.  Who plays whom is
 :mod:`.matchmaking`'s pure function: a newly admitted version climbs the
 reference agents, then plays the classmates nearest its rating; this module
-gives it a snapshot of the store and writes the pair it plans.  A student's
+gives it a snapshot of the store and writes the pair it plans.  Once the
+first pairs are played it goes on with the pairs that teach most, within
+``[ladder] games_per_hour``, until the standings are settled; then it is
+idle (the dashboard and the server's log say why: :meth:`Ladder.state`) and
+starts again when a version arrives.  A student's
 newer admitted version replaces the older one at once: the older one's
 games not started are dropped.
 
@@ -17,6 +21,8 @@ kept) and queues each again under a new id; a queued game is simply played.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import hashlib
 import json
 import random
@@ -24,13 +30,14 @@ import threading
 import traceback
 from pathlib import Path
 from dataclasses import replace
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
-from .arena import (AgentEntry, FinishedGame, GameJob, GameRecord, PlayedGame, Pool, Rating, fit, read_openings,
-                    suite_path)
-from .matchmaking import DEFAULT_RATING, Entrant, PairPlan, PastPair, Policy, Rung, Snapshot, next_pair
+from .arena import (AgentEntry, FinishedGame, GameJob, GameRecord, Move, PlayedGame, Pool, Rating, fit,
+                    read_openings, suite_path)
+from .matchmaking import (DEFAULT_RATING, UNRATED, Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung,
+                          Snapshot, decide)
 from .settings import ClassSettings, Reference
-from .store import ClassStore, Game, GameOutcome, GameStatus, Version
+from .store import ClassStore, Game, GameOutcome, GameStatus, Version, now
 
 
 def reference_fingerprint(reference: Reference) -> str:
@@ -85,12 +92,24 @@ def game_folder(settings: ClassSettings, game_id: int) -> Path:
     return settings.folder / "games" / f"{game_id:06d}"
 
 
+@functools.lru_cache(maxsize=4)
+def opening_suite(name: str) -> tuple[Sequence[Move], ...]:
+    """The ladder's openings (``[ladder] openings``), read once: every dashboard asks the ladder for its state."""
+    return tuple(read_openings(suite_path(name))) if name.lower() != "none" else ()
+
+
+def hour_ago() -> str:
+    """The time an hour ago, as the store's rows hold times."""
+    return (dt.datetime.fromisoformat(now()) - dt.timedelta(hours=1)).isoformat()
+
+
 class Ladder:
     """Plans the next game pairs and turns games into jobs for a pool (the scheduler thread drives it)."""
 
     def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
         self.settings, self.store = settings, store
-        self.suite = read_openings(suite_path(settings.ladder.openings)) if settings.ladder.openings.lower() != "none" else []
+        self.suite = opening_suite(settings.ladder.openings)
+        self.idle: Optional[Idle] = None  # why the last plan() planned nothing
 
     # -- who plays whom ----------------------------------------------------------
 
@@ -105,23 +124,40 @@ class Ladder:
         """What the pairing looks at, read from the store (:mod:`.matchmaking`)."""
         fitted = ratings(self.store)
 
-        def rating(version: Version) -> float:
+        def rating(version: Version) -> tuple[float, float]:
             found = fitted.get(rating_key(version.student, version.id))
-            return found.elo if found is not None else DEFAULT_RATING
+            return (found.elo, found.error) if found is not None else (DEFAULT_RATING, UNRATED)
 
-        current = tuple(Entrant(v.id, v.student, v.fingerprint, v.openings, rating(v))
+        current = tuple(Entrant(v.id, v.student, v.fingerprint, v.openings, *rating(v))
                         for v in self.store.current_versions())
         pairs = tuple(PastPair(t.pair.a, t.pair.a_version, t.pair.b, t.pair.b_version, t.points, t.open)
                       for t in self.store.pair_tallies())
         references = tuple(Rung(ref.name, reference_fingerprint(ref)) for ref in self.settings.references)
-        policy = Policy(self.settings.name, self.settings.ladder.stop_climb_at, self.settings.ladder.pairs_per_opponent,
-                        self.settings.ladder.games_per_pairing)
-        return Snapshot(current, pairs, references, policy, tuple(self.suite))
+        settings = self.settings.ladder
+        policy = Policy(self.settings.name, settings.stop_climb_at, settings.pairs_per_opponent,
+                        settings.games_per_pairing, settings.settle_elo, settings.games_per_hour)
+        budget = None
+        if settings.games_per_hour:
+            budget = max(0, settings.games_per_hour - self.store.games_started_or_queued_since(hour_ago()))
+        return Snapshot(current, pairs, references, policy, self.suite, budget)
 
     def plan(self) -> Optional[int]:
-        """Plan the next game pair (its games queued); return its id, or ``None`` when nothing is left to play."""
-        planned = next_pair(self.snapshot())
-        return None if planned is None else self.write(planned)
+        """Plan the next game pair (its games queued); return its id, or ``None`` (:attr:`idle` says why)."""
+        decided = decide(self.snapshot())
+        if isinstance(decided, Idle):
+            self.idle = decided
+            return None
+        self.idle = None
+        return self.write(decided)
+
+    def state(self) -> str:
+        """What the ladder is doing, in a line for the instructor: playing (how many games), or idle and why."""
+        counts = self.store.game_counts()
+        running, queued = counts.get(GameStatus.RUNNING, 0), counts.get(GameStatus.QUEUED, 0)
+        if running or queued:
+            return f"playing: {running} game{'s' * (running != 1)} running, {queued} queued"
+        decided = decide(self.snapshot())
+        return decided.text() if isinstance(decided, Idle) else "playing: the next pair is being planned"
 
     def write(self, planned: PairPlan) -> int:
         """Store a planned pair and its games in one transaction; each game's seed one more than the one before."""
@@ -173,6 +209,9 @@ class Ladder:
         self.store.void_game(game_id, why)
 
 
+SERVER_RETRIES = 3  # times a game the server could not keep is queued again
+
+
 def moves_sha256(record: GameRecord) -> str:
     """The game's moves without who played them, hashed: equal for two copies of one program in the same game."""
     return hashlib.sha256(" ".join(str(m.move) for m in record.moves).encode()).hexdigest()
@@ -199,6 +238,7 @@ class Scheduler(threading.Thread):
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.running: dict[Any, int] = {}  # future -> game id
+        self.said: Optional[IdleReason] = None  # the idle the log said last (each said once, not every loop)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -228,7 +268,11 @@ class Scheduler(threading.Thread):
             game = self.ladder.next_queued(set(self.running.values()))
             if game is None:
                 if self.ladder.plan() is None:
+                    self._say_idle()
                     return
+                if self.said in (IdleReason.SETTLED, IdleReason.ALONE):
+                    self.log("ladder: playing again (the class's versions changed)")
+                    self.said = None
                 continue
             try:
                 job = self.ladder.job(game, self.pool.remote)
@@ -238,13 +282,25 @@ class Scheduler(threading.Thread):
             self.ladder.store.start_game(game.id)
             self.running[self.pool.submit(job)] = game.id
 
+    def _say_idle(self) -> None:
+        """Say in the log, once, that the ladder is idle and why (not while it waits for games in play)."""
+        idle = self.ladder.idle
+        if idle is None or idle.reason in (IdleReason.PLAYING, IdleReason.NOBODY) or idle.reason == self.said:
+            return
+        self.said = idle.reason
+        self.log("ladder: " + idle.text())
+
     def _finish(self, future: Any) -> None:
         game_id = self.running.pop(future)
         try:
             played = future.result()
-        except Exception as exc:  # the game could not be kept (GameFileError, a lost worker): void, said why
-            self.ladder.void(game_id, f"no result: {exc}")
-            self.log(f"ladder: game {game_id} void: {exc}")
+        except Exception as exc:  # the game could not be kept (GameFileError, a lost worker, no descriptors left)
+            # A fault of the server's, never of an agent (an agent's fault is a result): the game is played again,
+            # a few times at most, so that a lasting fault does not spin.  Once, six games voided by
+            # "[Errno 24] Too many open files" were never planned again and their pairs stayed half played.
+            again = self.ladder.store.requeue_game(game_id, f"no result, the server's fault: {exc}", SERVER_RETRIES)
+            self.log(f"ladder: game {game_id} void: {exc}" + (f"; queued again as game {again}" if again
+                                                               else f"; not queued again after {SERVER_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
 

@@ -17,6 +17,7 @@ code or build log never reaches a student's HTML.
 from __future__ import annotations
 
 import json
+import urllib.parse
 from importlib import resources
 from typing import Any, AsyncIterator, Optional
 
@@ -26,10 +27,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .app import ClassApi, Refusal
+from .admission import space_line
+from .app import VERDICT_BODY, ClassApi, Refusal, TooLarge, read_capped
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
+from .copies import side_by_side
 from .service import class_view, standings_view, student_view
+from .similarity import DEFAULT_THRESHOLD
 from .starters import starters
 from .store import INSTRUCTOR, Game, GameStatus
 
@@ -83,11 +87,46 @@ class ClassPages:
         return {"me": me, "versions": list(reversed(me.versions)),
                 "class_games": [game for game in others if game.id not in mine][:CLASS_GAMES_SHOWN],
                 "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
-                                                   "per_hour": settings.admission.submissions_per_hour}}
+                                                   "per_hour": settings.admission.submissions_per_hour},
+                # walked on the page alone (not in the view every event stream builds each 2 s)
+                "space": space_line(settings, person)}
 
-    async def dashboard(self, request: Request) -> Response:
+    async def dashboard(self, request: Request, verdict_error: str = "", status: int = 200) -> Response:
         data = await anyio.to_thread.run_sync(class_view, self.api.settings, self.api.store, DASHBOARD_GAMES_SHOWN)
-        return self.render(request, "dashboard.html", INSTRUCTOR, data=data, final=self.api.final.state())
+        return self.render(request, "dashboard.html", INSTRUCTOR, status=status, data=data, final=self.api.final.state(),
+                           verdict_error=verdict_error, copy_threshold=DEFAULT_THRESHOLD)
+
+    # -- the instructor's hand: a verdict on a version, copies side by side --------------
+
+    async def verdict_form(self, request: Request) -> Response:
+        """The dashboard's verdict form (action, reason): back to the version, or the dashboard saying why not."""
+        try:
+            body = await read_capped(request, VERDICT_BODY)
+        except TooLarge:
+            return self.api.refuse(413, f"a verdict is at most {VERDICT_BODY} bytes")
+        fields = {name: values[-1] for name, values in
+                  urllib.parse.parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+        given = await self.api.take_verdict(request, fields)
+        if not isinstance(given, Refusal):
+            _, version_id = given
+            return RedirectResponse(f"/#version-{version_id}", status_code=303)
+        if self.api.person(request) != INSTRUCTOR:
+            return self.api.refuse(given.status, given.reason)
+        return await self.dashboard(request, verdict_error=given.reason, status=given.status)
+
+    async def copies_page(self, request: Request) -> Response:
+        """Two versions side by side, the code they share marked: the instructor's alone (a student gets 403)."""
+        person = self.api.person(request)
+        if person is None:
+            return self.render(request, "signin.html", None, status=401)
+        if person != INSTRUCTOR:
+            return self.render(request, "missing.html", person, status=403, what="this page is the instructor's")
+        a, b = _int(request.path_params["a"]), _int(request.path_params["b"])
+        versions = [self.api.store.version(a), self.api.store.version(b)]
+        if versions[0] is None or versions[1] is None:
+            return self.render(request, "missing.html", person, status=404, what="no such version")
+        files = await anyio.to_thread.run_sync(side_by_side, self.api.settings, self.api.store, a, b)
+        return self.render(request, "copies.html", person, a=versions[0], b=versions[1], files=files)
 
     # -- the upload and the final, as plain forms (the script sends the same through the API) --
 
@@ -198,6 +237,8 @@ def page_routes(api: ClassApi) -> list[BaseRoute]:
         Route("/", pages.home),
         Route("/submit", pages.submit_form, methods=["POST"]),
         Route("/final", pages.final_form, methods=["POST"]),
+        Route("/versions/{version}/verdict", pages.verdict_form, methods=["POST"]),
+        Route("/copies/{a}/{b}", pages.copies_page),
         Route("/final/results/{path:path}", pages.final_file),
         Route("/standings", pages.standings_page),
         Route("/games/{game}", pages.game_page),

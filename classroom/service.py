@@ -8,15 +8,16 @@ The API turns each value into JSON (:func:`student_json`, :func:`standings_json`
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .admission import public_version
+from .copies import CopyPair, copy_pairs
 from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
-from .ladder import game_summary
+from .ladder import Ladder, game_summary
 from .settings import ClassSettings
-from .store import ClassStore, Game, GameStatus, Student, Version
+from .store import ClassStore, Game, GameStatus, Student, Verdict, Version
 
 MY_GAMES = 500  # the newest games of a student's versions that the student's view lists
 CLASS_GAMES = 2000  # the newest games of the class that the instructor's view lists
@@ -48,6 +49,7 @@ class StudentView:
     games: tuple[Game, ...]
     standing: Optional[StudentLine]
     time: TimeRule
+    verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's, by version
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,9 @@ class ClassView:
     references: tuple[ReferenceLine, ...]
     games: tuple[Game, ...]  # newest first
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
+    ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
+    verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's by hand, by version
+    copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
 
 
 def student_view(settings: ClassSettings, store: ClassStore, person: str) -> StudentView:
@@ -92,7 +97,7 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str) -> Stu
     lines, _ = standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
     return StudentView(student, tuple(store.versions(person)), tuple(store.games_of_student(person, latest=MY_GAMES)),
-                       mine, TimeRule.of(settings))
+                       mine, TimeRule.of(settings), verdicts_by_version(store, person))
 
 
 def standings_view(settings: ClassSettings, store: ClassStore) -> StandingsView:
@@ -108,7 +113,18 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates)
+                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state(),
+                     verdicts_by_version(store), copy_pairs(settings, store))
+
+
+def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
+    """The instructor's verdicts by hand (on ``student``'s versions), oldest first, by version id."""
+    mine = None if student is None else {version.id for version in store.versions(student)}
+    found: dict[int, list[Verdict]] = {}
+    for verdict in store.verdicts():
+        if mine is None or verdict.version in mine:
+            found.setdefault(verdict.version, []).append(verdict)
+    return {version: tuple(verdicts) for version, verdicts in found.items()}
 
 
 # -- as JSON (the API's answers) ------------------------------------------------------
@@ -116,7 +132,7 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
 
 def student_json(view: StudentView) -> dict[str, Any]:
     return {"id": view.student.id, "name": view.student.name, "instructor": False,
-            "versions": [public_version(version) for version in view.versions],
+            "versions": [public_version(version, verdicts=view.verdicts.get(version.id, ())) for version in view.versions],
             "games": [game_summary(game) for game in view.games],
             "standing": view.standing.to_dict() if view.standing else None, **view.time.to_dict()}
 
@@ -137,9 +153,11 @@ def class_json(view: ClassView) -> dict[str, Any]:
     return {"class": view.class_name, **view.time.to_dict(),
             "deadline": view.deadline.isoformat() if view.deadline else None,
             "students": [{**entry.line.to_dict(), "extra": entry.student.extra,
-                          "versions": [public_version(version) for version in entry.versions]}
+                          "versions": [public_version(version, verdicts=view.verdicts.get(version.id, ()))
+                                       for version in entry.versions]}
                          for entry in view.students],
             "references": [reference.to_dict() for reference in view.references],
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
-                           for line in view.duplicates]}
+                           for line in view.duplicates],
+            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies]}

@@ -76,9 +76,15 @@ class LadderTable:
                         "openings)", "balanced")
     concurrency: Optional[int] = key("games at once: all cores but one; or a number", None, auto=True, low=1,
                                      high=1024)
-    pairs_per_opponent: int = key("game pairs between two students' current versions, then the ladder moves on", 2,
-                                  low=1, high=1000)
+    pairs_per_opponent: int = key("the first game pairs between two students' current versions, before the ladder "
+                                  "plays the pairs whose results teach most", 2, low=1, high=1000)
     stop_climb_at: float = key("a pair scoring at most this against a reference ends the climb", 0.0, low=0, high=100)
+    settle_elo: float = key("a standing is settled when its rating's 95% interval is within this many Elo either "
+                            "side (or apart from every other): when all are, the ladder idles until a version "
+                            "arrives.  50: adjacent students 100 Elo apart (one scores 64% against the other) are "
+                            "told apart, about 200 games a version", 50.0, low=1, high=2000)
+    games_per_hour: int = key("the ladder's budget: games started in an hour at most, once a version has played "
+                              "its first pairs (0: no budget beyond concurrency)", 0, low=0, high=1_000_000)
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,8 @@ class AdmissionTable:
     max_files: int = key("files in a submission", 200, low=1, high=100_000)
     max_file_bytes: int = key("bytes of one file of a submission", 2_000_000, low=1, high=1 << 30)
     max_depth: int = key("folders inside a submission", 8, low=1, high=64)
+    max_student_mb: int = key("megabytes a student's files may take in the class folder (versions, builds, cards); "
+                              "past it their submissions are refused", 500, low=1, high=1 << 20, unit="MB")
 
 
 @dataclass(frozen=True)

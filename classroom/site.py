@@ -31,6 +31,7 @@ def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callabl
         Route("/api/events", api.events),
         Route("/api/versions/{version}", api.version),
         Route("/api/versions/{version}/files/{path:path}", api.version_file),
+        Route("/api/versions/{version}/verdict", api.verdict, methods=["POST"]),
         Route("/api/games/{game}", api.game),
         Route("/api/games/{game}/log/{player}", api.game_log),
         Route("/api/standings", api.standings),

@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS versions (
     reason TEXT NOT NULL DEFAULT '',       -- why rejected, in a line
     card TEXT,                             -- JSON: the admission card
     decided_at TEXT,
+    program TEXT NOT NULL DEFAULT '',      -- the program it runs (uploads.program_fingerprint): '' before schema 3
     UNIQUE (student, fingerprint)
 );
 CREATE TABLE IF NOT EXISTS pairs (
@@ -98,10 +99,38 @@ class AddColumn:
             db.execute(f"ALTER TABLE {self.table} ADD COLUMN {self.column} {self.declaration}")
 
 
+@dataclass(frozen=True)
+class AddTable:
+    """A migration: a table (and its indexes) added, ``IF NOT EXISTS``: an older database gains it empty."""
+
+    statements: tuple[str, ...]
+
+    def apply(self, db: sqlite3.Connection) -> None:
+        for statement in self.statements:
+            db.execute(statement)
+
+
+# The instructor's verdicts by hand: every one kept (who, when, what, why), never overwritten; a version's row
+# holds the verdict in force, this table how it came to be.
+VERDICTS_TABLE = AddTable((
+    "CREATE TABLE IF NOT EXISTS verdicts ("
+    " id INTEGER PRIMARY KEY,"
+    " version INTEGER NOT NULL REFERENCES versions(id),"
+    " action TEXT NOT NULL,"  # admit, reject, recheck
+    " reason TEXT NOT NULL,"
+    " by TEXT NOT NULL,"  # who gave it: the dashboard's instructor, or the user at the command line
+    " at TEXT NOT NULL,"
+    " was TEXT NOT NULL,"  # the version's status before
+    " card TEXT)",  # the version's card when the verdict was given (a re-check's new card replaces it there)
+    "CREATE INDEX IF NOT EXISTS verdicts_version ON verdicts(version)",
+))
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
-MIGRATIONS: list[AddColumn] = [
+MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "reads_clock", "INTEGER NOT NULL DEFAULT 0"),  # the game clock (a version declares it)
+    AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
+    VERDICTS_TABLE,  # the instructor's verdicts by hand
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -133,6 +162,19 @@ class VersionStatus(StrEnum):
     REJECTED = "rejected"
 
 
+class VerdictAction(StrEnum):
+    """What the instructor may do to a version by hand: admit it, reject it, or have it built and checked again."""
+
+    ADMIT = "admit"
+    REJECT = "reject"
+    RECHECK = "recheck"
+
+    @property
+    def done(self) -> str:
+        """The action as a past participle: ``admitted``, ``rejected``, ``re-checked``."""
+        return {"admit": "admitted", "reject": "rejected", "recheck": "re-checked"}[self.value]
+
+
 class GameStatus(StrEnum):
     """Where a ladder game is: planned, being played, played (a result), or void (never counted; the reason kept)."""
 
@@ -160,6 +202,28 @@ class Student:
     name: str
     extra: dict[str, str]  # the roster's other columns
     added_at: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of ``verdicts``: the instructor's verdict on a version by hand, with who gave it, when and why."""
+
+    id: int
+    version: int
+    action: VerdictAction
+    reason: str
+    by: str
+    at: str
+    was: VersionStatus  # the version's status before
+
+    @property
+    def text(self) -> str:
+        """How a card says it: ``admitted by the instructor: REASON``."""
+        return f"{self.action.done} by the instructor: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "action": self.action.value, "reason": self.reason, "by": self.by,
+                "at": self.at, "was": self.was.value, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -195,6 +259,7 @@ class Card:
     check: tuple[str, ...] = ()
     items: tuple[CardItem, ...] = ()
     stderr: str = ""
+    error: str = ""  # the card as stored could not be read: what was wrong (the page shows it as one line)
 
     def to_dict(self) -> dict[str, Any]:
         """The card as the API and ``cards/ID/FP.json`` give it (every key, always)."""
@@ -202,7 +267,7 @@ class Card:
                 "status": self.status.value, "reason": self.reason, "command": self.command, "build": self.build,
                 "time_per_move": self.time_per_move, "clock": self.clock, "build_log": self.build_log,
                 "build_status": self.build_status, "check": list(self.check),
-                "items": [item.to_dict() for item in self.items], "stderr": self.stderr}
+                "items": [item.to_dict() for item in self.items], "stderr": self.stderr, "error": self.error}
 
 
 @dataclass(frozen=True)
@@ -223,6 +288,7 @@ class Version:
     reason: str
     card: Optional[Card]
     decided_at: Optional[str]
+    program: str = ""  # the program it runs: its files, build line and command words ('' if stored before schema 3)
 
 
 @dataclass(frozen=True)
@@ -345,6 +411,7 @@ class NewVersion:
     openings: bool
     reads_clock: bool
     files: tuple[tuple[str, int], ...]
+    program: str = ""  # uploads.program_fingerprint: '' matches no other version
 
     @property
     def bytes(self) -> int:
@@ -364,10 +431,34 @@ def _json(text: Optional[str], default: Any) -> Any:
 
 
 def _card(text: Optional[str], row: sqlite3.Row) -> Optional[Card]:
-    """A card's JSON as a :class:`Card`; a key a card of an older server lacks reads as the version's own value."""
+    """A card's JSON as a :class:`Card`; a key a card of an older server lacks reads as the version's own value.
+
+    A card that cannot be read (a wrong type, an unknown status) is a card
+    with its ``error`` said, never an exception: one bad card must not take
+    the dashboard and the student's page down with it.
+    """
     data = _json(text, None)
+    if text and not isinstance(data, dict):
+        return _unreadable_card(row, "its JSON is not an object")
     if not isinstance(data, dict):
         return None
+    try:
+        return _parse_card(data, row)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        return _unreadable_card(row, f"{type(exc).__name__}: {exc}")
+
+
+def _unreadable_card(row: sqlite3.Row, why: str) -> Card:
+    try:
+        status = VersionStatus(row["status"])
+    except ValueError:
+        status = VersionStatus.REJECTED
+    return Card(str(row["student"]), int(row["id"]), str(row["fingerprint"]), status, str(row["reason"]),
+                command=str(row["command"]), build=str(row["build"]),
+                error=f"this version's card could not be read ({why[:300]}): the server kept it as it was")
+
+
+def _parse_card(data: dict[str, Any], row: sqlite3.Row) -> Card:
     time = data.get("time_per_move")
     items = tuple(CardItem(str(item.get("key", "")), str(item.get("title", "")),
                            None if item.get("status") is None else str(item["status"]),
@@ -381,7 +472,8 @@ def _card(text: Optional[str], row: sqlite3.Row) -> Optional[Card]:
         time_per_move=float(time) if isinstance(time, (int, float)) else None,
         clock=str(data["clock"]) if data.get("clock") else None, build_log=str(data.get("build_log") or ""),
         build_status=str(data["build_status"]) if data.get("build_status") else None,
-        check=tuple(str(line) for line in data.get("check") or ()), items=items, stderr=str(data.get("stderr") or ""))
+        check=tuple(str(line) for line in data.get("check") or ()), items=items, stderr=str(data.get("stderr") or ""),
+        error=str(data.get("error") or ""))
 
 
 def _student(row: sqlite3.Row) -> Student:
@@ -394,7 +486,13 @@ def _version(row: sqlite3.Row) -> Version:
     files = tuple((str(path), int(size)) for path, size in _json(row["files"], []))
     return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
                    bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
-                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"])
+                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"],
+                   row["program"])
+
+
+def _verdict(row: sqlite3.Row) -> Verdict:
+    return Verdict(int(row["id"]), int(row["version"]), VerdictAction(row["action"]), row["reason"], row["by"],
+                   row["at"], VersionStatus(row["was"]))
 
 
 def _pair(row: sqlite3.Row) -> Pair:
@@ -549,31 +647,72 @@ class ClassStore:
         """Store a version to be checked; return its row and whether it is to be checked (new, or again).
 
         The same files sent again are the version already stored (``False``),
-        unless ``check_again`` says its verdict is to be given anew: it is then
-        put back to ``checking``.  The look-up and the insert are one
-        transaction: the same version sent twice at once is one.
+        and so is the same program (``new.program``: the same files and build
+        line, a command with the same words, only spaced or quoted otherwise):
+        the referee would start the very same process, so its games and
+        rating go on rather than start from nothing.  Unless ``check_again``
+        says its verdict is to be given anew: it is then put back to
+        ``checking``.  The look-up and the insert are one transaction: the
+        same version sent twice at once is one.
         """
         select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
         with self._transaction() as db:
             found = db.execute(select, (new.student, new.fingerprint)).fetchone()
+            if found is None and new.program:
+                found = db.execute("SELECT * FROM versions WHERE student = ? AND program = ? ORDER BY id LIMIT 1",
+                                   (new.student, new.program)).fetchone()
             if found is not None:
                 existing = _version(found)
                 if not check_again(existing):
                     return existing, False
                 db.execute("UPDATE versions SET status = ?, reason = '', card = NULL WHERE id = ?",
                            (VersionStatus.CHECKING.value, existing.id))
-            else:
-                db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
-                           "bytes, submitted_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (new.student, new.fingerprint, new.command, new.build, int(new.openings),
-                            int(new.reads_clock), json.dumps([list(item) for item in new.files]), new.bytes, now(),
-                            VersionStatus.CHECKING.value))
+                return _version(db.execute("SELECT * FROM versions WHERE id = ?", (existing.id,)).fetchone()), True
+            db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
+                       "bytes, submitted_at, status, program) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (new.student, new.fingerprint, new.command, new.build, int(new.openings),
+                        int(new.reads_clock), json.dumps([list(item) for item in new.files]), new.bytes, now(),
+                        VersionStatus.CHECKING.value, new.program))
             return _version(db.execute(select, (new.student, new.fingerprint)).fetchone()), True
 
     def decide(self, card: Card) -> None:
         """Keep a version's verdict and its card (the card names the version)."""
         self._execute("UPDATE versions SET status = ?, reason = ?, card = ?, decided_at = ? WHERE id = ?",
                       card.status.value, card.reason, json.dumps(card.to_dict()), now(), card.version)
+
+    # -- the instructor's verdicts by hand ----------------------------------------------
+
+    def give_verdict(self, version_id: int, action: VerdictAction, reason: str, by: str, status: VersionStatus,
+                     shown: str) -> Verdict:
+        """Keep the instructor's verdict on a version and put it in force, in one transaction.
+
+        The version takes ``status`` with ``shown`` as its reason; its card
+        stays until a re-check's new one comes, and is kept in the verdict's
+        row too (nothing recorded is lost).  Unless it is now admitted,
+        its games not started are voided, saying why: a rejected or re-checked
+        version stops playing at once.  ``LookupError`` for no such version.
+        """
+        with self._transaction() as db:
+            found = db.execute("SELECT status, card FROM versions WHERE id = ?", (version_id,)).fetchone()
+            if found is None:
+                raise LookupError(f"no version {version_id}")
+            cursor = db.execute("INSERT INTO verdicts (version, action, reason, by, at, was, card) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (version_id, action.value, reason, by, now(), found["status"], found["card"]))
+            db.execute("UPDATE versions SET status = ?, reason = ?, decided_at = ? WHERE id = ?",
+                       (status.value, shown, None if status is VersionStatus.CHECKING else now(), version_id))
+            if status is not VersionStatus.ADMITTED:
+                db.execute("UPDATE games SET status = ?, void_reason = ? WHERE status = ? AND "
+                           "(white_version = ? OR black_version = ?)",
+                           (GameStatus.VOID.value, f"version {version_id} was {action.done} by the instructor before "
+                            "this game started", GameStatus.QUEUED.value, version_id, version_id))
+            return _verdict(db.execute("SELECT * FROM verdicts WHERE id = ?", (cursor.lastrowid,)).fetchone())
+
+    def verdicts(self, version_id: Optional[int] = None) -> list[Verdict]:
+        """The instructor's verdicts by hand (on one version), oldest first."""
+        if version_id is None:
+            return [_verdict(row) for row in self._rows("SELECT * FROM verdicts ORDER BY id")]
+        return [_verdict(row) for row in self._rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id", version_id)]
 
     # -- pairs and games ------------------------------------------------------------
 
@@ -673,6 +812,30 @@ class ClassStore:
                 replayed.append(int(cursor.lastrowid or 0))
         return replayed
 
+    def requeue_game(self, game_id: int, why: str, at_most: int) -> Optional[int]:
+        """Void a running game the server could not keep (``why``) and queue it again under a new id, in one
+        transaction, unless its pair's game was voided ``at_most`` times already; the new id, or ``None``."""
+        with self._transaction() as db:
+            found = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            if found is None:
+                return None
+            game = _game(found)
+            db.execute("UPDATE games SET status = ?, void_reason = ? WHERE id = ?", (GameStatus.VOID.value, why, game.id))
+            voided = db.execute("SELECT COUNT(*) FROM games WHERE pair = ? AND game_index = ? AND status = ?",
+                                (game.pair, game.game_index, GameStatus.VOID.value)).fetchone()[0]
+            if voided > at_most:
+                return None
+            cursor = db.execute(_INSERT_GAME, (game.pair, game.game_index, game.white, game.white_version, game.white_fp,
+                                               game.black, game.black_version, game.black_fp, game.seed,
+                                               GameStatus.QUEUED.value, now()))
+            return int(cursor.lastrowid or 0)
+
+    def games_started_or_queued_since(self, since: str) -> int:
+        """The games started at ``since`` or later, and those queued (to start soon): the ladder's hourly budget."""
+        found = self._row("SELECT COUNT(*) AS n FROM games WHERE started_at >= ? OR status = ?",
+                          since, GameStatus.QUEUED.value)
+        return int(found["n"]) if found else 0
+
 
 class _Transaction:
     """``with store._transaction() as db:`` several statements committed together (or none)."""
@@ -697,5 +860,5 @@ class _Transaction:
 
 
 __all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
-           "PairTally", "Game", "GameStatus", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
+           "PairTally", "Game", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
            "MIGRATIONS", "SCHEMA_VERSION"]

@@ -228,6 +228,22 @@ def store_version(folder: Path, student: str, files: dict[str, bytes], command: 
         raise
 
 
+def program_fingerprint(folder: Path, command: str, build: str, openings: bool, reads_clock: bool) -> str:
+    """The program a version runs, as one digest: its files, its build line, its command's words, its declarations.
+
+    Two versions with the same program start the very same process: the
+    command is run as the words ``shlex`` splits it into, never through a
+    shell, so a command only spaced or quoted otherwise (``python3  'a.py'``
+    and ``python3 a.py``) is the same program.  Any other change may change
+    what runs (``./a.py`` and ``a.py`` differ in ``argv[0]``; an argument
+    sets a depth), and the build line is run by a shell, where quoting
+    changes what it does: those are another program.  The declarations
+    change what the referee sends it (openings, the clock line).
+    """
+    declared = (OPENINGS_PREFIX if openings else "") + (CLOCK_PREFIX if reads_clock else "")
+    return fingerprint(folder, "program:" + declared + shlex.join(shlex.split(command)), build)
+
+
 def make_read_only(root: Path, keep_root: bool = False) -> None:
     """No write permission left under ``root`` (a version is immutable); a built program stays executable.
 

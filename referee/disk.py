@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .process import MEMORY_WATCH_INTERVAL
+from .memory import WATCH_INTERVAL
 
-DISK_INTERVAL = MEMORY_WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
+DISK_INTERVAL = WATCH_INTERVAL  # seconds between two looks at each agent's directory (as at its memory)
 MAX_WATCHED_ENTRIES = 10_000  # files and folders in an agent's directory: more is over the limit (a walk costs)
 
 

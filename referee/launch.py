@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from . import sandbox
+from . import memory, sandbox
 from .config import GameConfig, compiled_cache_dir
 from .disk import DISK_INTERVAL, MAX_WATCHED_ENTRIES, directory_usage
 from .process import AgentProcess, StartError
@@ -63,7 +63,7 @@ def _plan(
         readable=seen,
         hidden=[*hidden, *map(Path, config.hidden_paths)],
         tmp_mb=config.disk_mb or 1024,
-        shm_mb=config.memory_mb,  # shared memory is memory: never more than the limit
+        shm_mb=memory.shm_mb(config.memory_mb),
         # Without a cgroup, RLIMIT_NPROC inside the sandbox: bwrap's first process counts too.
         max_processes=0 if cgroup is not None or not config.max_processes else config.max_processes + 1,
         disable_userns=isolation.disable_userns,

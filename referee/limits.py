@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from . import memory
 from .config import GameConfig
 from .disk import DISK_INTERVAL, MAX_WATCHED_ENTRIES
 from .player import MONITOR_INTERVAL
-from .process import MEMORY_WATCH_INTERVAL
 from .sandbox import Isolation
 
 _AS_YOURSELF = "agents run as yourself (--sandbox none)"
@@ -41,22 +41,10 @@ def _ms(seconds: float) -> str:
 
 
 def memory_line(config: GameConfig, isolation: Optional[Isolation]) -> LimitLine:
-    if not config.memory_mb:
-        return LimitLine("memory", "NOT enforced: no limit set (--memory 0, memory_mb = 0): give one in MB", False)
-    limit = f"{config.memory_mb} MB"
     cgroup = isolation.cgroup if isolation is not None else None
-    if cgroup is not None:
-        which = f"{'delegated ' if cgroup.delegated else ''}cgroup v{cgroup.version}"
-        return LimitLine("memory", f"{limit} for the whole sandbox (all its processes and its /tmp and /dev/shm), "
-                                   f"by the kernel ({which})")
-    watchdog = f"by the referee's watchdog every {_ms(MEMORY_WATCH_INTERVAL)}: "
-    burst = "; a fast burst may pass the limit by a little before the kill"
-    if isolation is None:
-        return LimitLine("memory", f"only in part: {limit} {watchdog}the PSS of the processes it knows of the agent ({_AS_YOURSELF}: "
-                                   "a process that leaves its session and clears its environment escapes it, and "
-                                   "files it writes in /tmp or /dev/shm are not counted){burst}", False)
-    return LimitLine("memory", f"{limit} {watchdog}all its processes' PSS plus its /tmp and /dev/shm{burst} "
-                               "(no cgroup here: see above)")
+    kernel = None if cgroup is None else f"{'delegated ' if cgroup.delegated else ''}cgroup v{cgroup.version}"
+    how, enforced = memory.describe(config.memory_mb, kernel, sandboxed=isolation is not None)
+    return LimitLine("memory", how, enforced)
 
 
 def processes_line(config: GameConfig, isolation: Optional[Isolation]) -> LimitLine:
@@ -94,7 +82,7 @@ def tmpfs_line(config: GameConfig, isolation: Optional[Isolation]) -> LimitLine:
     if isolation is None:
         return LimitLine("/tmp and /dev/shm", f"NOT limited: the host's own, shared with everyone ({_AS_YOURSELF}): "
                                               "use the sandbox", False)
-    shm = f"{config.memory_mb} MB" if config.memory_mb else "half the RAM (no memory limit)"
+    shm = memory.describe_shm(config.memory_mb)
     return LimitLine("/tmp and /dev/shm", f"the sandbox's own, in memory: /tmp {config.disk_mb or 1024} MB, "
                                           f"/dev/shm {shm}; /dev and every other folder read-only")
 

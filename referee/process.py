@@ -14,19 +14,9 @@ freezes the whole tree; otherwise processes are limited by ``RLIMIT_NPROC``
 
 Memory without a cgroup: no address-space limit (``RLIMIT_AS`` breaks the
 runtimes that reserve more than they use: a JVM, javac, rustc) but a
-watchdog thread, every :data:`MEMORY_WATCH_INTERVAL` seconds while the agent
-runs (a stopped agent cannot allocate): the sum of its processes'
-``RssAnon + RssShmem + VmSwap`` (``/proc/PID/status``; sandboxed, every
-process of its PID namespace, listed by the sandbox's own ``/proc``) plus
-the bytes used in its sandbox's ``/tmp`` and ``/dev/shm``; only when that bound is over
-the limit, the precise figure, ``Pss_Anon + Pss_Shmem + SwapPss``
-(``/proc/PID/smaps_rollup``: the copy-on-write pages of forked children
-counted once) plus the same tmpfs bytes.  Over the limit, the whole sandbox
-is killed at once and :attr:`AgentProcess.out_of_memory_mb` says why.  A
-fast burst may pass the limit by what it allocates in one interval; a file
-of ``/tmp`` or ``/dev/shm`` that is also mapped counts twice (the safe side).
-Memory it could hold out of sight (a memfd, a detached System V segment) is
-refused by the sandbox's seccomp filter (:data:`.sandbox.BLOCKED_SYSCALLS_X86_64`).
+watchdog thread that measures the agent while it runs and kills the whole
+sandbox once it is over its limit (what it counts, how and how often:
+:mod:`.memory`); :attr:`AgentProcess.out_of_memory_mb` then says why.
 
 Unsandboxed (``--sandbox none``, only when asked for), the processes of an
 agent are those of its session or process group, every descendant ever
@@ -53,8 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
+from . import memory
 from .keeper import KEEPER
-from .sandbox import TMPFS_MOUNTS, AgentCgroup, SandboxPlan, seccomp_file
+from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -153,8 +144,11 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, ...] = ()) -> Callable[[], None]:
+def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, ...] = (),
+            open_files: int = 0) -> Callable[[], None]:
     parent = os.getpid()
+    if open_files:  # never above the referee's own hard limit (which the child could not raise)
+        open_files = min(open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
 
     def apply() -> None:  # runs in the child between fork and exec: keep it tiny
         # Die with the referee from the first instruction on: bwrap's own
@@ -173,6 +167,8 @@ def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, 
         if file_mb:
             size = file_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
@@ -183,52 +179,6 @@ def _limits(nproc: int, file_mb: int, cgroup_joins: list[str], cpus: tuple[int, 
 _EXIT_LOOK_FIRST_PAUSE = 0.0005
 _EXIT_LOOK_MAX_PAUSE = 0.01
 _KILLED_WAIT = 0.03  # how long what SIGKILL was sent to is looked at, and sent it again, before the keeper is left it
-
-MEMORY_WATCH_INTERVAL = 0.05  # seconds between two measures of an agent's memory (without a cgroup)
-_STATUS_KEYS = (b"RssAnon:", b"RssShmem:", b"VmSwap:")  # /proc/PID/status: what a process holds, in kB
-_ROLLUP_KEYS = (b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")  # /proc/PID/smaps_rollup: its fair share, in kB
-
-
-def _kilobytes(path: str, keys: tuple[bytes, ...]) -> int:
-    """The sum of the ``keys`` lines (``Name:  123 kB``) of a /proc file, in bytes (0 for a process gone)."""
-    text = _read_proc(path)
-    if text is None:
-        return 0
-    total = 0
-    for line in text.splitlines():
-        if line.startswith(keys):
-            parts = line.split()
-            if len(parts) >= 2 and parts[1].isdigit():
-                total += int(parts[1])
-    return total << 10
-
-
-def resident_bytes(process: str) -> int:
-    """A fast upper bound of the memory a process holds (its ``/proc`` folder): ``RssAnon + RssShmem + VmSwap``."""
-    return _kilobytes(f"{process}/status", _STATUS_KEYS)
-
-
-def proportional_bytes(process: str) -> int:
-    """The memory a process holds (its ``/proc`` folder), pages shared with others divided among them
-    (``Pss_Anon + Pss_Shmem + SwapPss``)."""
-    return _kilobytes(f"{process}/smaps_rollup", _ROLLUP_KEYS)
-
-
-TMPFS_INODE_BYTES = 1024  # the kernel's memory for one file of a tmpfs (its inode and name), which its size does not count
-
-
-def tmpfs_bytes(root: str, mounts: tuple[str, ...]) -> int:
-    """Memory used by the file systems ``mounts`` as seen from ``root`` (``/proc/PID/root``): their blocks, and
-    :data:`TMPFS_INODE_BYTES` a file (a million empty files cost a GB, and no size limit counts them)."""
-    total = 0
-    for mount in mounts:
-        try:
-            info = os.statvfs(root + mount)
-        except OSError:
-            continue
-        total += (info.f_blocks - info.f_bfree) * info.f_frsize + (info.f_files - info.f_ffree) * TMPFS_INODE_BYTES
-    return total
-
 
 def _fresh_file(path: Path) -> BinaryIO:
     """A new file at ``path`` for writing, replacing (never following) whatever is there."""
@@ -331,7 +281,8 @@ class AgentProcess:
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(seccomp,) if seccomp is not None else (),
-                preexec_fn=_limits(nproc, self.file_mb, joins, self.cpus),
+                preexec_fn=_limits(nproc, self.file_mb, joins, self.cpus,
+                                   memory.OPEN_FILES if self.sandbox is not None else 0),
             )
         except OSError as exc:
             KEEPER.forget(self.kept)
@@ -365,29 +316,35 @@ class AgentProcess:
             self.on_exit()
 
     def _watch_memory(self) -> None:
-        """The memory watchdog (see the module's docstring): kill the whole sandbox once over ``memory_mb``."""
-        limit = self.memory_mb << 20
-        while not self._ending.wait(MEMORY_WATCH_INTERVAL):
+        """The memory watchdog (:mod:`.memory`): kill the whole sandbox once over ``memory_mb``."""
+        interval, _ = memory.watch_interval()
+        wait, last, last_at = interval, 0, time.monotonic()
+        while not self._ending.wait(wait):
             if self.exited:
                 return
             if self.suspended:
+                wait = interval
                 continue
             processes, root = self._memory_scan()
-            stored = tmpfs_bytes(root, TMPFS_MOUNTS) if root else 0
-            bound = stored + sum(resident_bytes(process) for process in processes)
+            bound, over = memory.measure(processes, root, self.memory_mb)
             self.peak_memory = max(self.peak_memory, bound)
-            if bound <= limit or stored + sum(proportional_bytes(process) for process in processes) <= limit:
-                continue
-            self.out_of_memory_mb = self.memory_mb
-            self.kill_all(term_grace=0)
-            return
+            if over:
+                self.out_of_memory_mb = self.memory_mb
+                if self.sandbox is not None:  # the namespace's first process: its death takes every other at once
+                    for pid in _children(self.pid):
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.kill(pid, signal.SIGKILL)
+                self.kill_all(term_grace=0)
+                return
+            now = time.monotonic()
+            wait = memory.next_wait(bound, bound - last, now - last_at, self.memory_mb, interval)
+            last, last_at = bound, now
 
     def _memory_scan(self) -> tuple[list[str], str]:
         """The ``/proc`` folders of the agent's processes now, and its sandbox's root in ``/proc`` (``""``: none).
 
-        Sandboxed, they are every process of its PID namespace, listed by the
-        sandbox's own ``/proc`` (one listing, where walking the tree reads a
-        file per thread); unsandboxed, those of :meth:`scan_tree`.
+        Sandboxed, every process of its PID namespace (:func:`.memory.sandbox_processes`: none until the
+        sandbox's own ``/proc`` is there); unsandboxed, those of :meth:`scan_tree`.
         """
         if self.sandbox is None:
             return [f"/proc/{pid}" for pid in self._tree()], ""
@@ -397,11 +354,7 @@ class AgentProcess:
                 return [], ""
             self._inner = inner[0]
         root = f"/proc/{self._inner}/root"
-        try:
-            names = os.listdir(f"{root}/proc")
-        except OSError:
-            return [], ""
-        return [f"{root}/proc/{name}" for name in names if name.isdigit()], root
+        return memory.sandbox_processes(root), root
 
     def _drain(self) -> None:
         """Copy the agent's output into its log: the first half of the cap as it comes, the last half at the end.
@@ -545,7 +498,7 @@ class AgentProcess:
             limit = self.cgroup.memory_mb
         else:
             return ""
-        return f": out of memory (the limit is {limit} MB for all its processes)"
+        return memory.note(limit)
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) of every process of the agent seen so far."""

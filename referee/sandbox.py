@@ -23,7 +23,7 @@ that lie inside a folder it may read are covered by an empty ``tmpfs``.
 Limits hold for the whole tree: with a cgroup (cgroup v2 ``memory.max`` and
 ``pids.max`` under a cgroup the referee may write, delegated to a user or
 not, or the v1 ``memory`` and ``pids`` hierarchies when root), else with the
-referee's memory watchdog (:mod:`.process`: its processes' memory plus its
+referee's memory watchdog (:mod:`.memory`: its processes' memory plus its
 ``/tmp`` and ``/dev/shm``) and ``RLIMIT_NPROC`` set *inside* the sandbox's
 user namespace, where the kernel counts only that namespace's processes.
 Its ``/tmp`` (``--disk``) and ``/dev/shm`` (``--memory``) are sized tmpfs;
@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from . import memory
 from .keeper import end_agent
 
 # Where a game's agent finds its own directory inside its sandbox (SEEN_ROOT/NAME):
@@ -337,39 +338,77 @@ def program_paths(argv: list[str], cwd: Path, search_path: str) -> list[Path]:
     return sorted(p for p in found if not is_system_path(p) and p != Path("/"))
 
 
-# The file systems in memory an agent may write, sized by its plan: what the
-# memory watchdog (.process) adds to its processes' memory.
-TMPFS_MOUNTS = ("/tmp", "/dev/shm")
-
-
 # Calls no agent needs and an attacker would: reading or steering another
 # process (even bwrap's own first process, which shares the sandbox); memory
-# in files that no process maps and no folder shows, out of the memory
-# watchdog's sight (a memfd, a System V segment left detached; no runtime
-# we run uses them: a JVM, node, Python's multiprocessing use /dev/shm); and
-# leaving the cores its game was given (.cores: a game's CPU is its own).
+# out of the memory watchdog's sight (.memory): in files that no process maps
+# and no folder shows (a memfd, a System V segment left detached; no runtime
+# we run uses them: a JVM, node, Python's multiprocessing use /dev/shm), in
+# sockets (an agent talks to the referee through files, and has no network;
+# io_uring makes sockets without the socket call); and leaving the cores its
+# game was given (.cores: a game's CPU is its own).  A socket pair stays
+# allowed: the JVM makes one to start its file channels and directory watch,
+# rustc one to run its linker; its buffers are held to the system's default
+# size instead (SOCKET_BUFFER_OPTIONS), and the number of them by the limit of
+# open files (.memory.OPEN_FILES): 510 pairs held 6.8 GB with buffers raised
+# (issue 36: 1.5 GB at --memory 256 without a cgroup), 175 MB without, 126
+# pairs 43 MB.  Pipes likewise keep their default size (F_SETPIPE_SZ refused).
 BLOCKED_SYSCALLS_X86_64 = {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-                           "memfd_create": 319, "shmget": 29, "sched_setaffinity": 203}
+                           "memfd_create": 319, "shmget": 29, "socket": 41, "io_uring_setup": 425,
+                           "sched_setaffinity": 203}
+_SETSOCKOPT = 54
+_SOL_SOCKET = 1
+_FCNTL, _F_SETPIPE_SZ = 72, 1031  # a pipe made larger than its default 64 KB: refused too
+# setsockopt(SOL_SOCKET, ...) options refused: a larger send or receive buffer (and root's forced ones).
+SOCKET_BUFFER_OPTIONS = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
 _AUDIT_ARCH_X86_64 = 0xC000003E
+# x32 calls come with the x86-64 arch and their number plus this bit: every one is refused (else each
+# blocked call above would pass as its x32 twin, where the kernel has the x32 ABI).
+_X32_SYSCALL_BIT = 0x40000000
 
 
 def seccomp_filter() -> Optional[bytes]:
-    """A classic BPF program: on x86-64, the blocked calls fail with EPERM; ``None`` elsewhere.
+    """A classic BPF program: on x86-64, the blocked calls, the socket buffer options, a larger pipe and every
+    x32 call fail with EPERM; ``None`` elsewhere.
 
-    Written out by hand (six kinds of instruction) rather than with
-    libseccomp, which is not a Python dependency we can count on.
+    Another arch (a 32-bit call through ``int 0x80``) kills the process.
+    Written out by hand (a few kinds of instruction, their jumps resolved
+    from labels) rather than with libseccomp, which is not a Python
+    dependency we can count on.
     """
     if platform.machine() not in ("x86_64", "AMD64"):
         return None
-    load, jump_eq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    load, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, ..|BPF_JGE|.., BPF_RET|BPF_K
     allow, kill, eperm = 0x7FFF0000, 0x00000000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, _KILL, _ERRNO|EPERM
-    numbers = sorted(BLOCKED_SYSCALLS_X86_64.values())
-    program = [(load, 0, 0, 4), (jump_eq, 1, 0, _AUDIT_ARCH_X86_64), (ret, 0, 0, kill), (load, 0, 0, 0)]
-    for index, number in enumerate(numbers):
-        remaining = len(numbers) - index - 1
-        program.append((jump_eq, remaining + 1, 0, number))  # to the EPERM return after the ALLOW
-    program += [(ret, 0, 0, allow), (ret, 0, 0, eperm)]
-    return b"".join(struct.pack("HBBI", *instruction) for instruction in program)
+    nr, arch = 0, 4  # offsets in struct seccomp_data
+
+    def argument(index: int) -> int:
+        return 16 + 8 * index  # the offset of an argument's low half (little-endian)
+
+    # (code, where to go if true, where if false, k): "" is the next instruction; a text alone is a label
+    program: list[tuple[int, str, str, int] | str] = [
+        (load, "", "", arch), (jump_eq, "", "kill", _AUDIT_ARCH_X86_64), (load, "", "", nr),
+        (jump_ge, "eperm", "", _X32_SYSCALL_BIT),
+        *[(jump_eq, "eperm", "", number) for number in sorted(BLOCKED_SYSCALLS_X86_64.values())],
+        (jump_eq, "", "fcntl", _SETSOCKOPT), (load, "", "", argument(1)), (jump_eq, "", "allow", _SOL_SOCKET),
+        (load, "", "", argument(2)),
+        *[(jump_eq, "eperm", "", option) for option in sorted(SOCKET_BUFFER_OPTIONS.values())],
+        (ret, "", "", allow),  # any other option
+        "fcntl", (jump_eq, "", "allow", _FCNTL), (load, "", "", argument(1)), (jump_eq, "eperm", "allow", _F_SETPIPE_SZ),
+        "allow", (ret, "", "", allow), "eperm", (ret, "", "", eperm), "kill", (ret, "", "", kill),
+    ]
+    labels: dict[str, int] = {}
+    instructions: list[tuple[int, str, str, int]] = []
+    for entry in program:
+        if isinstance(entry, str):
+            labels[entry] = len(instructions)
+        else:
+            instructions.append(entry)
+
+    def offset(index: int, label: str) -> int:
+        return 0 if not label else labels[label] - index - 1
+
+    code = [(op, offset(i, yes), offset(i, no), k) for i, (op, yes, no, k) in enumerate(instructions)]
+    return b"".join(struct.pack("HBBI", *instruction) for instruction in code)
 
 
 @dataclass
@@ -382,7 +421,7 @@ class SandboxPlan:
     directory, the tournament's results); ``tmp_mb`` the size of its ``/tmp``,
     ``shm_mb`` of its ``/dev/shm`` (0: the kernel's default, half the RAM).
     Those two are the only file systems in memory it may write (``/dev``
-    itself is read-only): :data:`TMPFS_MOUNTS`, which the referee's memory
+    itself is read-only): :data:`.memory.TMPFS_MOUNTS`, which the referee's memory
     watchdog counts.  ``seen_as`` is the path the agent knows its directory
     by (a game's agent: ``/game/NAME``); the referee keeps using the real one.
     """
@@ -730,25 +769,14 @@ class AgentCgroup:
         return group
 
     def _set_limits(self) -> None:
-        memory, pids = self.folders["memory"], self.folders["pids"]
-        if self.version == 2:
-            if self.memory_mb:
-                _write(memory / "memory.max", str(self.memory_mb << 20))
-                try:
-                    _write(memory / "memory.swap.max", "0")
-                except OSError:
-                    pass
-            if self.max_processes:
-                _write(pids / "pids.max", str(self.max_processes))
-        else:
-            if self.memory_mb:
-                _write(memory / "memory.limit_in_bytes", str(self.memory_mb << 20))
-                try:
-                    _write(memory / "memory.memsw.limit_in_bytes", str(self.memory_mb << 20))
-                except OSError:
-                    pass
-            if self.max_processes:
-                _write(pids / "pids.max", str(self.max_processes))
+        for name, value, required in memory.cgroup_limit_files(self.version, self.memory_mb):
+            try:
+                _write(self.folders["memory"] / name, value)
+            except OSError:
+                if required:
+                    raise
+        if self.max_processes:
+            _write(self.folders["pids"] / "pids.max", str(self.max_processes))
 
     def folder_paths(self) -> list[str]:
         """Its folders, one per controller (one in all under cgroup v2)."""
@@ -789,19 +817,7 @@ class AgentCgroup:
         """How many of the agent's processes the kernel killed for memory."""
         if self.final is not None:
             return self.final[0]
-        memory = self.folders["memory"]
-        try:
-            if self.version == 2:
-                text = (memory / "memory.events").read_text()
-            else:
-                text = (memory / "memory.oom_control").read_text()
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-        return 0
+        return memory.oom_kills(str(self.folders["memory"]), self.version)
 
     def fork_refusals(self) -> int:
         """How many times a process of the agent was refused a new process at the limit."""
@@ -911,7 +927,9 @@ def describe(isolation: Optional[Isolation] = None) -> list[str]:
     if isolation.works:
         lines.append("namespaces: new user, PID, mount, IPC, UTS, network and cgroup namespaces for each agent"
                      + (", no nested user namespaces" if isolation.disable_userns else ""))
-        blocked = ", ".join(BLOCKED_SYSCALLS_X86_64) if seccomp_filter() is not None else "none (not x86-64)"
+        blocked = (", ".join(BLOCKED_SYSCALLS_X86_64) + ", every x32 call, setsockopt's "
+                   + ", ".join(SOCKET_BUFFER_OPTIONS) + " and fcntl's F_SETPIPE_SZ" if seccomp_filter() is not None
+                   else "none (not x86-64)")
         lines.append(f"system calls refused: {blocked}")
     if isolation.cgroup:
         folders = ", ".join(f"{c} {f}" for c, f in isolation.cgroup.folders if c != "freezer")

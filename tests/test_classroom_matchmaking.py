@@ -3,14 +3,17 @@ beyond the shipped opening suite).  Each table row is a situation a student of a
 
 from __future__ import annotations
 
+import math
+import random
 from collections import Counter
-from typing import Optional
+from typing import Optional, Union
 
 import pytest
 
-from othello_arena.classroom.arena import read_openings, suite_path
-from othello_arena.classroom.matchmaking import (Entrant, PairPlan, PastPair, Policy, Rung, Snapshot, next_pair,
-                                                 opening_seed)
+from othello_arena.classroom.arena import FinishedGame, Result, fit, read_openings, suite_path
+from othello_arena.classroom.matchmaking import (Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung, Snapshot,
+                                                 decide, next_pair, opening_seed)
+from othello_arena.protocol import BLACK, WHITE, Termination
 from othello_arena.classroom.store import PairKind, Side
 from othello_arena.referee.game_pair import nth_opening
 
@@ -75,7 +78,9 @@ def test_then_the_nearest_classmate_within_the_repeat_limit(current: tuple[Entra
     # no references (the climb is over); the others each in an open pair of their own, so that the plan is
     # alice's (they stay her possible opponents: only the version planned for must be free)
     others_busy = tuple(PastPair(e.student, e.version, "x", None, 0.0, open=1) for e in current if e.student != "alice")
-    plan = next_pair(Snapshot(current, (*pairs, *others_busy), (), Policy("c", pairs_per_opponent=per_opponent)))
+    # settle_elo infinite: every standing settled, the first pairs alone (the learning pairs are tested below)
+    policy = Policy("c", pairs_per_opponent=per_opponent, settle_elo=math.inf)
+    plan = next_pair(Snapshot(current, (*pairs, *others_busy), (), policy))
     assert against(plan) == expected
     if plan is not None:
         assert plan.kind is PairKind.LADDER and plan.b.version is not None
@@ -112,34 +117,117 @@ def test_no_version_waits_while_others_play() -> None:
     assert plan is not None and plan.a.label not in ("alice", "bob")
 
 
-def test_the_repeat_limit_ends_the_ladder_between_two_versions() -> None:
-    plans = play(Snapshot((ALICE, BOB), (), (), Policy("c", pairs_per_opponent=3)), 10)
+def test_the_first_pairs_respect_the_repeat_limit_then_the_learning_pairs_go_on() -> None:
+    settled = Policy("c", pairs_per_opponent=3, settle_elo=math.inf)
+    plans = play(Snapshot((ALICE, BOB), (), (), settled), 10)
     assert len(plans) == 3 and all({p.a.label, p.b.label} == {"alice", "bob"} for p in plans)
+    # nothing known of their ratings (no interval yet): the ladder goes on past the repeat limit
+    plans = play(Snapshot((ALICE, BOB), (), (), Policy("c", pairs_per_opponent=3)), 10)
+    assert len(plans) == 10 and all({p.a.label, p.b.label} == {"alice", "bob"} for p in plans)
 
 
-def test_the_kth_pair_plays_the_kth_opening_of_one_draw_for_the_class() -> None:
-    first = next_pair(snapshot(suite=SUITE))
-    assert first is not None
-    expected = tuple(move.line() for move in nth_opening(SUITE, 0, opening_seed("Class of 2026")))
-    assert first.opening == expected and expected
-    # bob's first pair against random: the same opening as alice's (fair; two copies play the same games)
-    bob = next_pair(snapshot(current=(BOB,), suite=SUITE))
-    assert bob is not None and bob.b.label == "random" and bob.opening == first.opening
-    # the second pair between alice and bob plays the draw's second opening
-    second = next_pair(Snapshot((ALICE, BOB), (PastPair("alice", 1, "bob", 2),), (), Policy("Class of 2026"), SUITE))
-    assert second is not None
-    assert second.opening == tuple(m.line() for m in nth_opening(SUITE, 1, opening_seed("Class of 2026")))
-    assert second.opening != first.opening
-    # another class draws another order; a program that reads no openings plays from the start
-    other = next_pair(Snapshot((ALICE,), (), REFERENCES, Policy("Another class"), SUITE))
-    assert other is not None and other.opening != first.opening
-    assert next_pair(Snapshot((ALICE, DAVE), climbed(1, "alice", 0.0), REFERENCES, Policy("c"), SUITE)).opening == ()
-    assert next_pair(snapshot()).opening == ()  # no suite (openings = "none")
+def rated(entrant: Entrant, rating: float, error: float) -> Entrant:
+    return Entrant(entrant.version, entrant.student, entrant.fingerprint, entrant.openings, rating, error)
 
 
-@pytest.mark.parametrize("games", [2, 4, 6])
-def test_a_pair_is_games_per_pairing_games_colours_alternating(games: int) -> None:
-    plan = next_pair(snapshot(games_per_pairing=games))
-    assert plan is not None and len(plan.games) == games
-    me, them = ALICE.side, Side("random", None, "builtin:random")
-    assert plan.games == ((me, them), (them, me)) * (games // 2)
+FIRST_DONE = (*climbed(1, "alice", 0.0), *climbed(2, "bob", 0.0), *climbed(3, "carol", 0.0),  # the climbs ended
+              PastPair("alice", 1, "bob", 2, 1.0), PastPair("alice", 1, "carol", 3, 1.0),
+              PastPair("bob", 2, "carol", 3, 1.0))  # and each two classmates met once: the first pairs are played
+WIDE = (rated(ALICE, 1500, 120), rated(BOB, 1450, 80), rated(CAROL, 1550, 40))  # alice's overlaps bob's most
+NARROW = (rated(ALICE, 1500, 40), rated(BOB, 1450, 30), rated(CAROL, 1550, 45))
+APART = (rated(ALICE, 1500, 90), rated(BOB, 1200, 90), rated(CAROL, 1800, 90))  # wide, but no interval overlaps
+
+
+@pytest.mark.parametrize("current, pairs, budget, expected", [
+    ((), (), None, IdleReason.NOBODY),
+    ((ALICE,), climbed(1, "alice", 2.0, 2.0, 2.0), None, IdleReason.ALONE),  # the climb is over, no classmate
+    ((ALICE,), climbed(1, "alice", 2.0, 2.0, open_last=2), None, IdleReason.PLAYING),  # its climb may go on
+    (WIDE, FIRST_DONE, None, ("alice", "bob")),  # the widest interval, with the one overlapping it most
+    (NARROW, FIRST_DONE, None, IdleReason.SETTLED),  # every interval within settle_elo (50)
+    (APART, FIRST_DONE, None, IdleReason.SETTLED),  # wide, but the evidence has placed everyone: nothing to learn
+    (WIDE, FIRST_DONE, 1, IdleReason.BUDGET),  # a pair is two games: one left this hour is not enough
+    (WIDE, FIRST_DONE, 2, ("alice", "bob")),
+    (WIDE, FIRST_DONE[:3], 0, ("alice", "bob")),  # the first pairs never wait for the budget (here: meeting bob)
+    (WIDE, (*FIRST_DONE, PastPair("alice", 1, "x", None, open=1)), None, ("bob", "alice")),  # alice busy: bob next,
+    # and alice, busy or not, is still the classmate it overlaps most
+    ((rated(ALICE, 1500, 40), rated(BOB, 1450, 80), rated(CAROL, 1550, 30)), (*FIRST_DONE,
+      PastPair("bob", 2, "x", None, open=1)), None, IdleReason.PLAYING),  # the others settled, bob's result awaited
+], ids=["nobody", "alone", "climbing", "widest-first", "narrow", "apart", "budget-spent", "budget-enough",
+        "first-pairs-ignore-budget", "busy-skipped", "waiting"])
+def test_after_the_first_pairs_the_least_certain_version_plays_or_the_ladder_says_why_not(
+        current: tuple[Entrant, ...], pairs: tuple[PastPair, ...], budget: Optional[int],
+        expected: Union[IdleReason, tuple[str, str]]) -> None:
+    policy = Policy("c", pairs_per_opponent=1, games_per_hour=10)
+    decided = decide(Snapshot(current, pairs, REFERENCES, policy, (), budget))
+    if isinstance(expected, IdleReason):
+        assert isinstance(decided, Idle) and decided.reason is expected
+    else:
+        assert isinstance(decided, PairPlan) and (decided.a.label, decided.b.label) == expected
+        assert decided.kind is PairKind.LADDER
+
+
+@pytest.mark.parametrize("reason, words", [
+    (IdleReason.SETTLED, "idle: the standings are settled (every rating's 95% interval within ±50 Elo"),
+    (IdleReason.BUDGET, "waiting: this hour's budget of 10 games is spent"),
+    (IdleReason.ALONE, "idle: one student's version only"),
+    (IdleReason.PLAYING, "playing: waiting for the results"),
+])
+def test_each_idle_says_why_in_words(reason: IdleReason, words: str) -> None:
+    assert Idle(reason, settle_elo=50, games_per_hour=10).text().startswith(words)
+
+
+@pytest.mark.parametrize("others, expected", [
+    ((rated(BOB, 1450, 80), rated(CAROL, 1650, 80)), "bob"),  # overlaps alice's 1400-1600 on 130 Elo, carol's on 30
+    ((rated(BOB, 1450, 50), rated(CAROL, 1550, 50)), "bob"),  # equal overlaps: the one with fewer pairs (bob: none)
+    ((rated(BOB, 1450, 50), rated(CAROL, 1530, 50)), "carol"),  # equal overlaps: the nearer in rating first
+    ((rated(BOB, 1450, 40), Entrant(3, "carol", "fpc", True, 1520.0)), "carol"),  # unrated: overlaps all of alice's
+    ((rated(BOB, 1450, 80), rated(CAROL, 1650, 80), rated(Entrant(4, "dave", "fpd", True), 1300, 50)), "carol"),
+    # ... but first the one met least: alice met bob twice (`again` below), carol once; dave is apart
+], ids=["most-overlap", "tie-fewer-pairs", "tie-nearer", "unrated", "met-least"])
+def test_the_learning_opponent_is_the_classmate_whose_interval_overlaps_most(others: tuple[Entrant, ...],
+                                                                             expected: str) -> None:
+    alice = rated(ALICE, 1500, 100)
+    again = (PastPair("bob", 2, "alice", 1, 1.0), PastPair("alice", 1, "dave", 4, 2.0)) if len(others) == 3 else ()
+    pairs = (*FIRST_DONE, *again, PastPair("carol", 3, "x", None, 1.0), *(PastPair(o.student, o.version, "x", None, open=1)
+                                                                   for o in others))  # only alice is free
+    decided = decide(Snapshot((alice, *others), pairs, (), Policy("c", pairs_per_opponent=1)))
+    assert isinstance(decided, PairPlan) and decided.a.label == "alice" and decided.b.label == expected
+
+
+def test_a_class_learns_until_its_standings_are_settled_fairly_with_new_openings() -> None:
+    """Five versions of known strengths, results drawn by Elo's model, ratings fitted after each pair, as the ladder does."""
+    strength = {"alice": 1700.0, "bob": 1600.0, "carol": 1550.0, "dave": 1500.0, "erin": 1300.0}
+    entrants = [Entrant(number, name, f"fp{name}", True) for number, name in enumerate(strength, start=1)]
+    chance = random.Random(35)
+    pairs: list[PastPair] = []
+    games: list[FinishedGame] = []
+    openings: dict[frozenset[str], list[tuple[str, ...]]] = {}
+    policy = Policy("Class of 2026", pairs_per_opponent=1, settle_elo=100)
+    decided: Union[PairPlan, Idle] = Idle(IdleReason.NOBODY)
+    for _ in range(2000):
+        fitted = fit([e.student for e in entrants], games)
+        current = tuple(rated(e, fitted[e.student].elo, fitted[e.student].error) if games else e for e in entrants)
+        decided = decide(Snapshot(current, tuple(pairs), (), policy, SUITE))
+        if isinstance(decided, Idle):
+            break
+        points = 0.0
+        for white, black in decided.games:
+            won = chance.random() < 1.0 / (1.0 + 10.0 ** ((strength[black.label] - strength[white.label]) / 400.0))
+            games.append(FinishedGame(str(len(games)), 0, white.label, black.label,
+                                      Result(WHITE if won else BLACK, Termination.NORMAL, 40, 24) if won else
+                                      Result(BLACK, Termination.NORMAL, 24, 40), 60))
+            points += (1.0 if won else 0.0) if white == decided.a else (0.0 if won else 1.0)
+        pairs.append(PastPair(decided.a.label, decided.a.version, decided.b.label, decided.b.version, points))
+        openings.setdefault(frozenset((decided.a.label, decided.b.label)), []).append(decided.opening)
+    assert isinstance(decided, Idle) and decided.reason is IdleReason.SETTLED, len(pairs)
+    first = len(entrants) * (len(entrants) - 1) // 2
+    assert len(pairs) > 2 * first  # it went on well past the first pairs
+    assert len({frozenset((pair.a, pair.b)) for pair in pairs[:first]}) == first  # each two once, before any repeat
+    played = Counter(name for pair in pairs for name in (pair.a, pair.b))
+    assert min(played.values()) >= 0.5 * 2 * len(pairs) / len(entrants)  # no version starved: half a fair share at least
+    # the k-th meeting of two students plays the draw's k-th opening: never the same one twice
+    assert all(len(set(found)) == len(found) for found in openings.values()), openings
+    # and the strongest came out on top, the weakest at the bottom
+    fitted = fit(list(strength), games)
+    assert sorted(strength, key=lambda name: -fitted[name].elo)[:1] == ["alice"]
+    assert sorted(strength, key=lambda name: -fitted[name].elo)[-1:] == ["erin"]

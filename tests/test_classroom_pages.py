@@ -121,6 +121,7 @@ def test_each_page_shows_a_person_what_the_api_lets_them_read(tmp_path: Path) ->
         assert status == 200 and "bob-private-build-log" in text and 'href="/api/export.csv"' in text
         assert f"/api/games/{game}/log/alice" in text and f"/api/games/{game}/log/bob" in text
         assert 'action="/final"' in text
+        assert re.search(r'<p id="ladder-state" data-refresh>The ladder: <b>(playing|idle|waiting): [^<]+</b></p>', text)
         assert '<tr data-student="alice" data-status="admitted">' in text and 'class="badge rejected"' in text
         assert re.search(rf'<tr data-version="\d+"><td><a href="#version-\d+">\d+</a></td>', text)
         # the standings: for anybody signed in, no duplicates named, nobody's output

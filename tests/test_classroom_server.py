@@ -78,7 +78,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        if self.process.stdout is not None:
+        if self.process.stdout is not None and not self.process.stdout.closed:
+            self.lines += self.process.stdout.read().splitlines()  # all it said after its start, for the tests to read
             self.process.stdout.close()
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from othello_arena.classroom.store import (MIGRATIONS, SCHEMA_VERSION, Card, ClassStore, GameStatus, NewVersion,
-                                           PairKind, Side, StoreError, VersionStatus)
+from othello_arena.classroom.store import (MIGRATIONS, SCHEMA_VERSION, AddColumn, Card, ClassStore, GameStatus,
+                                           NewVersion, PairKind, Side, StoreError, VersionStatus)
 
 # class.sqlite as the server wrote it before the store was typed (the schema had no number then).
 OLD_SCHEMA = """
@@ -92,7 +92,7 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
         alice, bob = store.versions()
         assert alice.status is VersionStatus.ADMITTED and alice.openings and not alice.reads_clock
         assert alice.files == (("a.py", 12),) and alice.bytes == 12
-        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "build_status": None}
+        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "build_status": None, "error": ""}
         assert alice.card.items[0].status is None  # UNTESTED stays so
         assert bob.status is VersionStatus.CHECKING and bob.card is None and bob.reads_clock is False
         assert [v.id for v in store.current_versions()] == [alice.id]
@@ -114,11 +114,25 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
     db.close()
     assert {table: rows for table, rows in after.items() if table != "versions"} == \
         {table: rows for table, rows in before.items() if table != "versions"}
-    clock = columns.index("reads_clock")
-    assert [row[:clock] + row[clock + 1:] for row in after["versions"]] == \
-        [row[:clock] + row[clock + 1:] if schema is OLD_SCHEMA else row for row in before["versions"]]
-    assert all(row[clock] == 0 for row in after["versions"])
-    ClassStore(path).close()
+    # each version's row as it was, by column name, less the columns a migration adds (each takes its default)
+    old = sqlite3.connect(":memory:")
+    old.executescript(schema)
+    old_columns = [row[1] for row in old.execute("PRAGMA table_info(versions)")]
+    old.close()
+    columns_added = [migration for migration in MIGRATIONS if isinstance(migration, AddColumn)]
+    added = {migration.column: default for migration, default in zip(columns_added, (0, ""))}
+    assert len(added) == len(columns_added), "a migration added: say its column's default here"
+
+    def kept(names: list[str], row: tuple[object, ...]) -> dict[str, object]:
+        return {name: value for name, value in zip(names, row) if name not in added}
+
+    assert [kept(columns, row) for row in after["versions"]] == [kept(old_columns, row) for row in before["versions"]]
+    assert all(dict(zip(columns, row))[name] == default for row in after["versions"] for name, default in added.items())
+    reopened = ClassStore(path)  # the tables a migration adds are there, empty
+    try:
+        assert reopened.verdicts() == []
+    finally:
+        reopened.close()
     db = sqlite3.connect(path)
     assert sorted(db.execute("SELECT * FROM games")) == after["games"]
     db.close()

@@ -268,7 +268,7 @@ from othello_arena.referee.launch import run_sandboxed
 
 folder = Path(sys.argv[1])
 command = "grep 'Max address space' /proc/self/limits; javac Hello.java && java -cp . Hello"
-code, timed_out = run_sandboxed(command, folder, folder.parent / "build.log", 300, GameConfig(), tools=True)
+code, timed_out, _ = run_sandboxed(command, folder, folder.parent / "build.log", 300, GameConfig(), tools=True)
 print(code, timed_out)
 """
 

@@ -59,7 +59,7 @@ from othello_arena.referee import GameConfig
 from othello_arena.referee.launch import run_sandboxed
 
 folder, cpu, mode = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-code, timed_out = run_sandboxed(f"{sys.executable} probe.py", folder, folder.parent / "probe.log", 30,
+code, timed_out, _ = run_sandboxed(f"{sys.executable} probe.py", folder, folder.parent / "probe.log", 30,
                                 GameConfig(sandbox=mode, cpus=(cpu,)))
 sys.exit(0 if code == 0 and not timed_out else 1)
 '''

@@ -123,6 +123,11 @@ class ChampionStrategy:
         self._ready.wait(timeout)
         return self._engine is not None
 
+    @property
+    def loading(self) -> bool:
+        """Still loading (or compiling) the engine: neither ready nor failed yet."""
+        return not self._ready.is_set()
+
     def clock(self, bank: Optional[float]) -> None:
         """The bank before this move under a game clock (PROTOCOL.md section 10); ``None``: a time per move."""
         self._bank = bank

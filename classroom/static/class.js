@@ -17,6 +17,9 @@ const ClassPages = (() => {
       for (const part of document.querySelectorAll("[data-refresh][id]")) {
         const next = fresh.getElementById(part.id);
         if (!next) continue;
+        // a form being filled in (the instructor's reason for a verdict) is not wiped: that part waits
+        const typing = document.activeElement;
+        if (typing && part.contains(typing) && typing.matches("input, textarea, select")) continue;
         const open = new Set([...part.querySelectorAll("details[open][id]")].map((d) => d.id));
         const closed = new Set([...part.querySelectorAll("details[id]:not([open])")].map((d) => d.id));
         part.innerHTML = next.innerHTML;
@@ -66,7 +69,7 @@ const ClassPages = (() => {
         if (!response.ok) throw new Error(data.error || response.statusText);
         $("send-result").textContent = data.new
           ? "Version " + data.version + " (" + data.fingerprint.slice(0, 12) + ") is being built and checked."
-          : "The same files and lines as version " + data.version + ": nothing new.";
+          : "The same program as version " + data.version + " (the same files, build line and command words): it plays on, with its games.";
         $("files").value = "";
         await refresh();
         const sent = document.getElementById("version-" + data.version);
