@@ -64,8 +64,17 @@ def submitted(ladder: Ladder, student: str, fingerprint: str, files: dict[str, s
 
 def play_everything(ladder: Ladder, moves_of: "dict[str, list[str]]", random_player: str = "") -> None:
     """Every pair the ladder plans, played: each game's moves those of its non-random player (``moves_of``);
-    a game of ``random_player`` different every time, as a random program plays.  Draws throughout."""
-    while plan_all(ladder):
+    a game of ``random_player`` different every time, as a random program plays.  Draws throughout.
+
+    The ladder keeps choosing games all week: this plays until every two students (and each student and each
+    reference) have met, in 50 rounds at most (a ladder that never gets there fails rather than hangs)."""
+    students = {version.student for version in ladder.store.current_versions()}
+    players = students | {ref.name for ref in ladder.settings.references}
+    wanted = {frozenset((a, b)) for a in students for b in players if a != b}
+    for _ in range(50):
+        met = {frozenset((game.white, game.black)) for game in ladder.store.finished_games()}
+        if wanted <= met or not plan_all(ladder):
+            return
         for game in ladder.store.games(GameStatus.QUEUED):
             if random_player and game.plays(random_player):
                 moves = [f"(W {'ABCDEFGH'[game.id % 8]} {1 + game.id // 8 % 8})"]
