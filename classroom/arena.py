@@ -29,6 +29,9 @@ from ..tournaments.run.jobs import GameJob, PlayedGame, play_job
 from ..tournaments.run.pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from ..tournaments.results.ratings import Rating, fit
 from ..tournaments.results.store import FinishedGame
+from ..tournaments.results.store import StoreError as TournamentStoreError
+from ..tournaments.results.export import tables as tournament_tables
+from ..tournaments.schedule.config import load as load_tournament
 from ..web.app import events
 from ..web.cli import is_loopback, listen
 from ..web.files import NotServed, read_under
@@ -47,6 +50,7 @@ __all__ = [
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
-    "usable_cores", "result_from_dict", "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+    "usable_cores", "result_from_dict", "TournamentStoreError", "tournament_tables", "load_tournament",
+    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "page_templates", "WEB_STATIC",
 ]

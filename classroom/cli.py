@@ -142,7 +142,10 @@ def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
     """The final tournament: each student's last admitted version before the deadline, with the tournament runner.
 
     It writes FOLDER/final.toml (its results in FOLDER/final/results),
-    runs it (resuming an interrupted final), then writes its report.
+    runs it (resuming an interrupted final), then writes its report.  The
+    references play every student and are never ranked among them; games
+    come from the class's openings when every program reads them; a class
+    server on FOLDER starts no ladder game while the final runs.
     """
     from .final import run_final
     from .settings import SettingsError, load
@@ -154,7 +157,7 @@ def final(folder: str, jobs: Optional[int], fresh: bool) -> None:
         raise click.ClickException(str(exc)) from None
     store = ClassStore(settings.database)
     try:
-        path, code = run_final(settings, store, jobs, fresh)
+        path, code = run_final(settings, store, jobs, fresh, echo=lambda line: click.echo(line))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

@@ -6,8 +6,20 @@ interval (Bradley-Terry over every ladder game, each version its own
 player: tournaments' rating fit), its rank among the students, its result
 against each reference agent, and ``duplicate_of``: the other students who
 sent the very same version (the same fingerprint).  ``same_moves_as`` names
-those whose version played exactly the same moves in the same games
-(the same opponent, colour and opening): a copy with its files renamed.
+those whose version played the same moves in the games the two share (the
+same opponent's version, colour and opening): a copy with its files renamed.
+
+The grade sheet (:func:`grade_sheet`) adds the final's rank, the ranks the
+evidence allows (``final_rank_best``..``final_rank_worst``), points and
+games (empty before the final), every column of the roster, and the
+students whose code is similar (:mod:`.copies`, the dashboard's own list).  It is for a
+spreadsheet: numbers are numbers, one a cell (points and games apart, never
+``1/2``, which a spreadsheet turns into a date), and the file is UTF-8 with
+a byte-order mark, the one sign by which Excel reads a CSV as UTF-8 rather
+than the machine's code page (``Zoë Ångström`` intact); LibreOffice, Google
+Sheets and ``csv`` with ``encoding="utf-8-sig"`` read it as well, so one
+file serves all, where an ``--excel`` switch would leave the default wrong
+for the most common spreadsheet.
 """
 
 from __future__ import annotations
@@ -15,15 +27,20 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
-from .arena import GameRecord
+from .arena import GameRecord, TournamentFileError, TournamentStoreError, load_tournament, tournament_tables
+from .copies import copies_of, copy_pairs
 from .ladder import moves_sha256, rating_key, ratings
 from .settings import ClassSettings
 from .store import ClassStore, Game, Version, VersionStatus
 
-COLUMNS = ["id", "name", "fingerprint", "submitted_at", "status", "games", "score", "rating", "rating_low",
-           "rating_high", "rank"]
+BOM = "\ufeff"  # first in the file: a spreadsheet reads the rest as UTF-8
+SAME_MOVES_AT_LEAST = 2  # shared games played move for move alike before two versions are named
+
+COLUMNS = ["fingerprint", "submitted_at", "status", "games", "score", "rating", "rating_low", "rating_high", "rank"]
+FINAL_COLUMNS = ["final_rank", "final_rank_best", "final_rank_worst", "final_points", "final_games"]
 
 
 @dataclass
@@ -41,9 +58,14 @@ class StudentLine:
     rank: Optional[int] = None
     crashes: int = 0
     timeouts: int = 0
-    against: dict[str, str] = field(default_factory=dict)  # reference -> "points/games"
+    tallies: dict[str, tuple[float, int]] = field(default_factory=dict)  # reference -> (points, games) against it
     duplicate_of: list[str] = field(default_factory=list)
     same_moves_as: list[str] = field(default_factory=list)
+
+    @property
+    def against(self) -> dict[str, str]:
+        """The result against each reference as pages show it: ``points/games`` (never a spreadsheet's cell)."""
+        return {name: f"{points:g}/{games}" for name, (points, games) in self.tallies.items()}
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "version": self.version, "fingerprint": self.fingerprint,
@@ -123,12 +145,8 @@ def _score(line: StudentLine, games: list[Game], settings: ClassSettings) -> Non
         opponent, opponent_version = (game.black, game.black_version) if white else (game.white, game.white_version)
         if opponent_version is None:
             against.setdefault(opponent, []).append(points)
-    line.against = {ref.name: f"{_half(sum(against[ref.name]))}/{len(against[ref.name])}"
+    line.tallies = {ref.name: (sum(against[ref.name]), len(against[ref.name]))
                     for ref in settings.references if ref.name in against}
-
-
-def _half(points: float) -> str:
-    return f"{points:g}"
 
 
 def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
@@ -143,25 +161,40 @@ def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
 
 
 def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) -> None:
-    """Versions of two students that played the same opponent, colour and opening move for move, every time."""
+    """Name the students whose current versions played the same moves in the games they share.
+
+    Two versions share a game when each played the same opponent's version
+    with the same colour from the same opening (the opening's moves, however
+    the ladder numbered it).  A copy plays every deterministic opponent move
+    for move alike; a non-deterministic one (a random classmate, the
+    ``random`` reference) plays each copy differently.  So the versions are
+    named when at least :data:`SAME_MOVES_AT_LEAST` shared games are alike
+    and they are at least half of the shared ones: one random classmate
+    cannot hide a copy, and two different programs never agree on whole games.
+    """
     openings = {pair.id: pair.opening for pair in store.pairs()}
-    played: dict[int, dict[tuple[str, str, tuple[str, ...]], str]] = {}
+    played: dict[int, dict[tuple[str, str, tuple[str, ...]], set[str]]] = {}
     for game in games:
         moves = _moves_alone(game)
+        if not moves:
+            continue
         opening = openings.get(game.pair, ())
-        for colour, version, opponent in (("W", game.white_version, game.black),
-                                          ("B", game.black_version, game.white)):
+        for colour, version, opponent in (("W", game.white_version, game.black_fp),
+                                          ("B", game.black_version, game.white_fp)):
             if version is not None:
-                played.setdefault(version, {})[(opponent, colour, opening)] = moves
+                played.setdefault(version, {}).setdefault((opponent, colour, opening), set()).add(moves)
     current = {line.version: line for line in lines if line.version is not None and line.status == VersionStatus.ADMITTED}
+    prints = {line.version: line.fingerprint for line in current.values()}
     for version, line in current.items():
         mine = played.get(version, {})
         for other_version, other in current.items():
             if other.id == line.id:
                 continue
             theirs = played.get(other_version, {})
-            common = [key for key in mine if key in theirs and key[0] not in (line.id, other.id)]
-            if len(common) >= 2 and all(mine[key] == theirs[key] for key in common):
+            # their games against each other are not shared games: each played the other
+            shared = [key for key in mine if key in theirs and key[0] not in (prints[version], prints[other_version])]
+            alike = sum(1 for key in shared if mine[key] & theirs[key])
+            if alike >= SAME_MOVES_AT_LEAST and 2 * alike >= len(shared):
                 line.same_moves_as.append(other.id)
 
 
@@ -172,18 +205,99 @@ def _moves_alone(game: Game) -> str:
     return moves_sha256(GameRecord.from_json(game.record)) if game.record else ""
 
 
+# -- the grade sheet ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FinalLine:
+    """A student's result in the final: the rank, the ranks the evidence allows, points and games."""
+
+    rank: Optional[int]
+    rank_best: Optional[int]
+    rank_worst: Optional[int]
+    points: float
+    games: int
+
+    def cells(self) -> list[Any]:
+        return [_cell(self.rank), _cell(self.rank_best), _cell(self.rank_worst), _number(self.points), self.games]
+
+
+def final_results(settings: ClassSettings) -> dict[str, FinalLine]:
+    """Each student's line of the final's standings, by student id; empty before the final has results."""
+    path = settings.folder / "final.toml"
+    if not path.is_file():
+        return {}
+    try:
+        tournament = load_tournament(path)
+        if not Path(tournament.database).is_file():
+            return {}
+        standings_rows = tournament_tables(tournament)["standings"]
+    except (TournamentFileError, TournamentStoreError, OSError):
+        return {}
+    found = {}
+    for row in standings_rows:
+        if row["reference"] or not row["id"]:
+            continue
+        found[str(row["id"])] = FinalLine(_int(row["rank"]), _int(row["rank_best"]), _int(row["rank_worst"]),
+                                          float(row["points"]), int(row["games"]))
+    return found
+
+
+def _int(value: Any) -> Optional[int]:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _cell(value: Optional[float]) -> Any:
+    return "" if value is None else value
+
+
+def _number(value: float) -> Any:
+    """A number as a spreadsheet reads it: ``2`` for a whole one, ``1.5`` otherwise."""
+    return int(value) if float(value).is_integer() else value
+
+
+def roster_columns(store: ClassStore, taken: set[str]) -> list[tuple[str, str]]:
+    """The roster's other columns (e-mail, group...) in their order: (key in ``extra``, the sheet's header).
+
+    A roster column named like one of the sheet's own is headed ``roster_NAME``.
+    """
+    keys: list[str] = []
+    for student in store.students():
+        keys += [key for key in student.extra if key not in keys]
+    return [(key, f"roster_{key}" if key in taken else key) for key in keys]
+
+
 def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:
-    """The grade sheet as CSV: :data:`COLUMNS`, one column per reference agent, ``duplicate_of``, ``same_moves_as``."""
+    """The grade sheet as CSV text, a byte-order mark first: one row per student, numbers in cells of their own.
+
+    The columns: ``id``, ``name``, the roster's own columns, the current
+    version and its ladder results (:data:`COLUMNS`), the final
+    (:data:`FINAL_COLUMNS`), ``vs_REF_points``/``vs_REF_games`` for each
+    reference, ``duplicate_of``, ``same_moves_as`` and ``similar_to``.
+    """
     lines, _ = standings(settings, store)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    final = final_results(settings)
+    copies = copy_pairs(settings, store)  # the dashboard's own list (computed again only for a new version)
     references = [ref.name for ref in settings.references]
-    writer.writerow([*COLUMNS, *references, "duplicate_of", "same_moves_as"])
+    reference_columns = [f"vs_{name}_{what}" for name in references for what in ("points", "games")]
+    own = ["id", "name", *COLUMNS, *FINAL_COLUMNS, *reference_columns, "duplicate_of", "same_moves_as", "similar_to"]
+    roster = roster_columns(store, set(own))
+    extras = {student.id: student.extra for student in store.students()}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["id", "name", *(header for _, header in roster), *own[2:]])
     for line in sorted(lines, key=lambda l: l.id):
-        low = "" if line.rating is None or line.rating_error is None else f"{line.rating - line.rating_error:.0f}"
-        high = "" if line.rating is None or line.rating_error is None else f"{line.rating + line.rating_error:.0f}"
-        writer.writerow([line.id, line.name, line.fingerprint, line.submitted_at, line.status, line.games,
-                         f"{line.score:g}", "" if line.rating is None else f"{line.rating:.0f}", low, high,
-                         line.rank or "", *(line.against.get(name, "") for name in references),
-                         " ".join(line.duplicate_of), " ".join(line.same_moves_as)])
-    return out.getvalue()
+        rated = line.rating is not None and line.rating_error is not None
+        low = round((line.rating or 0.0) - (line.rating_error or 0.0)) if rated else ""
+        high = round((line.rating or 0.0) + (line.rating_error or 0.0)) if rated else ""
+        results = final.get(line.id)
+        tallies = [cell for name in references for cell in
+                   ((_number(line.tallies[name][0]), line.tallies[name][1]) if name in line.tallies else ("", ""))]
+        writer.writerow([line.id, line.name, *(extras.get(line.id, {}).get(key, "") for key, _ in roster),
+                         line.fingerprint, line.submitted_at, line.status, line.games, _number(line.score),
+                         "" if line.rating is None else round(line.rating), low, high, _cell(line.rank),
+                         *(results.cells() if results else [""] * len(FINAL_COLUMNS)), *tallies,
+                         " ".join(line.duplicate_of), " ".join(line.same_moves_as),
+                         "; ".join(f"{pair.other(line.id)} ({pair.similarity:.0%})"
+                                   for pair in copies_of(copies, line.id))])
+    return BOM + out.getvalue()

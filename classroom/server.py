@@ -21,6 +21,7 @@ from .admission import AdmissionWorker
 from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, connection_budget, guarded_protocol,
                           raise_descriptor_limit, trusted_networks)
 from .escapes import make_loggers_visible, make_logs_visible, visible
+from .final import LadderPause
 from .site import create_app
 from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, default_concurrency, is_loopback,
                     kill_orphans, listen, prepare_builtins, require_sandbox, usable_cores)
@@ -127,7 +128,10 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     # (-j as many as the cores) does a check pause the ladder, or its time limits would be measured on a busy core.
     free = admission_cores(pool)
     admission = AdmissionWorker(settings, store, log=say, cpus=free or ())
-    scheduler = Scheduler(ladder, pool, paused=admission.busy.is_set if free is None else (lambda: False), log=say)
+    # a final started from the dashboard or from a terminal: the ladder starts no game until it ends
+    final_running = LadderPause(settings.folder, say, pool.remote)
+    check_pauses = admission.busy.is_set if free is None else (lambda: False)
+    scheduler = Scheduler(ladder, pool, paused=lambda: final_running() or check_pauses(), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     # Behind a proxy on this machine the Host header is the public name: the loopback rule (no DNS rebinding from

@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from .admission import public_version
 from .copies import CopyPair, copy_pairs
+from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
@@ -66,6 +67,7 @@ class StandingsView:
     students: tuple[StudentLine, ...]
     references: tuple[ReferenceLine, ...]
     games: dict[GameStatus, int]
+    paused: str = ""  # why the ladder starts no game now (the final runs), "" when it plays
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,8 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
 
 def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None) -> StandingsView:
     lines, references = ranked or standings(settings, store)
-    return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts())
+    return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts(),
+                         PAUSED if FinalMarker(settings.folder).running() else "")
 
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
@@ -196,7 +199,7 @@ def standings_json(view: StandingsView) -> dict[str, Any]:
         public.append(data)
     return {"class": view.class_name, **view.time.to_dict(), "students": public,
             "references": [reference.to_dict() for reference in view.references],
-            "games": {status.value: count for status, count in view.games.items()}}
+            "games": {status.value: count for status, count in view.games.items()}, "paused": view.paused}
 
 
 def class_json(view: ClassView) -> dict[str, Any]:

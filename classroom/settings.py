@@ -108,7 +108,9 @@ class FinalTable:
 
     format: str = key("how the final pairs: round-robin, double-round-robin or swiss", "round-robin",
                       choices=FINAL_FORMATS)
-    games_per_pairing: int = key("games of each pairing", 2, low=1, high=100)
+    games_per_pairing: Optional[int] = key(
+        "games of each pairing (even: each opening both ways); default: as many as an evening allows "
+        "(classroom/final.py says how)", None, low=2, high=100, example="8")
     references: tuple[str, ...] = key("reference agents that play in the final too (never ranked among students)",
                                       (), expected="a list of names of [class] references")
 
@@ -244,6 +246,9 @@ def _settings(folder: Path, path: Path, data: dict[str, Any]) -> ClassSettings:
         if name not in labels:
             raise SettingsError(f"{path}: [final] references names {name!r}, not one of [class] references "
                                 f"({', '.join(labels)})")
+    if final.games_per_pairing is not None and final.games_per_pairing % 2:
+        raise SettingsError(f"{path}: [final] games_per_pairing = {final.games_per_pairing}: expected an even "
+                            "number (each opening played twice, the colours swapped)")
     if ladder.games_per_pairing % 2:
         raise SettingsError(f"{path}: [ladder] games_per_pairing = {ladder.games_per_pairing}: expected an even "
                             "number (game pairs, colours swapped)")

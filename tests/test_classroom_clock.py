@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from test_classroom_ladder import admit_version
 from test_classroom_server import call, make_class, serving
 
-from othello_arena.classroom.final import tournament_file
+from othello_arena.classroom.final import plan_final, tournament_file
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.settings import SettingsError, load
 from othello_arena.classroom.store import SCHEMA, ClassStore
@@ -105,9 +106,9 @@ def test_a_ladder_game_is_played_under_the_class_clock_and_the_final_has_it(tmp_
 
     admitted = store.version(version)
     assert admitted is not None
-    final = tournament_file(settings, [admitted])
-    assert 'clock = "3+0.1"' in final and "time_per_move" not in final.split("[[agents]]")[0]
-    assert "reads_clock = true" in final
+    final = tomllib.loads(tournament_file(settings, plan_final(settings, store)))
+    assert final["tournament"]["clock"] == "3+0.1" and "time_per_move" not in final["tournament"]
+    assert [agent.get("reads_clock") for agent in final["agents"]] == [True]
 
 
 def test_a_class_database_made_before_the_clock_gains_the_declaration(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ database, as the scheduler would record it, and the next plan is asked for.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import random
 import sqlite3
@@ -86,9 +88,9 @@ def test_a_version_climbs_the_references_in_order_and_stops_where_it_lost_badly(
     assert plan_all(ladder) == [("alice", "greedy")]
     play_planned(ladder, {"alice": 0.0, "greedy": 1.0})  # lost both games: the climb ends here
     assert plan_all(ladder) == []  # and no classmate yet
-    sheet = grade_sheet(ladder.settings, ladder.store).splitlines()
-    assert sheet[0].split(",")[11:14] == ["random", "greedy", "champion-0.1s"]
-    assert sheet[1].split(",")[11:14] == ["2/2", "0/2", ""]
+    sheet = next(csv.DictReader(io.StringIO(grade_sheet(ladder.settings, ladder.store).removeprefix("\ufeff"))))
+    assert [sheet[f"vs_{name}_points"] for name in ("random", "greedy", "champion-0.1s")] == ["2", "0", ""]
+    assert [sheet[f"vs_{name}_games"] for name in ("random", "greedy", "champion-0.1s")] == ["2", "2", ""]
 
 
 def test_then_classmates_nearest_in_rating_each_once_and_a_new_version_replaces_the_old(ladder: Ladder) -> None:

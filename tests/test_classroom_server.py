@@ -253,7 +253,8 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         assert call(base, "/api/export.csv", tokens["alice"])[0] == 403
         assert call(base, "/api/class", tokens["bob"])[0] == 403
         status, sheet, _ = call(base, "/api/export.csv", tokens["instructor"])
-        assert status == 200 and sheet.decode().splitlines()[0].startswith("id,name,fingerprint,submitted_at,status,games")
+        assert status == 200 and sheet.decode("utf-8-sig").splitlines()[0].startswith(
+            "id,name,fingerprint,submitted_at,status,games")
         view = get_json(base, "/api/class", tokens["instructor"])
         assert {s["id"] for s in view["students"]} == {"alice", "bob"}
         assert view["students"][0]["versions"][0]["card"]["status"] == "rejected"
@@ -365,10 +366,10 @@ def test_four_students_and_an_instructor(tmp_path: Path) -> None:
         # the grade sheet: refused to a student; carol named as alice's duplicate (and alice as carol's)
         assert call(base, "/api/export.csv", tokens["carol"])[0] == 403
         status, sheet, _ = call(base, "/api/export.csv", tokens["instructor"])
-        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(sheet.decode()))}
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(sheet.decode("utf-8-sig")))}
         assert rows["carol"]["duplicate_of"] == "alice" and rows["alice"]["duplicate_of"] == "carol"
         assert rows["bob"]["status"] == "rejected" and rows["dave"]["duplicate_of"] == ""
-        assert list(rows["alice"])[:1] == ["id"] and "random" in rows["alice"] and "greedy" in rows["alice"]
+        assert list(rows["alice"])[:1] == ["id"] and "vs_random_points" in rows["alice"] and "vs_greedy_games" in rows["alice"]
 
         # SIGKILL while games run: nothing finished is lost, the running ones are played again, the ladder goes on
         wait_for(lambda: games_by_status(folder).get("running"), 600, "a game in flight", interval=0.2)
@@ -388,4 +389,5 @@ def test_four_students_and_an_instructor(tmp_path: Path) -> None:
         server.stop()
     exported = run_cli("export", str(folder), "-o", str(tmp_path / "grades.csv"))
     assert exported.returncode == 0, exported.stderr
-    assert (tmp_path / "grades.csv").read_text().startswith("id,name,fingerprint,submitted_at,status,games,score,rating")
+    assert (tmp_path / "grades.csv").read_text(encoding="utf-8-sig").startswith(
+        "id,name,fingerprint,submitted_at,status,games,score,rating")

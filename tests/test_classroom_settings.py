@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import shutil
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from test_classroom_ladder import admit_version
 from test_classroom_server import EXAMPLES, make_class
 
-from othello_arena.classroom.final import tournament_file
+from othello_arena.classroom.final import plan_final, tournament_file
 from othello_arena.classroom.ladder import Ladder
 from othello_arena.classroom.settings import (DEFAULT_REFERENCES, TABLES, ClassSettings, SettingsError, load,
                                              write_template)
@@ -74,7 +76,9 @@ def test_a_class_toml_of_the_earlier_template_still_loads(tmp_path: Path) -> Non
     write_template(fresh, "Class", 0.3)
     again = load(fresh)
     assert settings.name == again.name == "Class" and settings.time == again.time
-    assert (settings.references, settings.ladder, settings.admission, settings.final) == \
+    # the earlier template wrote the final's 2 games a pairing out: kept as given (the new one leaves the default)
+    assert settings.final.games_per_pairing == 2 and again.final.games_per_pairing is None
+    assert (settings.references, settings.ladder, settings.admission, replace(settings.final, games_per_pairing=None)) == \
         (again.references, again.ladder, again.admission, again.final)
     assert settings.referee == again.referee == {} and settings.game.memory_mb == GameConfig.memory_mb
 
@@ -163,8 +167,10 @@ def test_the_class_memory_limit_reaches_a_ladder_game_and_the_final(tmp_path: Pa
 
     admitted = store.version(version)
     assert admitted is not None
-    final = tournament_file(settings, [admitted])
-    assert "\n[referee]\nmemory_mb = 1000\n" in final  # (one student: too few to parse as a tournament)
+    plan = plan_final(settings, store)
+    assert plan.versions == (admitted,)
+    final = tournament_file(settings, plan)
+    assert tomllib.loads(final)["referee"] == {"memory_mb": 1000}  # (one student: too few to parse as a tournament)
 
 
 def test_the_class_limits_reach_the_admission_checks(tmp_path: Path) -> None:

@@ -101,6 +101,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
+import tomli_w
+
 from ...referee.clock import FILE_SECONDS, TimeRule, parse_clock, time_rule
 from ...referee.config import GameConfig
 from ...referee.spec import check_file_name, split_name_command
@@ -332,8 +334,8 @@ def _toml(value: Any) -> str:
     """A value as it was written in the file (``"false"`` with its quotes, ``false`` without)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
+    if isinstance(value, str):  # a TOML writer's quoting: JSON's would escape an emoji as surrogates TOML refuses
+        return tomli_w.dumps({"v": value}).removeprefix("v = ").rstrip("\n")
     if isinstance(value, list):
         return "[" + ", ".join(_toml(item) for item in value) + "]"
     return repr(value)
