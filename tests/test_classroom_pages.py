@@ -242,7 +242,7 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
         assert teacher.locator(f"#all-games a[href='/api/games/{game}/log/alice']").count() == 1
         assert ALICE_STDERR in teacher.context.request.get(f"{base}/api/games/{game}/log/alice").text()
         sheet = teacher.context.request.get(base + teacher.get_attribute("#grade-sheet", "href"))
-        assert sheet.status == 200 and sheet.text().startswith("id,name,fingerprint")
+        assert sheet.status == 200 and sheet.body().startswith("\ufeffid,name,fingerprint".encode("utf-8"))  # a BOM: spreadsheets read UTF-8
 
         # the final from its button: alice's and carol's versions in the tournament runner, its report for her alone
         teacher.click("#final-button")
