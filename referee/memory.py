@@ -296,7 +296,7 @@ def describe(memory_mb: int, kernel: Optional[str], sandboxed: bool) -> tuple[st
                 f"and files it writes in /tmp or /dev/shm are not counted){burst}", False)
     return (f"{limit} {watchdog}all its processes' PSS plus its /tmp and /dev/shm{burst}; no sockets but pairs, at most "
             f"{OPEN_FILES} open files: its pipes and socket pairs hold a few dozen MB out of its sight "
-            "(no cgroup here: see above)", True)
+            "(no cgroup here: othello doctor says why and how to have one)", True)
 
 
 def describe_shm(memory_mb: int) -> str:
