@@ -386,6 +386,10 @@ class ScriptedGame:
                   if not hint.startswith("your program printed")]
         return lines
 
+    def sent_lines(self) -> list[str]:
+        """The move lines the agent got through to the referee (its NAME.out): an echo of one is no mistake."""
+        return [str(entry.move) for entry in self.record.moves if self.colour is None or entry.move.colour is self.colour]
+
     def untaken(self) -> str:
         """Why NAME.in is still there, in a few words for the item; the whole hint goes on the card, once.
 
@@ -460,7 +464,7 @@ class ScriptedGame:
                 # What the wait was made of: the limit (the time, the grace, a first move's start-up), then the
                 # checker's own watch, to tell a late move from none.
                 waited = f"{now - started:.1f} s: {clock.explain()} allowed, {WATCH_LONGER:g} s more watched"
-                printed = printed_move(self.output_log())
+                printed = printed_move(self.output_log(), self.sent_lines())
                 if printed is not None:  # the classic mistake: name it, not its consequence
                     raise AgentSilent(f"your program printed {printed} on standard output: write it to "
                                       f"{self.out_name} (no {self.out_name} within {waited})")

@@ -171,5 +171,8 @@ def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
             lines += [f"  | {line}" for line in tail]
         moves_made = sum(1 for entry in record.moves if entry.move.colour is colour)
         out_name = f"{info.get('file_name', name)}.out"
-        lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name)]
+        sent = [str(entry.move) for entry in record.moves if entry.move.colour is colour]
+        if fault is not None and fault.colour is colour and fault.line is not None:
+            sent.append(fault.line)  # the faulty line came through NAME.out too
+        lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name, sent)]
     return lines

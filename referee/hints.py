@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 TAIL_LINES = 12  # the last lines of an agent's output shown under its fault
 
@@ -24,32 +24,46 @@ ORIENTATION = ("its first move as White was illegal and it refused White's first
                "White starts on D5 and E4, Black on D4 and E5, and White moves first (PROTOCOL.md section 1)")
 
 
-def printed_move(output: str) -> Optional[str]:
-    """The first move line in an agent's standard output and error, such as ``(W D 3)``; ``None`` if none.
+def printed_move(output: str, sent: Iterable[str] = ()) -> Optional[str]:
+    """The first move line in an agent's standard output and error, such as ``(W D 3)``, that it did not also
+    write into its ``NAME.out`` (``sent``: the move lines the referee read from it); ``None`` if none.
+
+    The two streams come in one log, so a move printed there may be an echo
+    (many students print each move on stderr as they write it): only a move
+    the referee never got says that it went to standard output instead.
 
     >>> printed_move("thinking...\\n(W D 3)\\n")
     '(W D 3)'
+    >>> printed_move("(W D 3)\\n(W C 4)\\n", sent=["(W D 3)", "(w c 4)"]) is None
+    True
     """
+    received = {_plain(line) for line in sent}
     for line in output.splitlines():
         match = _PRINTED_MOVE.match(line)
-        if match:
+        if match and _plain(match.group(1)) not in received:
             return match.group(1)
     return None
 
 
+def _plain(line: str) -> str:
+    """A move line compared whatever its case and spacing: ``( w d  3 )`` is ``(W D 3)``."""
+    return " ".join(line.upper().replace("(", " ( ").replace(")", " ) ").split())
+
+
 def hints(output: str, exit_code: Optional[int] = None, moves_made: Optional[int] = None,
-          out_name: str = "NAME.out") -> list[str]:
+          out_name: str = "NAME.out", sent: Iterable[str] = ()) -> list[str]:
     """What the agent's ``output``, its ``exit_code`` and ``moves_made`` point to, one sentence each.
 
     ``exit_code`` is ``None`` while it runs (or unknown), ``moves_made`` the
     moves the referee had read from it (``None``: unknown); ``out_name`` is
-    its ``NAME.out``.
+    its ``NAME.out``; ``sent`` the move lines the referee read from it
+    (a printed move among them is an echo, not a mistake: :func:`printed_move`).
 
     >>> hints("", exit_code=0, moves_made=0)[0][:46]
     'it exited (code 0) before its first move: in t'
     """
     found: list[str] = []
-    move = printed_move(output)
+    move = printed_move(output, sent)
     if move is not None:
         found.append(f"your program printed {move} on standard output: write it to {out_name} "
                      "(a new file, then rename it to that name; PROTOCOL.md section 3)")

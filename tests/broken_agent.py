@@ -13,6 +13,8 @@ It plays the first legal move, through its files, with one fault:
 - ``orphan-check``: quits when its parent is process 1, the C idiom ``if (getppid() == 1) exit(0);``;
 - ``stdout``: prints its moves on standard output instead of writing NAME.out;
 - ``flipped``: counts rows from the top (its board upside down): every square it reads or writes is mirrored;
+- ``echo``: writes each move to NAME.out and echoes it on stderr, as many students do; its third move is D4 (never
+  empty: an illegal move);
 - ``drift``: from its third move on, puts the opponent's discs down without flipping any (its board drifts from the
   referee's, as with a flip-direction bug).
 """
@@ -60,6 +62,8 @@ def put(move: Move) -> None:
     if fault == "stdout":
         print(move.line(), flush=True)
         return
+    if fault == "echo":
+        print(move.line(), file=sys.stderr, flush=True)
     with open(outbox + ".tmp", "w") as handle:
         handle.write(move.line() + "\n")
     os.replace(outbox + ".tmp", outbox)
@@ -86,6 +90,8 @@ while True:
         if fault == "index-error" and moves_made == 3:
             print("thinking about move 3", flush=True)
             move = board.legal_moves()[99]
+        if fault == "echo" and moves_made == 3:
+            move = parse_line(f"({me.value} D 4)")
         if fault == "slow" and moves_made == 3:
             time.sleep(2 * seconds)
         put(move)

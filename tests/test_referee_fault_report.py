@@ -30,3 +30,22 @@ def test_match_shows_each_faulty_game_with_the_output_and_the_hint(tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert result.output.count("| Error: Could not find or load main class Tiny") == 2, result.output
     assert result.output.count("hint: the JVM looked for the class") == 2
+
+
+BROKEN = Path(__file__).resolve().parent / "broken_agent.py"
+
+
+def test_a_move_echoed_on_stderr_is_no_stdout_mistake_and_a_move_printed_instead_is(tmp_path: Path) -> None:
+    """The stdout hint only when the move really went to standard output: a student's agent that writes every move
+    to its NAME.out and echoes it on stderr was told, after an illegal move, to write it to NAME.out."""
+    echo = f"v1={sys.executable} {BROKEN} echo {{name}}"
+    result = CliRunner().invoke(cli, ["play", echo, "random", "--time", "2", "--seed", "1", "--out", str(tmp_path / "e")])
+    assert result.exit_code == 0, result.output
+    assert "v1 loses" in result.output and "illegal" in result.output, result.output
+    assert "| (W " in result.output or "| (B " in result.output  # its echoes are in its output's last lines
+    assert "on standard output" not in result.output, result.output
+    printing = f"v2={sys.executable} {BROKEN} stdout {{name}}"
+    result = CliRunner().invoke(cli, ["play", printing, "random", "--time", "1", "--seed", "1",
+                                      "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    assert "hint: your program printed (" in result.output and "on standard output: write it to v2.out" in result.output
