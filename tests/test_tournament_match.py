@@ -44,8 +44,9 @@ def test_a_fixed_match_plays_pairs_through_the_referee_and_prints_the_figures(tm
     assert all(len(line) < 120 for line in lines if line.startswith("pair "))
     for label in ("random", "greedy"):  # each agent's time use over the match's games
         assert any(line.startswith(f"time: {label}: ") and " s a move on average" in line for line in lines)
-    assert lines[-1].startswith(("no difference found in 4 games (Elo", "greedy is better than random by about",
-                                 "greedy is better than random: it won every game, at least")), lines[-1]
+    # random plays unseeded moves: four games may go either way, once in a while far enough to be a verdict
+    assert re.match(r"(no difference found in 4 games \(Elo|(greedy|random) is better than (random|greedy)"
+                    r"( by about|: it won every game, at least))", lines[-1]), lines[-1]
     data = json.loads((out / "match.json").read_text())
     assert data["games"] == 4 and sum(data["pentanomial"]) == 2 and data["stopped"] == "games"
     assert data["wins"] + data["draws"] + data["losses"] == 4
