@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .admission import STUDENT_FOLDERS
 from .final import FinalMarker
-from .server import ServerError, lock
+from .server import LOCK_FILE, ServerError, lock
 from .settings import DATABASE_FILE, SETTINGS_FILE
-from .uploads import make_writable
 
 
 class NotDeletable(ValueError):
@@ -78,12 +78,35 @@ def hold_for_deletion(folder: Path) -> int:
     except ServerError:
         raise NotDeletable(f"othello class serve runs on {folder}: stop it first (Ctrl-C in its terminal); "
                            "nothing deleted") from None
+    except OSError as exc:  # the folder itself read-only, or another user's
+        raise NotDeletable(f"cannot take {folder / LOCK_FILE} to be sure no server starts meanwhile: "
+                           f"{exc.strerror or exc}; nothing deleted") from None
     marker = FinalMarker(folder)
     if marker.running():
         os.close(held)
         raise NotDeletable(f"a final runs on {folder} (its process is named in {marker.path}): let it end, or stop "
                            "it; nothing deleted")
     return held
+
+
+def owner_writable(folder: Path, problems: list[str]) -> None:
+    """Give the owner write permission on ``folder`` and every folder and file under it, nothing more.
+
+    Only the owner's bits: the class folder is the instructor's alone (mode
+    700), and must not be opened to anyone while it is deleted.  What cannot
+    be changed (another user's file) is said in ``problems``.
+    """
+    for base, directories, names in os.walk(folder):
+        for name in [".", *directories, *names] if base == str(folder) else [*directories, *names]:
+            path = os.path.normpath(os.path.join(base, name))
+            try:
+                mode = os.lstat(path).st_mode
+                if not stat.S_ISLNK(mode):
+                    wanted = stat.S_IRWXU if stat.S_ISDIR(mode) else stat.S_IWUSR
+                    if stat.S_IMODE(mode) & wanted != wanted:
+                        os.chmod(path, stat.S_IMODE(mode) | wanted)
+            except OSError as exc:
+                problems.append(f"{path}: {exc.strerror or exc}")
 
 
 def delete_class(folder: Path, held: int) -> list[str]:
@@ -97,10 +120,7 @@ def delete_class(folder: Path, held: int) -> list[str]:
         problems.append(f"{path}: {error[1].strerror if isinstance(error[1], OSError) else error[1]}")
 
     try:
-        try:
-            make_writable(folder)
-        except OSError as exc:  # a file of another user's: rmtree says which below
-            problems.append(f"could not make everything writable: {exc}")
+        owner_writable(folder, problems)
         shutil.rmtree(folder, onerror=failed)  # (onexc from Python 3.12 on)
     finally:
         os.close(held)

@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -318,6 +319,26 @@ def test_delete_refuses_what_is_not_a_class_and_asks_first(tmp_path: Path) -> No
     result = CliRunner().invoke(cli, ["class", "delete", str(folder)], input="y\n")
     assert result.exit_code == 0, result.output
     assert not folder.exists()
+
+
+def test_delete_adds_the_owners_write_permission_only(tmp_path: Path) -> None:
+    from othello_arena.classroom.removal import owner_writable
+    from othello_arena.classroom.uploads import make_read_only
+
+    root = tmp_path / "class"
+    version = root / "builds" / "alice" / ("f" * 64)
+    version.mkdir(parents=True)
+    (version / "agent.c").write_text("int main(void) { return 0; }")
+    (version / "agent").symlink_to("agent.c")
+    make_read_only(version)
+    os.chmod(root, 0o700)  # the instructor's alone, as init and serve leave it
+    problems: list[str] = []
+    owner_writable(root, problems)
+    assert problems == []
+    modes = {path.relative_to(root).as_posix(): stat.S_IMODE(path.lstat().st_mode)
+             for path in [root, *root.rglob("*")] if not path.is_symlink()}
+    assert modes["."] == 0o700  # (the root)
+    assert modes[f"builds/alice/{'f' * 64}"] == 0o755 and modes[f"builds/alice/{'f' * 64}/agent.c"] == 0o644
 
 
 def test_an_instructor_who_is_not_root_deletes_a_class_with_read_only_versions() -> None:
