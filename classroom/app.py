@@ -386,7 +386,9 @@ class ClassApi:
         except VerdictRefused as exc:
             return Refusal(400, str(exc))
         self.on_submitted()  # the admission worker looks at once (a re-check, or a build to make again)
-        return verdict_outcome(self.store, verdict), version.id
+        outcome = verdict_outcome(self.store, verdict)
+        self.log(f"verdict by the instructor on the dashboard ({action.value}): {outcome}")
+        return outcome, version.id
 
     async def verdict(self, request: Request) -> Response:
         """POST ``{"action": "admit"|"reject"|"recheck", "reason": TEXT}``: the instructor's verdict by hand."""

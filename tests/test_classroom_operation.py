@@ -127,6 +127,12 @@ def test_serve_logs_each_event_in_a_line_with_its_time_and_no_students_output(tm
         finally:
             marker.release()
         wait_for(lambda: said(server, "ladder: the final ended"), 60, "the final's end")
+        # the instructor's verdict by hand, from the dashboard
+        status, body, _ = call(base, f"/api/versions/{again['version']}/verdict", tokens["instructor"],
+                               json.dumps({"action": "reject", "reason": "a test"}).encode(), "application/json")
+        assert status == 200, body
+        assert said(server, rf"verdict by the instructor on the dashboard \(reject\): alice's version {again['version']} "
+                            rf"is rejected and no longer plays; their version {alice['version']} plays")
     finally:
         server.stop()
     lines = server.events()
