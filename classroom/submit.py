@@ -107,8 +107,8 @@ def wait_for_card(base: str, token: str, version: int, timeout: float, say: Call
                 why = (f"the server has not answered for {_seconds(gone)}: it is down, or unreachable from here"
                        if gone >= restart_wait else
                        f"no card after {timeout:g} s (--timeout), the server not answering for the last {_seconds(gone)}")
-                raise SubmitError(f"{why} ({exc}). Version {version} was received: its card comes once the server "
-                                  "runs again (on your page, or /api/versions/" + f"{version})") from None
+                raise SubmitError(f"{why} ({exc}). The version was received: its card comes once the server runs "
+                                  f"again (on your page, or at /api/versions/{version})") from None
             time.sleep(min(BACKOFF[min(tries, len(BACKOFF) - 1)], max(0.0, deadline - moment),
                            max(0.0, away_since + restart_wait - moment)))
             tries += 1

@@ -269,7 +269,7 @@ def test_submit_wait_goes_on_through_a_restart_and_says_when_the_server_never_co
         assert bob.returncode == 2, out + err
         assert "the server does not answer (restarting?)" in err
         assert re.search(r"othello class submit: no card after 20 s \(--timeout\), the server not answering for the "
-                         r"last \d+ s \(cannot reach .*\)\. Version 2 was received: its card comes once the server "
+                         r"last \d+ s \(cannot reach .*\)\. The version was received: its card comes once the server "
                          r"runs again", err), err
     finally:
         if submit.poll() is None:
@@ -295,8 +295,8 @@ def test_wait_gives_up_after_the_restart_bound_when_nothing_answers() -> None:
     assert said == ["the server does not answer (restarting?): waiting for it, 2 s at most..."]
     message = str(refused.value)
     assert message.startswith("the server has not answered for 2 s: it is down, or unreachable from here (cannot reach ")
-    assert message.endswith("Version 7 was received: its card comes once the server runs again (on your page, or "
-                            "/api/versions/7)")
+    assert message.endswith("The version was received: its card comes once the server runs again (on your page, "
+                            "or at /api/versions/7)")
 
 
 # -- othello class delete ------------------------------------------------------------------------------
