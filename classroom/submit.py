@@ -17,12 +17,13 @@ class SubmitError(RuntimeError):
 
 
 class Unreachable(SubmitError):
-    """No answer from the server: nothing listens, the connection broke, or its proxy says it is away (502-504)."""
+    """No answer from the server: nothing listens, the connection broke, or it or its proxy says it is away (502-504)."""
 
 
 RESTART_WAIT = 300.0  # seconds --wait waits for a server that stopped answering (a restart takes seconds)
 BACKOFF = (1.0, 2.0, 4.0, 8.0)  # seconds between tries while it does not answer, the last one repeated
-PROXY_AWAY = (502, 503, 504)  # what a reverse proxy answers while the server behind it is down
+# what a reverse proxy answers while the server behind it is down (503: also the server's own, to a crowd)
+PROXY_AWAY = (502, 503, 504)
 
 
 def files_of(paths: list[Path]) -> list[tuple[str, bytes]]:
@@ -68,7 +69,8 @@ def request(url: str, token: str, body: Optional[bytes] = None, content_type: st
         except (ValueError, AttributeError, OSError, http.client.HTTPException):
             message = ""
         if exc.code in PROXY_AWAY:
-            raise Unreachable(f"{url}: the proxy said {exc.code}: {message or exc.reason}") from None
+            raise Unreachable(f"{url} answered {exc.code}: {message or exc.reason} (the server is away, or too "
+                              "busy)") from None
         raise SubmitError(f"the server said {exc.code}: {message or exc.reason}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         raise Unreachable(f"cannot reach {url}: {exc}") from None
