@@ -157,6 +157,14 @@ class ReportCard:
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
     first_fault: Optional[tuple[str, str, int]] = None  # (game, agent, move number) of the first game lost on a fault
     first_illegal: str = ""  # "game1 at move 17": the first illegal move, when there is one
+    # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
+    failed_by_illegal: Optional[frozenset[str]] = None
+
+    def new_game(self) -> None:
+        """A scripted game begins (games are played one at a time): what failed before it is known."""
+        if self.first_illegal and self.failed_by_illegal is None:
+            self.failed_by_illegal = frozenset(key for key, item in self.items.items() if item.status == FAIL)
+        self.games += 1
 
     def hint(self, text: str) -> None:
         """A hint for the card, said once (the same cause often fails several items)."""
@@ -269,7 +277,7 @@ class ScriptedGame:
         self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
         # The game as a record, kept as LABEL.json beside the agent's folder: `othello replay --rerun` reads it.
         self.record = GameRecord(spec.label, CHECKER, time_per_move=time_per_move, start=Board.start(size))
-        card.games += 1
+        card.new_game()
 
     def __enter__(self) -> "ScriptedGame":
         # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
@@ -825,6 +833,12 @@ def _drift_hint(card: ReportCard) -> None:
         card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
                   "(a flip missed, a move not played on it); the other failures may follow from it: fix that one "
                   "first, then check again (`othello replay ... --rerun` below takes it back there)")
+        # Each failure in a later game says so where it is read ("may": the check cannot see the agent's board).
+        earlier = card.failed_by_illegal
+        for item in failed if earlier is not None else []:
+            if item.key not in earlier:
+                item.detail += (f" (this may follow from its earlier illegal move, {card.first_illegal}, where its "
+                                "board most likely drifted from the referee's: see the hint)")
 
 
 def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:

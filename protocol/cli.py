@@ -175,17 +175,19 @@ def print_position(record: GameRecord, path: str, number: int) -> None:
         click.echo(f"The board before move {number} ({after}): {mover} ({board.to_move.full_name}) to play move "
                    f"{number}; legal: {legal_names(board) or 'none: pass'}")
     click.echo(draw_board(board, previous.move if previous is not None else None), nl=False)
+    comments: list[str] = []
     if number <= len(record.moves):
         entry = record.moves[number - 1]
-        notes = "".join(f"  (C {c})" for c in entry.comments)
+        comments = entry.comments
         click.echo(f"move {number}: {record.name(entry.move.colour)} played {entry.move.line()} in "
-                   f"{entry.seconds:.2f} s{notes}")
+                   f"{entry.seconds:.2f} s")
     elif record.fault is not None:
         fault = record.fault
-        notes = "".join(f"  (C {c})" for c in fault.comments)
+        comments = fault.comments
         wrote = f"wrote {fault.line!r}" if fault.line is not None else "gave no move"
-        click.echo(f"move {number}: {record.name(fault.colour)} {wrote} (the fault){notes}")
-        if record.result is not None and record.result.detail:
-            click.echo(f"  {record.result.detail}")
+        detail = record.result.detail if record.result is not None and record.result.detail else ""
+        click.echo(f"move {number}: {record.name(fault.colour)} {wrote}, the fault" + (f": {detail}" if detail else ""))
     else:
         click.echo(f"move {number}: never played (the game has no result)")
+    for comment in comments:  # one a line: an agent's drawn board stays a board
+        click.echo(f"  (C {comment})")

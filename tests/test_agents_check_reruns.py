@@ -30,14 +30,20 @@ def rerun_advice(lines: list[str]) -> list[str]:
 
 
 def test_a_board_drift_is_named_once_and_its_game_reruns_at_the_illegal_move():
-    card = check_agent(AgentSpec.parse(f"bad={sys.executable} {TESTS / 'broken_agent.py'} drift {{name}}"), 1.0,
-                       attempts=1, startup=2.0)
+    # (it draws its board in comments above each move: the rerun below compares it with the referee's)
+    card = check_agent(AgentSpec.parse(f"bad={sys.executable} {TESTS / 'broken_agent.py'} drift {{name}} --board "
+                                       "comments"), 1.0, attempts=1, startup=2.0)
     failed = [key for key, item in card.items.items() if item.status == FAIL]
     assert {"white", "black", "must-pass", "receives-pass"} <= set(failed), card.lines()
     text = "\n".join(card.lines())
     assert text.count("usually means its board differs from the referee's") == 1
     assert "hint: its first illegal move (game1 at move 7)" in text
     assert "the other failures may follow from it: fix that one first" in text
+    # Each failure of a later game says, where it is read, that it may follow from that drift; the first does not.
+    for key in ("black", "must-pass", "receives-pass"):
+        assert card[key].detail.endswith("(this may follow from its earlier illegal move, game1 at move 7, where its "
+                                         "board most likely drifted from the referee's: see the hint)"), card[key].detail
+    assert "may follow" not in card["white"].detail and "may follow" not in card["full-game"].detail
     # The game keeps the fault as the referee would: the result, its reason and move number, the move played.
     assert card.kept is not None
     record = GameRecord.load(str(card.kept / "game1.json"))
@@ -50,6 +56,9 @@ def test_a_board_drift_is_named_once_and_its_game_reruns_at_the_illegal_move():
     result = CliRunner().invoke(cli, ["replay", *args, "--sandbox", "none"])
     assert result.exit_code == 0, result.output
     assert "now:      (W G 2)" in result.output and "recorded: (W G 2)  (the same)" in result.output
+    # Its board, drawn in its comments, first differs from the referee's at that move: it missed Black's flips.
+    assert "its board, drawn in its (C ...) comments: first differs from the referee's at move 7, the same before " \
+           "(3 drawings)" in result.output
     shutil.rmtree(card.kept)
 
 
