@@ -835,8 +835,8 @@ def _drift_hint(card: ReportCard) -> None:
                   "first, then check again (`othello replay ... --rerun` below takes it back there)")
         # Each failure in a later game says so where it is read ("may": the check cannot see the agent's board).
         earlier = card.failed_by_illegal
-        for item in failed if earlier is not None else []:
-            if item.key not in earlier:
+        for item in failed:
+            if earlier is not None and item.key not in earlier:
                 item.detail += (f" (this may follow from its earlier illegal move, {card.first_illegal}, where its "
                                 "board most likely drifted from the referee's: see the hint)")
 

@@ -294,13 +294,13 @@ def find_drawings(text: str, size: int = DEFAULT_SIZE) -> list[Drawing]:
 
 def _drawing(rows: list[tuple[Optional[int], str]], size: int, end: int) -> Optional[Drawing]:
     """One drawing's rows as a board; ``None`` if their numbers do not say which row is which."""
-    labels = [label for label, _ in rows]
-    if all(label is None for label in labels):
+    labels = [label for label, _ in rows if label is not None]
+    if not labels:
         numbers = list(range(size, 0, -1))
-    elif None in labels:
+    elif len(labels) < len(rows):
         return None
     else:
-        numbers = [label + 1 for label in labels] if min(labels) == 0 else list(labels)  # type: ignore[operator]
+        numbers = [label + 1 for label in labels] if min(labels) == 0 else labels
         if numbers not in (list(range(size, 0, -1)), list(range(1, size + 1))):
             return None
     white = black = 0
@@ -311,7 +311,7 @@ def _drawing(rows: list[tuple[Optional[int], str]], size: int, end: int) -> Opti
                 white |= bit
             elif cell in "BX@*":
                 black |= bit
-    return Drawing(Board(white, black, WHITE, size), None not in labels, end)
+    return Drawing(Board(white, black, WHITE, size), bool(labels), end)
 
 
 # ---------------------------------------------------------------------------
