@@ -235,19 +235,22 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
 
 
 # A row of a board as programs print theirs: a row number before or after it (or both, or none), n cells of
-# W/O (white), B/X/@/* (black), ./- (empty), apart or separated by spaces, tabs, | or commas.
-_PRINTED_ROW = re.compile(r"^\s*(\d{1,2})?\s*[|:]?\s*((?:[WBOX.\-*@][ \t|,]*){8,14}?)\s*[|:]?\s*(\d{1,2})?\s*$",
+# W/O (white), B/X (black), ./- (empty), apart or separated by spaces, tabs, | or commas.  Not * or @: programs
+# mark legal moves with them as often as discs.
+_PRINTED_ROW = re.compile(r"^\s*(\d{1,2})?\s*[|:]?\s*((?:[WBOX.\-][ \t|,]*){8,14}?)\s*[|:]?\s*(\d{1,2})?\s*$",
                           re.IGNORECASE)
 
 
 class Drawing(NamedTuple):
     """A board drawn in a program's text: its discs (``board``, White to move: the side is not read), whether its
-    rows were numbered (``labelled``: else row n was taken to be the top one, as PROTOCOL.md draws it), and the
-    offset in the text just after its last row (``end``)."""
+    rows were numbered (``labelled``: else row n was taken to be the top one, as PROTOCOL.md draws it), the
+    offset in the text just after its last row (``end``), and for rows without numbers the same rows read with
+    row 1 at the top (``upside_down``; ``None`` when numbered)."""
 
     board: Board
     labelled: bool
     end: int
+    upside_down: Optional[Board] = None
 
 
 def find_drawings(text: str, size: int = DEFAULT_SIZE) -> list[Drawing]:
@@ -296,22 +299,27 @@ def _drawing(rows: list[tuple[Optional[int], str]], size: int, end: int) -> Opti
     """One drawing's rows as a board; ``None`` if their numbers do not say which row is which."""
     labels = [label for label, _ in rows if label is not None]
     if not labels:
-        numbers = list(range(size, 0, -1))
-    elif len(labels) < len(rows):
+        top_down = list(range(size, 0, -1))
+        return Drawing(_drawn(rows, top_down, size), False, end, _drawn(rows, top_down[::-1], size))
+    if len(labels) < len(rows):
         return None
-    else:
-        numbers = [label + 1 for label in labels] if min(labels) == 0 else labels
-        if numbers not in (list(range(size, 0, -1)), list(range(1, size + 1))):
-            return None
+    numbers = [label + 1 for label in labels] if min(labels) == 0 else labels
+    if numbers not in (list(range(size, 0, -1)), list(range(1, size + 1))):
+        return None
+    return Drawing(_drawn(rows, numbers, size), True, end)
+
+
+def _drawn(rows: list[tuple[Optional[int], str]], numbers: list[int], size: int) -> Board:
+    """The discs of drawn ``rows``, the i-th row being row ``numbers[i]``."""
     white = black = 0
     for row, (_, cells) in zip(numbers, rows):
         for col, cell in enumerate(cells.upper()):
             bit = 1 << square(col, row, size)
             if cell in "WO":
                 white |= bit
-            elif cell in "BX@*":
+            elif cell in "BX":
                 black |= bit
-    return Drawing(Board(white, black, WHITE, size), bool(labels), end)
+    return Board(white, black, WHITE, size)
 
 
 # ---------------------------------------------------------------------------

@@ -508,8 +508,8 @@ def board_lines(check: "BoardCheck", size: int) -> list[str]:
     if not check.source:
         return [f"its board: none drawn (no {size} rows of {size} cells, W B . or O X -, in its (C ...) comments "
                 "or its standard output and error), so nothing can be compared with the referee's"]
-    where = "its (C ...) comments" if check.source == "comments" else (
-        "its standard output and error" if check.source == "output" else "its (C ...) comments and its output")
+    where = " and ".join("its (C ...) comments" if source == "comments" else "its standard output and error"
+                         for source in check.source.split(" and "))
     lines = []
     diff = check.difference
     first, last = check.moves
@@ -527,6 +527,9 @@ def board_lines(check: "BoardCheck", size: int) -> list[str]:
                                                         f"the referee's, {diff.referee_at}"))]
     if check.stopped:
         lines.append(f"  compared no further: {check.stopped}")
-    if check.unlabelled:
+    if check.reading:
+        lines.append(f"  (its drawings read {check.reading}: so they agree with the referee's longest; PROTOCOL.md "
+                     f"draws row {size} at the top, W white and B black)")
+    elif check.unlabelled:
         lines.append(f"  (rows without numbers were read with row {size} at the top, as PROTOCOL.md draws the board)")
     return lines

@@ -50,17 +50,21 @@ from .spec import BUILTIN, PROGRAM, AgentSpec, BuiltinAgents
 from .watch import Waker, make_waker
 
 STDERR_LINES = 40  # the last lines of the agent's standard error shown on the terminal
+OUTPUT_SETTLES = 0.2  # seconds an answer waits for the agent's output before it to reach the log
+DROPPED = "\n[referee: "  # the log's mark where the referee dropped output over its cap (process.py)
 
 
 @dataclass
 class Turn:
     """One answer of the agent during the rerun: the move ``number`` it answered, its line now (``None``: none),
-    its comments, and how much of its output log there was when the answer was read (``log_end``)."""
+    its comments, and how much of its output log there was once the answer was read and its output before it
+    logged (``log_end``)."""
 
     number: int
     line: Optional[str]
     comments: list[str]
     log_end: int
+    settled: bool = True  # its output had stopped coming when log_end was taken (else the mark may be early)
 
 
 @dataclass
@@ -69,7 +73,7 @@ class BoardCheck:
     moves, and the first that differs (``None``: none did).
 
     ``source`` is ``"comments"``, ``"output"`` (its standard output and
-    error) or ``""``: it drew no board.  ``unlabelled`` says a drawing had no
+    error), both joined by ``" and "``, or ``""``: it drew no board.  ``unlabelled`` says a drawing had no
     row numbers (read with the top row the highest, as PROTOCOL.md draws it).
     ``stopped`` says why the comparison ended early (its moves left the
     record's game), else ``""``.
@@ -81,11 +85,12 @@ class BoardCheck:
     unlabelled: bool = False
     stopped: str = ""
     difference: Optional["BoardDifference"] = None
+    reading: str = ""  # "" as drawn, else how the drawings were read to agree longest (READINGS)
 
     def to_dict(self) -> dict[str, Any]:
         diff = self.difference
         return {"source": self.source, "compared": self.compared, "moves": list(self.moves),
-                "unlabelled": self.unlabelled, "stopped": self.stopped,
+                "unlabelled": self.unlabelled, "reading": self.reading, "stopped": self.stopped,
                 "first_difference": None if diff is None else {
                     "move_number": diff.number, "squares": diff.squares(), "referee_at": diff.referee_at,
                     "agent_board": diff.agent.draw(), "referee_board": diff.referee.draw()}}
@@ -369,7 +374,7 @@ class _Rerunner:
                 late = clock.expired(now)
                 seconds = clock.stop(now)
                 line = message.move.line() if message.move is not None else message.line
-                result.turns.append(Turn(number, line, list(message.comments), self.log_size()))
+                result.turns.append(Turn(number, line, list(message.comments), *self.log_mark()))
                 if final:
                     result.move, result.seconds, result.comments = line, seconds, list(message.comments)
                     if message.move is None:
@@ -388,15 +393,17 @@ class _Rerunner:
         """No answer to move ``number``: say why in ``result`` (and keep the turn: what it printed before is its)."""
         self.result.problem = problem
         if turn:
-            self.result.turns.append(Turn(number, None, [], self.log_size()))
+            self.result.turns.append(Turn(number, None, [], *self.log_mark()))
         return None
 
-    def log_size(self) -> int:
-        """The bytes in the agent's output log now."""
+    def log_mark(self) -> tuple[int, bool]:
+        """The bytes in the agent's output log once what it wrote so far is there, and whether it stopped writing."""
+        process = self.seat.process
+        settled = process.output_logged(OUTPUT_SETTLES) if process is not None else True
         try:
-            return self.seat.stderr_path.stat().st_size
+            return self.seat.stderr_path.stat().st_size, settled
         except OSError:
-            return 0
+            return 0, settled
 
 
 def _code(seat: AgentSeat) -> Optional[int]:
@@ -406,6 +413,13 @@ def _code(seat: AgentSeat) -> Optional[int]:
 # ---------------------------------------------------------------------------
 # Its board against the referee's
 # ---------------------------------------------------------------------------
+
+
+# How a program's drawings may be read: as drawn (PROTOCOL.md's way), and the two common other ways, row 1 at the
+# top (an array printed in index order, rows unnumbered) and the colours the other way round (X for White).
+READINGS = (("", False, False), ("with row 1 at the top", True, False),
+            ("with the colours the other way round", False, True),
+            ("with row 1 at the top and the colours the other way round", True, True))
 
 
 def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
@@ -418,28 +432,62 @@ def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
     now): an agent draws its board when it likes, before or after its move,
     and its output may reach the log late.  The comparison stops after a
     move it played other than the record (its board is its own game's from
-    there on).  Nothing is guessed: without a drawing the check says so.
+    there on).  The drawings are read in each of :data:`READINGS` (rows
+    without numbers upside down, colours swapped), and the reading under
+    which they agree longest is kept, and named.  Nothing is guessed:
+    without a drawing the check says so.
     """
-    check = BoardCheck()
     turns = rerun.turns
     if not turns:
-        return check
+        return BoardCheck()
     drawn: list[tuple[int, Drawing]] = []  # (index of the turn, drawing), in the order drawn
     sources = []
     for index, turn in enumerate(turns):
         found = find_drawings("\n".join(turn.comments), record.size)
         drawn += [(index, drawing) for drawing in found]
         sources += ["comments"] if found else []
+    # Output drawings go to a turn by where they end in the log: not past output the referee dropped (the rest of
+    # the log came at the end), nor after a turn whose output kept coming (its mark may be early).
+    unsettled = next((turn for turn in turns if not turn.settled), None)
+    limit = len(log)
+    if DROPPED in log:
+        limit = log.index(DROPPED)
+    if unsettled is not None:
+        limit = min(limit, unsettled.log_end)
     output = find_drawings(log, record.size)
+    unplaced = [drawing for drawing in output if drawing.end > limit]
+    output = [drawing for drawing in output if drawing.end <= limit]
     if output:
         sources.append("output")
         drawn += [(next((i for i, turn in enumerate(turns) if drawing.end <= turn.log_end), len(turns) - 1), drawing)
                   for drawing in output]
         drawn.sort(key=lambda item: item[0])  # (stable: a turn's comments, then its output)
     if not drawn:
-        return check
-    check.source = " and ".join(dict.fromkeys("comments" if s == "comments" else "output" for s in sources))
+        return BoardCheck()
     positions = [board for board, _ in record.positions()]  # index i: after i moves (0: the start, or the opening)
+    unlabelled = any(not drawing.labelled for _, drawing in drawn)
+    checks = [_compare(record, rerun, drawn, positions, reading) for reading in READINGS if unlabelled or not reading[1]]
+
+    def reach(check: BoardCheck) -> tuple[int, int]:  # how far they agree: no difference beats the latest one
+        return (check.difference.number if check.difference is not None else len(positions) + 1, check.compared)
+
+    best = max(checks, key=reach)  # (the first of equals: as drawn before any other reading)
+    best.source = " and ".join(dict.fromkeys(sources))
+    best.unlabelled = unlabelled
+    if unplaced and best.difference is None and not best.stopped:
+        why = (f"its output kept coming at move {unsettled.number}" if unsettled is not None and DROPPED not in log
+               else "the referee kept only the start and the end of its output (over its cap)")
+        best.stopped = f"{len(unplaced)} later drawings in its output cannot be placed at a move: {why}"
+    return best
+
+
+def _compare(record: GameRecord, rerun: Rerun, drawn: list[tuple[int, Drawing]], positions: list[Board],
+             reading: tuple[str, bool, bool]) -> BoardCheck:
+    """The drawings read one way (:data:`READINGS`) against the referee's boards of their turns, up to the first
+    that is none of them."""
+    name, upside_down, swapped = reading
+    check = BoardCheck(reading=name)
+    turns = rerun.turns
     last = rerun.diverged_at
     for index, drawing in drawn:
         turn = turns[index]
@@ -447,16 +495,18 @@ def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
             check.stopped = (f"at move {last} it played other than the record: from there on its board is its own "
                              "game's, not the recorded one, so later drawings are not compared")
             break
+        board = drawing.upside_down if upside_down and drawing.upside_down is not None else drawing.board
+        if swapped:
+            board = Board(board.black, board.white, board.to_move, board.size)
         candidates = _referee_boards(record, positions, turns, index)
-        check.unlabelled = check.unlabelled or not drawing.labelled
         check.compared += 1
         check.moves = (check.moves[0] or turn.number, turn.number)
-        if any(_same_discs(drawing.board, board) for board, _ in candidates):
+        if any(_same_discs(board, referee) for referee, _ in candidates):
             continue
         # the closest of them, the board it was given at a tie (what it should hold while it thinks)
         given = f"before move {turn.number}"
-        board, where = min(candidates, key=lambda item: (_differing(drawing.board, item[0]), item[1] != given))
-        check.difference = BoardDifference(turn.number, drawing.board, board, where)
+        referee, where = min(candidates, key=lambda item: (_differing(board, item[0]), item[1] != given))
+        check.difference = BoardDifference(turn.number, board, referee, where)
         break
     return check
 
@@ -495,5 +545,5 @@ def _differing(drawn: Board, board: Board) -> int:
     return ((drawn.white ^ board.white) | (drawn.black ^ board.black)).bit_count()
 
 
-__all__ = ["BoardCheck", "BoardDifference", "Rerun", "Turn", "compare_boards", "recorded_bank", "recorded_line",
+__all__ = ["READINGS", "BoardCheck", "BoardDifference", "Rerun", "Turn", "compare_boards", "recorded_bank", "recorded_line",
            "recorded_rule", "recorded_spec", "rerun_agent"]

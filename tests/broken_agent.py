@@ -20,7 +20,8 @@ It plays the first legal move, through its files, with one fault:
 
 ``--board comments`` (or ``--board stderr``) after the name: before each of its moves it draws its own board, as the
 referee draws one, in ``(C ...)`` comment lines above its move in NAME.out (or on standard error), as students do to
-debug theirs.
+debug theirs.  ``--board upside-down`` draws it on standard error as an array printed in index order: row 1 at the
+top, no row numbers, ``X`` for White and ``O`` for Black.
 """
 
 import os
@@ -72,6 +73,9 @@ def put(move: Move) -> None:
     drawing = board.draw().splitlines()[:-1]  # its own board before its move (not the line of whose turn it is)
     if shows_board == "stderr":
         print("my board:\n" + "\n".join(drawing), file=sys.stderr, flush=True)
+    if shows_board == "upside-down":
+        rows = [line[4:19].replace("W", "X").replace("B", "O") for line in reversed(drawing[1:-1])]
+        print("my board:\n" + "\n".join(rows), file=sys.stderr, flush=True)
     with open(outbox + ".tmp", "w") as handle:
         if shows_board == "comments":
             handle.write("".join(f"(C {line})\n" for line in drawing))

@@ -210,10 +210,14 @@ def drift_game(tmp_path: Path, board: str) -> tuple[Path, GameRecord]:
     return game, play_game(bad, fair, GameConfig(time_per_move=3, end_grace=0.3), game, seed=1)
 
 
-@pytest.mark.parametrize("board, source, where", [("comments", "comments", "its (C ...) comments"),
-                                                  ("stderr", "output", "its standard output and error")])
-def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp_path: Path, board: str,
-                                                                           source: str, where: str) -> None:
+@pytest.mark.parametrize("board, source, where, reading", [
+    ("comments", "comments", "its (C ...) comments", ""),
+    ("stderr", "output", "its standard output and error", ""),
+    # an array printed in index order, X for White: read so, its drawings agree up to the same move
+    ("upside-down", "output", "its standard output and error", "with row 1 at the top and the colours the other way round"),
+])
+def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp_path: Path, board: str, source: str,
+                                                                           where: str, reading: str) -> None:
     game, record = drift_game(tmp_path, board)
     assert record.fault is not None and record.result is not None, record.result
     at = record.result.move_number
@@ -228,7 +232,8 @@ def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp
     code, output = replay(str(game), "--rerun", "bad", "--at", str(at), "--json")
     assert code == 0, output
     boards = json.loads(output)["boards"]
-    assert boards["source"] == source and boards["unlabelled"] is False
+    assert boards["source"] == source and boards["unlabelled"] is (board == "upside-down")
+    assert boards["reading"] == reading
     difference = boards["first_difference"]
     assert difference is not None and difference["move_number"] == 7, boards
     assert difference["squares"] == squares and difference["referee_at"] == "before move 7"
@@ -240,6 +245,8 @@ def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp
            f"{len(squares)} square{'s differ' if len(squares) > 1 else ' differs'}: {' '.join(squares)}" in output
     side = re.search(r"its board \(drawn during move 7\) +the referee's, before move 7\n((?:  .*\n){10})", output)
     assert side is not None, output
+    if reading:
+        assert f"(its drawings read {reading}: so they agree with the referee's longest" in output
     drawings = side[1].splitlines()
     assert drawings[0].count("A B C D E F G H") == 2  # its board, then the referee's, row by row
     assert drawings[1:9] == [f"  {ours:<35}{theirs}" for ours, theirs in
