@@ -446,6 +446,8 @@ def replay(game: str, step: bool, fmt: str, rerun_name: Optional[str], at: Optio
         if command is not None or time_per_move is not None or as_json:
             raise click.UsageError("--command, --time and --json go with --rerun NAME")
         if at is not None:
+            if step or fmt != "board":
+                raise click.UsageError("--at N draws the one board before move N: --step and --format go without it")
             print_position(record, path, at)
             return
         print_record(record, path, step, fmt)

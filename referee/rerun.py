@@ -122,8 +122,9 @@ class Rerun:
     why), ``recorded`` the line recorded then, ``seconds`` how long it took
     now, ``comments`` its ``(C ...)`` lines, ``stderr`` its standard output
     and error during the rerun, ``diverged`` its earlier moves that differ
-    from the record (replayed move by move only), ``inputs`` how it was given
-    the position.
+    from the record (replayed move by move only; ``diverged_at`` the first),
+    ``inputs`` how it was given the position, ``turns`` its answers in the
+    rerun, ``boards`` its drawn boards against the referee's.
     """
 
     agent: str
@@ -137,7 +138,7 @@ class Rerun:
     problem: str = ""
     diverged: list[str] = field(default_factory=list)
     inputs: str = ""
-    diverged_at: Optional[int] = None  # the first move it played other than recorded (move by move only)
+    diverged_at: Optional[int] = None
     turns: list[Turn] = field(default_factory=list)
     boards: BoardCheck = field(default_factory=BoardCheck)
 

@@ -151,6 +151,8 @@ def test_replay_at_n_alone_draws_the_board_before_move_n_and_says_whose_turn_it_
                               f"{len(record.moves)}" in output, output
     code, output = replay(str(game), "--at", "3", "--command", "x")
     assert code == 2 and "--command, --time and --json go with --rerun NAME" in output
+    code, output = replay(str(game), "--at", "3", "--format", "ggf")
+    assert code == 2 and "--step and --format go without it" in output
 
 
 def test_a_new_version_that_declares_openings_starts_at_move_n_from_the_recorded_position(tmp_path: Path,
