@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..protocol import (DEFAULT_SIZE, Board, Colour, GameRecord, IllegalMoveError, Move, ParseError, format_colour,
-                        format_move, format_size, square_name)
+from ..protocol import (DEFAULT_SIZE, Board, Colour, GameRecord, Move, OthelloError, format_colour, format_move,
+                        format_size, square_name)
 from ..protocol.notation import Drawing, find_drawings, format_clock_line, parse_move
 from . import files
 from .clock import Clock, TimeControl, TimeRule, parse_clock
@@ -290,7 +290,8 @@ def _run(record: GameRecord, spec: AgentSpec, config: GameConfig, root: Path, hi
         except OSError:
             log = b""
         result.stderr = log.decode(errors="replace")
-    result.boards = compare_boards(record, result, log.decode("latin-1"))  # (byte offsets: the turns' log_end)
+    # (latin-1: one character a byte, as the turns' log_end count)
+    result.boards = compare_boards(record, result.turns, log.decode("latin-1"), result.diverged_at)
     return result
 
 
@@ -423,22 +424,23 @@ READINGS = (("", False, False), ("with row 1 at the top", True, False),
             ("with row 1 at the top and the colours the other way round", True, True))
 
 
-def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
-    """The agent's drawn boards, from its comments and its output ``log``, against the referee's of the same turns.
+def compare_boards(record: GameRecord, turns: Sequence[Turn], log: str = "", diverged_at: Optional[int] = None
+                   ) -> BoardCheck:
+    """The agent's drawn boards, from the comments of its ``turns`` and its output ``log``, against the referee's.
 
     A drawing belongs to the turn whose answer was read after it (comments:
     the answer they came with); one drawn after the last answer to the last
     turn.  It agrees when it is one of the referee's boards from before the
     agent's previous move to after its move of that turn (the move it played
     now): an agent draws its board when it likes, before or after its move,
-    and its output may reach the log late.  The comparison stops after a
-    move it played other than the record (its board is its own game's from
-    there on).  The drawings are read in each of :data:`READINGS` (rows
+    and its output may reach the log late.  The comparison stops after
+    ``diverged_at``, a move it played other than the record (its board is
+    its own game's from there on).  The turns of a recorded game
+    (:func:`recorded_turns`) give its drawings in comments as they were.  The drawings are read in each of :data:`READINGS` (rows
     without numbers upside down, colours swapped), and the reading under
     which they agree longest is kept, and named.  Nothing is guessed:
     without a drawing the check says so.
     """
-    turns = rerun.turns
     if not turns:
         return BoardCheck()
     drawn: list[tuple[int, Drawing]] = []  # (index of the turn, drawing), in the order drawn
@@ -467,7 +469,8 @@ def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
         return BoardCheck()
     positions = [board for board, _ in record.positions()]  # index i: after i moves (0: the start, or the opening)
     unlabelled = any(not drawing.labelled for _, drawing in drawn)
-    checks = [_compare(record, rerun, drawn, positions, reading) for reading in READINGS if unlabelled or not reading[1]]
+    checks = [_compare(record, turns, diverged_at, drawn, positions, reading)
+              for reading in READINGS if unlabelled or not reading[1]]
 
     def reach(check: BoardCheck) -> tuple[int, int]:  # how far they agree: no difference beats the latest one
         return (check.difference.number if check.difference is not None else len(positions) + 1, check.compared)
@@ -482,14 +485,12 @@ def compare_boards(record: GameRecord, rerun: Rerun, log: str) -> BoardCheck:
     return best
 
 
-def _compare(record: GameRecord, rerun: Rerun, drawn: list[tuple[int, Drawing]], positions: list[Board],
-             reading: tuple[str, bool, bool]) -> BoardCheck:
+def _compare(record: GameRecord, turns: Sequence[Turn], last: Optional[int], drawn: list[tuple[int, Drawing]],
+             positions: list[Board], reading: tuple[str, bool, bool]) -> BoardCheck:
     """The drawings read one way (:data:`READINGS`) against the referee's boards of their turns, up to the first
-    that is none of them."""
+    that is none of them (or past move ``last``, where it left the record)."""
     name, upside_down, swapped = reading
     check = BoardCheck(reading=name)
-    turns = rerun.turns
-    last = rerun.diverged_at
     for index, drawing in drawn:
         turn = turns[index]
         if last is not None and turn.number > last:
@@ -512,7 +513,17 @@ def _compare(record: GameRecord, rerun: Rerun, drawn: list[tuple[int, Drawing]],
     return check
 
 
-def _referee_boards(record: GameRecord, positions: list[Board], turns: list[Turn],
+def recorded_turns(record: GameRecord, colour: Colour) -> list[Turn]:
+    """The moves of ``colour`` in a recorded game as turns, with the comments they came with (the fault last)."""
+    turns = [Turn(number, entry.move.line(), list(entry.comments), 0)
+             for number, entry in enumerate(record.moves, 1) if entry.move.colour is colour]
+    fault = record.fault
+    if fault is not None and fault.colour is colour:
+        turns.append(Turn(len(record.moves) + 1, fault.line, list(fault.comments), 0))
+    return turns
+
+
+def _referee_boards(record: GameRecord, positions: list[Board], turns: Sequence[Turn],
                     index: int) -> list[tuple[Board, str]]:
     """The referee's boards of the agent's turn ``index``, each named: from before its previous move (the start
     for its first) to after its move of this turn, the move it played now."""
@@ -524,7 +535,7 @@ def _referee_boards(record: GameRecord, positions: list[Board], turns: list[Turn
         try:
             move = parse_move(turn.line, record.size)
             named.append((positions[before].play(move), f"after move {turn.number}, {move.line()}"))
-        except (ParseError, IllegalMoveError):
+        except OthelloError:
             pass  # an illegal move has no board after it
     return named
 
@@ -547,4 +558,4 @@ def _differing(drawn: Board, board: Board) -> int:
 
 
 __all__ = ["READINGS", "BoardCheck", "BoardDifference", "Rerun", "Turn", "compare_boards", "recorded_bank", "recorded_line",
-           "recorded_rule", "recorded_spec", "rerun_agent"]
+           "recorded_rule", "recorded_spec", "recorded_turns", "rerun_agent"]
