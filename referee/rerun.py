@@ -276,6 +276,8 @@ def _run(record: GameRecord, spec: AgentSpec, config: GameConfig, root: Path, hi
             result.inputs = f"one {seat.in_name}: its colour and the {len(earlier)} moves before move {result.number}"
             # started now, at move N: its bank is what the game had left it (the start-up allowance still its own)
             clock.bank = recorded_bank(record, result.colour, result.number, control)
+            if clock.bank is not None:
+                result.inputs += f", its clock at {clock.bank:.3f} s as the record's times left it"
             runner.answer(result.number, first + "".join(format_move(m) for m in earlier))
         else:
             result.inputs = f"the game's files again, one {seat.in_name} at a time, its own moves read and compared"

@@ -198,7 +198,8 @@ def test_under_a_game_clock_a_version_that_reads_the_clock_gets_its_bank_at_move
     code, output = replay(str(game), "--rerun", "det", "--at", str(number), "--command",
                           f"clock:openings:python3 {agent} {{name}}")
     assert code == 0, output
-    assert f"det (White) at move {number}, clock 30+0.5; given one det.in" in output
+    assert f"det (White) at move {number}, clock 30+0.5; given one det.in: its colour and the {number - 1} moves " \
+           f"before move {number}, its clock at {bank:.3f} s as the record's times left it" in output
     assert f"clock line: (CLOCK {bank:.3f})" in output  # the one file it was given ends with its bank
     assert f"recorded: {record.moves[number - 1].move.line()}  (the same)" in output
 
