@@ -32,11 +32,14 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
+import fcntl
 import os
 import resource
 import shutil
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 from dataclasses import dataclass, field
@@ -634,10 +637,6 @@ class AgentProcess:
         ``NAME.in``: the log's size then marks where the next move's output
         begins (the drain copies it a moment after the agent wrote it).
         """
-        import fcntl
-        import struct
-        import termios
-
         stream = self.popen.stdout if self.popen is not None else None
         deadline = time.monotonic() + timeout
         size = -1

@@ -438,10 +438,11 @@ def compare_boards(record: GameRecord, turns: Sequence[Turn], log: str = "", div
     and its output may reach the log late.  The comparison stops after
     ``diverged_at``, a move it played other than the record (its board is
     its own game's from there on).  The turns of a recorded game
-    (:func:`recorded_turns`) give its drawings in comments as they were.  The drawings are read in each of :data:`READINGS` (rows
-    without numbers upside down, colours swapped), and the reading under
-    which they agree longest is kept, and named.  Nothing is guessed:
-    without a drawing the check says so.
+    (:func:`recorded_turns`) give its drawings in comments as they were.
+    The drawings are read in each of :data:`READINGS` (rows without numbers
+    upside down, colours swapped), and the reading under which they agree
+    longest is kept, and named.  Nothing is guessed: without a drawing the
+    check says so.
     """
     if not turns:
         return BoardCheck()
