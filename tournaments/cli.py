@@ -396,9 +396,12 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
         round_text = f"rounds: {rounds.complete} of {rounds.total} complete, {rounds.paired} paired"
     else:
         round_text = f"rounds: {rounds.complete} of {rounds.total} complete"
-    click.echo(f"{state.name}: {state.progress.finished} of {state.progress.scheduled} games finished"
-               + (f", {state.running} running" if state.running else "")
-               + f"; {round_text}.")
+    if state.match is not None:  # a match says what its SPRT decided, not rounds and games it never needed
+        click.echo(f"{state.name}: {state.progress_text()}.")
+    else:
+        click.echo(f"{state.name}: {state.progress.finished} of {state.progress.scheduled} games finished"
+                   + (f", {state.running} running" if state.running else "")
+                   + f"; {round_text}.")
     if state.progress.to_add:
         click.echo(f"The file adds {state.progress.to_add} game(s) (new agents' pairings): `othello tournament run "
                    f"{tournament_.path}` schedules and plays them.")
