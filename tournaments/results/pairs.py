@@ -26,7 +26,8 @@ from .store import Store
 
 # From this many pairs on the verdict says about how many more games the SPRT needs (SPRT.expected_pairs):
 # simulated (elo0=0 elo1=10, 40 matches each at 0 to 200 Elo), the median guess at 20 pairs was within a
-# factor of 3.2 of the median real wait (at 10 pairs: 4), and single matches spread far wider, hence "rough".
+# factor of 3.2 of the median real wait (3 at 20 and 50 Elo: tests/test_tournament_stats.py; at 10 pairs
+# 4), and single matches spread far wider, hence "a rough guess" in the words.
 GUESS_FROM_PAIRS = 20
 
 
