@@ -104,18 +104,22 @@ class MatchState:
                  self.estimate().short() + repeats]
         if self.sprt is not None:
             waiting = self._past_bound_early()
-            parts.append(f"LLR {self.sprt.llr(self.counts):.2f} ({self.sprt.lower:.2f}, {self.sprt.upper:+.2f})"
+            parts.append(f"LLR {_llr_text(self.sprt.llr(self.counts))} ({self.sprt.lower:.2f}, {self.sprt.upper:+.2f})"
                          + (f", past the {waiting}" if waiting else ""))
         return " | ".join(parts)
 
-    def _past_bound_early(self) -> str:
-        """Words for an LLR past a bound before ``min_pairs`` (the test decides only from then on); ``""`` otherwise."""
-        if self.sprt is None or self.decision is not None or self.counts.pairs >= self.sprt.min_pairs:
+    def _bound_passed(self) -> str:
+        """``"upper"`` or ``"lower"`` when the LLR is at or past that bound; ``""`` between them or without an SPRT."""
+        if self.sprt is None:
             return ""
         llr = self.sprt.llr(self.counts)
-        if self.sprt.lower < llr < self.sprt.upper:
+        return "upper" if llr >= self.sprt.upper else "lower" if llr <= self.sprt.lower else ""
+
+    def _past_bound_early(self) -> str:
+        """Words for an LLR past a bound before ``min_pairs`` (the test decides only from then on); ``""`` otherwise."""
+        side = self._bound_passed()
+        if self.sprt is None or self.decision is not None or self.counts.pairs >= self.sprt.min_pairs or not side:
             return ""
-        side = "upper" if llr >= self.sprt.upper else "lower"
         return (f"{side} bound already; playing on to the minimum of {self.sprt.min_pairs} pairs before deciding "
                 f"({self.sprt.min_pairs - self.counts.pairs} more to play)")
 
@@ -166,9 +170,12 @@ class MatchState:
 
         With an SPRT its decision rules; a match of fixed length reads the
         95% interval (better when it lies above 0, worse below, otherwise no
-        difference found).  Undecided, it says how many more games the test
-        expects (:meth:`~..stats.SPRT.expected_pairs`) and, at the end of a
-        match stopped undecided, what to do.
+        difference found).  Undecided, it says that the test decides, not the
+        interval: where its LLR stands between which bounds, that it waits for
+        ``min_pairs`` if its LLR is past a bound before them, about how many
+        more games it needs from :data:`GUESS_FROM_PAIRS` pairs on
+        (:meth:`~..stats.SPRT.expected_pairs`) and, at the end of a match
+        stopped undecided, what to do.
         """
         if not self.pairs:
             return "no game pair finished yet"
@@ -195,7 +202,7 @@ class MatchState:
             return (f"no difference found: {self.a} is not better than {self.b} by {self.sprt.elo1:g} {unit} "
                     f"(elo1) or more ({estimate.short()}, 95 %)")
         more = self.expected_games()
-        if not self.stopped:
+        if self.stopped != "max-games":  # going on, or stopped before its end (Ctrl-C, an agent that cannot start)
             left = self.limit - self.games
             cap = (f", more than the {left} left before the cap (--max-games {self.limit})"
                    if more is not None and 0 < left < more else "")
@@ -218,13 +225,13 @@ class MatchState:
         evidence slowly whatever the gap (its steps are scaled by elo1 - elo0).
         """
         unit = "nElo" if sprt.model == "normalized" else "Elo"
-        llr = f"{sprt.llr(self.counts) + 0.0:.2f}".replace("-0.00", "0.00")
+        llr = _llr_text(sprt.llr(self.counts))
         upper = f"{sprt.upper:+.2f} (H1: {self.a} better than {self.b} by elo1={sprt.elo1:g} {unit})"
         lower = f"{sprt.lower:.2f} (H0: better by no more than elo0={sprt.elo0:g} {unit})"
         early = self._past_bound_early()
         if ended:
             if self.counts.pairs < sprt.min_pairs:  # a cap below min_pairs: no test could decide
-                side = f", past its {early.split()[0]} bound" if early else ""
+                side = f", past its {self._bound_passed()} bound" if self._bound_passed() else ""
                 return (f"the SPRT decides, not the Elo interval, and it decides only from {sprt.min_pairs} pairs "
                         f"({2 * sprt.min_pairs} games) on: the cap came first (its LLR ended at {llr}{side})")
             words = (f"the SPRT decides, not the Elo interval, and its LLR ended at {llr}, between its bounds "
@@ -284,6 +291,12 @@ def _better(a: str, b: str, estimate: EloEstimate) -> str:
     if math.isinf(estimate.elo):
         return f"{a} is better than {b}: it won every game, at least {estimate.low:+.0f} Elo (95 %)"
     return f"{a} is better than {b} by about {estimate.elo:.0f} Elo (at least {estimate.low:.0f}, 95 %)"
+
+
+def _llr_text(llr: float) -> str:
+    """``1.93``; ``0.00`` rather than ``-0.00``."""
+    text = f"{llr:.2f}"
+    return "0.00" if text == "-0.00" else text
 
 
 def _about(games: int) -> int:
