@@ -33,7 +33,7 @@ def match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     out = tmp_path_factory.mktemp("match") / "m"
     loser = f"openings:loser={sys.executable} {AGENT} --name {{name}} --crash-at 1"
     played = CliRunner().invoke(cli, ["match", "greedy", loser, "--sprt", "--max-games", "200", "--openings",
-                                      "balanced", "--seed", "2", "--time", "5", "-j", "2", "--out", str(out)])
+                                      "balanced", "--seed", "2", "--time", "30", "-j", "2", "--out", str(out)])
     assert played.exit_code == 0, played.output
     return out, played.output.splitlines()
 
@@ -68,6 +68,12 @@ def test_status_says_the_match_was_decided_and_the_rest_not_needed(match: tuple[
     finished, _ = _counted(out)
     assert first.startswith("match greedy vs loser: ") and found and int(found.group(2)) == 200 - finished, first
     assert "rounds" not in first and "of 200 games finished" not in first
+    # The table's Elo is the match's own over pairs, each side's over the other: no pool rating (1500 +- ...).
+    rows = {line.split()[1]: line for line in status.output.splitlines() if line[:3].strip() in ("1", "2")}
+    finished, _ = _counted(out)
+    assert rows["greedy"].rstrip().endswith("at least +140 -")
+    assert rows["loser"].rstrip().endswith(f"at most -140 C{finished}")  # (every game a crash of loser's)
+    assert "±" not in status.output
 
 
 def test_the_web_page_of_a_decided_match(match: tuple[Path, list[str]], tmp_path: Path, browser) -> None:  # noqa: F811

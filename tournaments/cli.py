@@ -418,7 +418,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     if state.match is not None:  # a match: its own figures over pairs, as othello match prints them
         click.echo(f"{state.match.a} vs {state.match.b}: {state.match.progress_line()}")
         click.echo(state.match.verdict())
-    click.echo(format_table(state.standings))
+    # A match: its own Elo over pairs in the table, as on its pages, not a pool rating.
+    click.echo(format_table(state.standings, elo=None if state.match is None else
+                            {name: state.match.elo_text(name) for name in tournament_.agent_names}))
     click.echo("")
     click.echo(format_crosstable(state.standings))
     if state.unsandboxed:

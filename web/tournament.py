@@ -184,7 +184,7 @@ def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
     rank = state.student_ranks.get(line["agent"])
     forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
     if state.match is not None:
-        elo = " ".join(part for part in state.match.elo_of(line["agent"]).parts() if part)
+        elo = state.match.elo_text(line["agent"])
     else:
         elo = f"{round(line['elo'])} ± {round(line['elo_error'])}"
     return {**line, "reference": rank is None, "shown_rank": state.rank_text(line["agent"]),

@@ -153,6 +153,10 @@ class MatchState:
         """The match's estimate from ``agent``'s side: its Elo over the other (A's estimate, mirrored for B)."""
         return self.estimate() if agent == self.a else self.estimate().mirrored()
 
+    def elo_text(self, agent: str) -> str:
+        """``+149 [+53, +274]``, ``at least +140``: :meth:`elo_of` as a standings' column shows it."""
+        return " ".join(part for part in self.elo_of(agent).parts() if part)
+
     def lines(self) -> list[str]:
         """Every figure, for experts (``--verbose``): W-D-L and pentanomial counts, Elo and nElo, the LLR and its bounds."""
         lines = [f"{self.games} games, {self.counts.line()}", self.counts.elo().line()]
