@@ -38,6 +38,12 @@ def match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     return out, played.output.splitlines()
 
 
+def _bound(out: Path) -> int:
+    """The sweep's exact 95% lower bound in Elo: 10 won pairs +140, 11 (a pair in flight at the decision) +160."""
+    pairs = len(json.loads((out / "match.json").read_text())["pairs"])
+    return {10: 140, 11: 160}[pairs]  # (-400 log10(1/m - 1), m = 0.025**(1/N): test_tournament_stats.py)
+
+
 def _counted(out: Path) -> tuple[int, int]:
     """Games finished in the database, and games in complete pairs (match.json)."""
     finished = query(out / "tournament.sqlite", "SELECT COUNT(*) AS n FROM games WHERE status = 'finished'")[0]["n"]
@@ -54,7 +60,7 @@ def test_the_live_lines_say_why_the_test_plays_on_past_its_bound(match: tuple[Pa
         assert line.endswith(
             f", past the upper bound already; playing on to the minimum of 10 pairs before deciding ({left} more to play)")
     assert not any("past the" in line for line in pairs[len(early) + 3:])  # from the tenth pair on it decided
-    assert lines[-1] == "greedy is better than loser: it won every game, at least +140 Elo (95 %)"
+    assert lines[-1] == f"greedy is better than loser: it won every game, at least +{_bound(out)} Elo (95 %)"
     data = json.loads((out / "match.json").read_text())
     assert data["stopped"] == "sprt" and data["sprt"]["decision"] == "H1"
 
@@ -71,8 +77,8 @@ def test_status_says_the_match_was_decided_and_the_rest_not_needed(match: tuple[
     # The table's Elo is the match's own over pairs, each side's over the other: no pool rating (1500 +- ...).
     rows = {line.split()[1]: line for line in status.output.splitlines() if line[:3].strip() in ("1", "2")}
     finished, _ = _counted(out)
-    assert rows["greedy"].rstrip().endswith("at least +140 -")
-    assert rows["loser"].rstrip().endswith(f"at most -140 C{finished}")  # (every game a crash of loser's)
+    assert rows["greedy"].rstrip().endswith(f"at least +{_bound(out)} -")
+    assert rows["loser"].rstrip().endswith(f"at most -{_bound(out)} C{finished}")  # (every game a crash of loser's)
     assert "±" not in status.output
 
 
@@ -100,13 +106,13 @@ def test_the_web_page_of_a_decided_match(match: tuple[Path, list[str]], tmp_path
             # The Elo column shows the match's own estimate, each side's over the other.
             elo = {row.split("\t")[1].strip(): row.split("\t")[6].strip()
                    for row in page.locator("#standings tr[data-agent]").all_inner_texts()}
-            assert elo == {"greedy": "at least +140", "loser": "at most -140"}, elo
-            assert "Elo at least +140" in progress
+            assert elo == {"greedy": f"at least +{_bound(out)}", "loser": f"at most -{_bound(out)}"}, elo
+            assert f"Elo at least +{_bound(out)}" in progress
             # The agent's page lists its games played only, and says its Elo.
             page.goto(base + "/tournament/agents/loser")
             if scripts:
                 page.wait_for_function("() => document.querySelectorAll('#games tr').length > 1")
-                assert "Elo at most -140" in page.inner_text("#summary")
+                assert f"Elo at most -{_bound(out)}" in page.inner_text("#summary")
                 assert page.locator("#games tr").count() == 1 + finished
             context.close()
 
@@ -127,6 +133,6 @@ def test_the_report_of_a_decided_match(match: tuple[Path, list[str]], tmp_path: 
     assert "games per pairing" not in shown["subtitle"] and "rounds" not in shown["subtitle"]
     assert "SPRT elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized, at most 200 games" in shown["subtitle"]
     assert shown["matchVerdict"] == lines[-1] and not shown["ratingsShown"]
-    assert sorted(shown["eloCells"]) == [["greedy", "at least +140", ""], ["loser", "at most -140", ""]]
+    assert sorted(shown["eloCells"]) == [["greedy", f"at least +{_bound(out)}", ""], ["loser", f"at most -{_bound(out)}", ""]]
     assert shown["gamesCount"] == f"showing {finished} of {finished} games"
     page.close()
