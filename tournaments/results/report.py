@@ -99,13 +99,10 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "name": tournament.name,
         "format": tournament.format,
         "settings": {
-            **({"games per pairing": tournament.games_per_pairing} if state.match is None else
-               {"SPRT": f"{state.match.sprt.parameters()}, at most {tournament.games_per_pairing} games"}
-               if state.match.sprt is not None else {}),
+            **_length(tournament, state),
             "colours": tournament.colours,
             "time": tournament.time_text,
             "seed": tournament.seed,
-            **({"rounds": state.progress.rounds.total} if state.match is None else {}),
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
                if tournament.openings is not None else {}),
         },
@@ -149,6 +146,15 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
             for item in state.voided
         ],
     }
+
+
+def _length(tournament: Tournament, state: TournamentState) -> dict[str, Any]:
+    """How long it is, for the header: games per pairing and rounds; a match its SPRT (its count line has its games)."""
+    if state.match is None:
+        return {"games per pairing": tournament.games_per_pairing, "rounds": state.progress.rounds.total}
+    if state.match.sprt is None:
+        return {}
+    return {"SPRT": f"{state.match.sprt.parameters()}, at most {tournament.games_per_pairing} games"}
 
 
 def _records(state: TournamentState) -> list[GameRecord]:
