@@ -89,9 +89,10 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
 def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     # B crashes at its first move: A wins every game, so the SPRT accepts H1 at the tenth pair (min_pairs),
     # and the runner starts no new game: far fewer than the cap of 200 are played.
+    # 30 s a move: a slow start under a heavy load must not turn a win into a forfeit.
     loser = f"loser={sys.executable} {TINY_AGENT} --name {{name}} --crash-at 1"
     result = CliRunner().invoke(cli, ["match", "greedy", loser, "--sprt", "elo0=0", "elo1=10", "--max-games", "200",
-                                      "--seed", "2", "--time", "5", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
+                                      "--seed", "2", "--time", "30", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
     assert result.exit_code == 0, result.output
     # Without openings every pair is the same two games: one distinct pair, and the verdict says so.
     assert result.output.splitlines()[-1] == (
