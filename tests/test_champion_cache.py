@@ -19,6 +19,7 @@ import pytest
 
 import othello_arena
 from othello_arena.referee.config import CACHE_DIR_VARIABLE, compiled_cache_dir
+from othello_arena.referee.sandbox import probe  # the bwrap the referee uses: the system's, else the bundled one
 
 PACKAGE = Path(othello_arena.__file__).resolve().parent
 
@@ -113,14 +114,14 @@ def test_the_tournament_runner_prepares_the_champion_before_its_games(cold_game,
     assert ready_mark().exists()
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a read-only cache")
+@pytest.mark.skipif(not probe().works, reason="needs bubblewrap for a read-only cache")
 def test_a_read_only_cache_is_loaded_and_never_written(cold_game, tmp_path):
     # The referee's sandbox binds the cache read-only: the engine must load from it...
     cache = cold_game["cache"]
     before = numba_files(cache)
     load = ("from othello_arena.agents.champion.agent import load_engine; "
             "from othello_arena.protocol import Board; print(load_engine(14).think(Board(), max_depth=4).move_name)")
-    read_only = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(cache), str(cache)]
+    read_only = [str(probe().bwrap), "--dev-bind", "/", "/", "--ro-bind", str(cache), str(cache)]
     done = subprocess.run(read_only + [sys.executable, "-c", load], env=cold_game["env"],
                           capture_output=True, text=True, timeout=300)
     if done.returncode and "bwrap:" in done.stderr:
