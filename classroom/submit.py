@@ -85,10 +85,17 @@ def card_lines(version: dict[str, Any]) -> list[str]:
     card = version.get("card") or {}
     lines = [f"version {version['version']} ({version['fingerprint'][:12]}): {version['status'].upper()}"
              + (f": {version['reason']}" if version.get("reason") else "")]
-    if card.get("build_log"):
-        lines += ["", "build output (last lines):", *("  " + line for line in card["build_log"].splitlines())]
+    build_log, environment = (card.get("build_log") or "").strip("\n"), card.get("build_environment") or []
+    if card.get("build_status") or build_log.strip() or environment:  # a build ran: the compiler's words first
+        status = f" ({card['build_status']})" if card.get("build_status") else ""
+        lines += ["", f"build output{status}, last lines:" if build_log.strip() else f"build output{status}: (nothing)",
+                  *("  " + line for line in build_log.splitlines() if build_log.strip())]
     if card.get("check"):
-        lines += ["", *card["check"]]
-    if card.get("stderr"):
-        lines += ["", "your program's stderr (last lines):", *("  " + line for line in card["stderr"].splitlines())]
+        stderr = (card.get("stderr") or "").strip("\n")
+        lines += ["", *card["check"], "",
+                  "your program's stderr in the check, last lines:" if stderr.strip()
+                  else "your program's stderr in the check: (nothing)",
+                  *("  " + line for line in stderr.splitlines() if stderr.strip())]
+    if environment:  # the referee's own lines last: what the build ran with, rarely the cause
+        lines += ["", "the referee's lines: the environment the build ran in", *("  " + line for line in environment)]
     return lines

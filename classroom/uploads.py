@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -216,6 +217,64 @@ def parse_command(command: str, build: str) -> Command:
             raise UploadRefused(f"the command's {word!r} names something outside the submission: "
                                 "name the submission's own files (agent.py, ./agent) or a program such as python3")
     return Command(command, build, declared[OPENINGS_PREFIX], declared[CLOCK_PREFIX])
+
+
+# Programs whose first word after them, when it is not an option, is the script they run: a file of the submission.
+SCRIPT_RUNNERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|ruby|perl|php|bash|sh|dash|lua[0-9.]*|Rscript)$")
+FILE_OPTION_RUNNERS = re.compile(r"^[gm]?awk$")  # ... and those that take it after -f
+HOME_PREFIX = "{home}/"
+
+
+def missing_file(command: str, build: str, files: Iterable[str]) -> Optional[str]:
+    """Why the upload cannot run as its command says, or ``None``: the command names a file the upload lacks.
+
+    Only what is known for sure before anything runs: with a build line,
+    nothing (it may make any file); without one, a word ``{home}/PATH``, a
+    program given by a path (``./agent``, ``bin/agent``), and the script of a
+    known interpreter (``python3 agent.py``, ``awk -f agent.awk``) must each
+    be a file (or a folder) among those sent.  A bare word may be a class, a
+    module or an option's value (``java -cp {home} Main``): never refused.
+    """
+    if build.strip():
+        return None
+    present = set(files)
+    folders = {str(PurePosixPath(name).parent) for name in present} | {
+        str(parent) for name in present for parent in PurePosixPath(name).parents}
+
+    def lacking(word: str) -> Optional[str]:
+        if any(char in word for char in "{}:*?$=[]"):  # a list, a pattern, another placeholder: not one path
+            return None
+        parts = [part for part in word.split("/") if part not in ("", ".")]
+        if not parts:
+            return None
+        path = "/".join(parts)
+        return None if path in present or path in folders else path
+
+    argv = shlex.split(command)
+    named: list[str] = []
+    for word in argv:
+        if word.startswith(HOME_PREFIX):
+            named.append(word[len(HOME_PREFIX):])
+    program = argv[0]
+    if "/" in program and not program.startswith("{"):
+        named.append(program)
+    runner = PurePosixPath(program).name
+    if SCRIPT_RUNNERS.match(runner) and len(argv) > 1 and not argv[1].startswith(("-", "{")):
+        named.append(argv[1])
+    if FILE_OPTION_RUNNERS.match(runner) and "-f" in argv[1:-1]:
+        script = argv[argv.index("-f", 1) + 1]
+        if not script.startswith("{"):
+            named.append(script)
+    for word in named:
+        path = lacking(word)
+        if path is not None:
+            listing = ", ".join(sorted(present)[:12]) + (", ..." if len(present) > 12 else "")
+            if word == program:
+                return (f"the command runs {path}, which is not among the files sent ({listing}): a program made "
+                        f"from the sources needs a build line that makes it (e.g. gcc -O2 -o {path} agent.c)")
+            return (f"the command names {path}, which is not among the files sent ({listing}): "
+                    "send it too, or correct the command")
+    return None
 
 
 def store_version(folder: Path, student: str, files: dict[str, bytes], command: str, build: str) -> tuple[str, Path]:
