@@ -226,54 +226,42 @@ HOME_PREFIX = "{home}/"
 
 
 def missing_file(command: str, build: str, files: Iterable[str]) -> Optional[str]:
-    """Why the upload cannot run as its command says, or ``None``: the command names a file the upload lacks.
+    """Why the upload cannot run as its command says, or ``None``: the command runs a file the upload lacks.
 
     Only what is known for sure before anything runs: with a build line,
-    nothing (it may make any file); without one, a word ``{home}/PATH``, a
-    program given by a path (``./agent``, ``bin/agent``), and the script of a
-    known interpreter (``python3 agent.py``, ``awk -f agent.awk``) must each
-    be a file (or a folder) among those sent.  A bare word may be a class, a
-    module or an option's value (``java -cp {home} Main``): never refused.
+    nothing (it may make any file); without one, the program a command
+    starts by its path (``./agent``, ``{home}/agent``) and the script of a
+    known interpreter (``python3 agent.py``, ``python3 {home}/agent.py``,
+    ``awk -f agent.awk``) must each be a file (or a folder) among those
+    sent.  Any other word may be a class, a module, or a file the program
+    looks for and does without (``java -cp {home} Main``, ``--book
+    {home}/book.txt``): never refused.
     """
     if build.strip():
         return None
     present = set(files)
-    folders = {str(PurePosixPath(name).parent) for name in present} | {
-        str(parent) for name in present for parent in PurePosixPath(name).parents}
-
-    def lacking(word: str) -> Optional[str]:
-        if any(char in word for char in "{}:*?$=[]"):  # a list, a pattern, another placeholder: not one path
-            return None
-        parts = [part for part in word.split("/") if part not in ("", ".")]
-        if not parts:
-            return None
-        path = "/".join(parts)
-        return None if path in present or path in folders else path
-
+    folders = {str(parent) for name in present for parent in PurePosixPath(name).parents}
     argv = shlex.split(command)
-    named: list[str] = []
-    for word in argv:
-        if word.startswith(HOME_PREFIX):
-            named.append(word[len(HOME_PREFIX):])
     program = argv[0]
-    if "/" in program and not program.startswith("{"):
-        named.append(program)
+    runs = [(program, True)] if "/" in program else []  # (a bare name is a program of PATH); True: the program
     runner = PurePosixPath(program).name
-    if SCRIPT_RUNNERS.match(runner) and len(argv) > 1 and not argv[1].startswith(("-", "{")):
-        named.append(argv[1])
+    if SCRIPT_RUNNERS.match(runner) and len(argv) > 1 and not argv[1].startswith("-"):
+        runs.append((argv[1], False))
     if FILE_OPTION_RUNNERS.match(runner) and "-f" in argv[1:-1]:
-        script = argv[argv.index("-f", 1) + 1]
-        if not script.startswith("{"):
-            named.append(script)
-    for word in named:
-        path = lacking(word)
-        if path is not None:
-            listing = ", ".join(sorted(present)[:12]) + (", ..." if len(present) > 12 else "")
-            if word == program:
-                return (f"the command runs {path}, which is not among the files sent ({listing}): a program made "
-                        f"from the sources needs a build line that makes it (e.g. gcc -O2 -o {path} agent.c)")
-            return (f"the command names {path}, which is not among the files sent ({listing}): "
-                    "send it too, or correct the command")
+        runs.append((argv[argv.index("-f", 1) + 1], False))
+    for word, is_program in runs:
+        word = word[len(HOME_PREFIX):] if word.startswith(HOME_PREFIX) else word
+        if any(char in word for char in "{}*?$"):  # another placeholder, a pattern: not one known path
+            continue
+        path = "/".join(part for part in word.split("/") if part not in ("", "."))
+        if not path or path in present or path in folders:
+            continue
+        listing = ", ".join(sorted(present)[:12]) + (", ..." if len(present) > 12 else "")
+        if is_program:
+            return (f"the command runs {path}, which is not among the files sent ({listing}): a program made "
+                    f"from the sources needs a build line that makes it (e.g. gcc -O2 -o {path} agent.c)")
+        return (f"the command names {path}, which is not among the files sent ({listing}): "
+                "send it too, or correct the command")
     return None
 
 

@@ -120,6 +120,7 @@ def test_a_card_kept_before_reads_as_todays_the_referees_lines_apart_and_no_path
     ([("x.py", b"")], "openings:python3 agent.py {name}", "", "agent.py"),
     ([("x.awk", b"")], "awk -f agent.awk -- {name}", "", "agent.awk"),
     ([("lib/a.py", b"")], "python3 {home}/lib/b.py {name}", "", "lib/b.py"),
+    ([("agent.c", BAD_C)], "{home}/agent {name}", "", "agent"),
 ])
 def test_an_upload_whose_command_names_a_file_it_lacks_is_refused_at_once(class_store, files, command, build,
                                                                           named) -> None:
@@ -139,6 +140,8 @@ def test_an_upload_whose_command_names_a_file_it_lacks_is_refused_at_once(class_
     ([("agent.c", BAD_C)], "./agent {name}", "gcc -o agent agent.c"),  # the build may make it: never refused
     ([("agent.py", b"")], "python3 {home}/made_by_build.py {name}", "cp agent.py made_by_build.py"),
     ([("a.py", b"")], "python3 -m a {name}", ""),  # a module: not a file name
+    ([("agent.py", b"")], "python3 agent.py {name} --book {home}/book.txt", ""),  # it may look and do without
+    ([("Main.java", b"")], "java -cp {home}/classes Main {name}", ""),  # (what the JVM does with it: not ours)
 ])
 def test_an_upload_whose_files_may_be_there_is_never_refused_for_them(class_store, files, command, build) -> None:
     settings, store = class_store(["alice"], ["greedy"])
