@@ -308,6 +308,19 @@ class Scheduler(threading.Thread):
                                                                else f"; not queued again after {SERVER_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
+        game = self.ladder.store.game(game_id)
+        if game is not None:
+            self.log(finished_line(game))
+
+
+def finished_line(game: Game) -> str:
+    """The server's log line for a finished ladder game: who played whom, the result and how it ended (no stderr)."""
+    def side(label: str, number: Optional[int]) -> str:  # a version as its student numbers it; a reference by name
+        return label if number is None else f"{label} (version {number})"
+
+    how = ", ".join(part for part in (game.termination, f"{game.plies} moves" if game.plies is not None else "") if part)
+    return (f"game {game.id}: {side(game.white, game.white_number)} (White) vs {side(game.black, game.black_number)} "
+            f"(Black): {game.result}" + (f" ({how})" if how else ""))
 
 
 def game_summary(game: Game) -> dict[str, Any]:
