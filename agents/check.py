@@ -71,7 +71,7 @@ from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
 from ..referee.rerun import compare_boards, recorded_turns
-from ..referee.hints import ORIENTATION, hints, printed_move
+from ..referee.hints import HOME_HERE, ORIENTATION, hints, printed_move
 from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
 from ..referee.watch import Waker, make_waker
@@ -158,6 +158,7 @@ class ReportCard:
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
     first_fault: Optional[tuple[str, str, int]] = None  # (game, agent, move number) of the first game lost on a fault
     first_illegal: str = ""  # "game1 at move 17": the first illegal move, when there is one
+    home: str = HOME_HERE  # what {home} is for the card's reader (a class server's card: the submission's folder)
     # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
     failed_by_illegal: Optional[frozenset[str]] = None
     illegal_game: Optional[tuple[str, GameRecord, Colour]] = None  # that game: its name, record, the agent's colour
@@ -392,7 +393,8 @@ class ScriptedGame:
         process = self.seat.process
         code = process.returncode if process is not None and process.exited else None
         # (a move printed on standard output is named by the failure itself: not again as a hint)
-        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name)
+        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name,
+                                                    home=self.card.home)
                   if not hint.startswith("your program printed")]
         return lines
 
@@ -702,19 +704,20 @@ def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts:
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
                 startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
                 fail_fast: bool = False, clock: Optional[tuple[float, float]] = None,
-                limits: Optional[GameConfig] = None) -> ReportCard:
+                limits: Optional[GameConfig] = None, home: str = HOME_HERE) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
     gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``); ``limits``
     the referee's other settings of the checker's games (memory, processes,
-    disk: a class's ``[referee]``), their time and sandbox this call's.
+    disk: a class's ``[referee]``), their time and sandbox this call's;
+    ``home`` what its hints call ``{home}`` (a class server's check: the submission's folder).
     Raises :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before
     any game if the sandbox cannot run here.
     """
     config = replace(limits or GameConfig(), time_per_move=time_per_move, sandbox=sandbox, clock=clock)
     isolation_for(config)
-    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "")
+    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "", home=home)
     if spec.openings:
         card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
     elif not spec.is_manual:

@@ -218,8 +218,9 @@ class ClassApi:
         if new:
             self.on_submitted()
         files = f"{len(version.files)} file{'s' * (len(version.files) != 1)}, {version.bytes:,} bytes"
-        self.log(f"submission: {person}'s version {version.id} received ({files}), to be built and checked" if new
-                 else f"submission: {person} sent their version {version.id} again (the same program: it goes on as it is)")
+        self.log(f"submission: {person}'s version {version.number} received ({files}), to be built and checked" if new
+                 else f"submission: {person} sent their version {version.number} again (the same program: it goes on as "
+                      "it is)")
         return version, new
 
     async def submissions(self, request: Request) -> Response:

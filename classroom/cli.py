@@ -24,7 +24,8 @@ def class_group() -> None:
     othello class export DIR -o grades.csv          the grade sheet
     othello class delete DIR                        the class folder removed whole (read-only builds too)
     othello class admit|reject|recheck DIR STUDENT VERSION --reason TEXT
-                                                    the instructor's verdict on a version, by hand
+                                                    the instructor's verdict on a student's version
+                                                    (numbered per student: 1, 2, 3...), by hand
     """
 
 
@@ -107,7 +108,8 @@ def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: s
                    + ("" if version.get("new") else " (sent before: the same version)") + f"  {version['status']}")
         if not wait:
             return
-        version = wait_for_card(url, token, version["version"], timeout, lambda line: click.echo(line, err=True))
+        # (the API's URLs take the id; "version" is the student's number of it)
+        version = wait_for_card(url, token, version["id"], timeout, lambda line: click.echo(line, err=True))
     except SubmitError as exc:
         click.echo(f"othello class submit: {exc}", err=True)
         sys.exit(2)
@@ -210,7 +212,9 @@ def _verdict_command(action_name: str, summary: str) -> None:
 
     @class_group.command(name=action_name, help=summary + """
 
-    It works on FOLDER's database directly, whether the server runs or not:
+    VERSION is the student's own number of it (1: their first), as their
+    card and the dashboard say.  It works on FOLDER's database directly,
+    whether the server runs or not:
     a running server's ladder and admission worker see the change within
     seconds.  The verdict is kept (who, when, what, why), never
     overwritten, and the reason is shown on the student's card.  Exit 0
@@ -233,8 +237,10 @@ def _verdict_command(action_name: str, summary: str) -> None:
             raise click.ClickException(str(exc)) from None
         store = ClassStore(settings.database)
         try:
-            verdict = instructor_verdict(settings, store, student, version, VerdictAction(action_name), reason,
-                                         f"{getpass.getuser()} (command line)")
+            # VERSION as the dashboard and the student's card number it: the student's first, second...
+            row = store.numbered_version(student, version)
+            verdict = instructor_verdict(settings, store, student, -1 if row is None else row.id,
+                                         VerdictAction(action_name), reason, f"{getpass.getuser()} (command line)")
             click.echo(verdict_outcome(store, verdict))
         except VerdictRefused as exc:
             click.echo(f"othello class {action_name}: {exc}", err=True)

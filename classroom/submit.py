@@ -82,9 +82,10 @@ def send(base: str, token: str, command: str, build: str, paths: list[Path]) -> 
     return data
 
 
-def wait_for_card(base: str, token: str, version: int, timeout: float, say: Callable[[str], None],
+def wait_for_card(base: str, token: str, version_id: int, timeout: float, say: Callable[[str], None],
                   interval: float = 2.0, restart_wait: float = RESTART_WAIT) -> dict[str, Any]:
-    """Ask for ``version`` every ``interval`` seconds until its card has come; return it.
+    """Ask for the version ``version_id`` (the API's id, not the student's number) every ``interval`` seconds until
+    its card has come; return it.
 
     A server that stops answering is waited for (it may be restarting: a
     version it was checking is then checked again), trying again after
@@ -93,7 +94,7 @@ def wait_for_card(base: str, token: str, version: int, timeout: float, say: Call
     in all, or when the server does not come back in time.
     """
     deadline = time.monotonic() + timeout
-    address = f"{base.rstrip('/')}/api/versions/{version}"
+    address = f"{base.rstrip('/')}/api/versions/{version_id}"
     away_since: Optional[float] = None  # monotonic time of the first unanswered try of this outage
     tries = 0
     while True:
@@ -110,7 +111,7 @@ def wait_for_card(base: str, token: str, version: int, timeout: float, say: Call
                        if gone >= restart_wait else
                        f"no card after {timeout:g} s (--timeout), the server not answering for the last {_seconds(gone)}")
                 raise SubmitError(f"{why} ({exc}). The version was received: its card comes once the server runs "
-                                  f"again (on your page, or at /api/versions/{version})") from None
+                                  f"again (on your page, or at /api/versions/{version_id})") from None
             time.sleep(min(BACKOFF[min(tries, len(BACKOFF) - 1)], max(0.0, deadline - moment),
                            max(0.0, away_since + restart_wait - moment)))
             tries += 1
@@ -134,10 +135,17 @@ def card_lines(version: dict[str, Any]) -> list[str]:
     card = version.get("card") or {}
     lines = [f"version {version['version']} ({version['fingerprint'][:12]}): {version['status'].upper()}"
              + (f": {version['reason']}" if version.get("reason") else "")]
-    if card.get("build_log"):
-        lines += ["", "build output (last lines):", *("  " + line for line in card["build_log"].splitlines())]
+    build_log, environment = (card.get("build_log") or "").strip("\n"), card.get("build_environment") or []
+    if card.get("build_status") or build_log.strip() or environment:  # a build ran: the compiler's words first
+        status = f" ({card['build_status']})" if card.get("build_status") else ""
+        lines += ["", f"build output{status}, last lines:" if build_log.strip() else f"build output{status}: (nothing)",
+                  *("  " + line for line in build_log.splitlines() if build_log.strip())]
     if card.get("check"):
-        lines += ["", *card["check"]]
-    if card.get("stderr"):
-        lines += ["", "your program's stderr (last lines):", *("  " + line for line in card["stderr"].splitlines())]
+        stderr = (card.get("stderr") or "").strip("\n")
+        lines += ["", *card["check"], "",
+                  "your program's stderr in the check, last lines:" if stderr.strip()
+                  else "your program's stderr in the check: (nothing)",
+                  *("  " + line for line in stderr.splitlines() if stderr.strip())]
+    if environment:  # the referee's own lines last: what the build ran with, rarely the cause
+        lines += ["", "the referee's lines: the environment the build ran in", *("  " + line for line in environment)]
     return lines

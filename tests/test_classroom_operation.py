@@ -128,9 +128,10 @@ def test_serve_logs_each_event_in_a_line_with_its_time_and_no_students_output(tm
             marker.release()
         wait_for(lambda: said(server, "ladder: the final ended"), 60, "the final's end")
         # the instructor's verdict by hand, from the dashboard
-        status, body, _ = call(base, f"/api/versions/{again['version']}/verdict", tokens["instructor"],
+        status, body, _ = call(base, f"/api/versions/{again['id']}/verdict", tokens["instructor"],
                                json.dumps({"action": "reject", "reason": "a test"}).encode(), "application/json")
         assert status == 200, body
+        assert (alice["version"], bob["version"], again["version"]) == (1, 1, 2)  # each student's own numbers
         assert said(server, rf"verdict by the instructor on the dashboard \(reject\): alice's version {again['version']} "
                             rf"is rejected and no longer plays; their version {alice['version']} plays")
     finally:
@@ -263,7 +264,7 @@ def test_submit_wait_goes_on_through_a_restart_and_says_when_the_server_never_co
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert bob.stdout is not None
         bob_printed = bob.stdout.readline()
-        assert "version 2" in bob_printed, bob_printed
+        assert "  version 1  " in bob_printed, bob_printed  # bob's first (the class's second): numbered per student
         server.stop()
         out, err = bob.communicate(timeout=120)
         assert bob.returncode == 2, out + err
