@@ -527,6 +527,10 @@ def board_lines(check: "BoardCheck", size: int) -> list[str]:
         lines += [f"  {line}" for line in side_by_side(diff.agent, diff.referee,
                                                        (f"its board (drawn during move {diff.number})",
                                                         f"the referee's, {diff.referee_at}"))]
+        if diff.closest is not None:
+            near = diff.squares(diff.closest)
+            lines.append(f"  (nearer to the referee's board {diff.closest_at}: {len(near)} "
+                         f"square{'s differ' if len(near) != 1 else ' differs'}: {' '.join(near)})")
     if check.stopped:
         lines.append(f"  compared no further: {check.stopped}")
     if check.reading:

@@ -93,7 +93,9 @@ class BoardCheck:
                 "unlabelled": self.unlabelled, "reading": self.reading, "stopped": self.stopped,
                 "first_difference": None if diff is None else {
                     "move_number": diff.number, "squares": diff.squares(), "referee_at": diff.referee_at,
-                    "agent_board": diff.agent.draw(), "referee_board": diff.referee.draw()}}
+                    "agent_board": diff.agent.draw(), "referee_board": diff.referee.draw(),
+                    "nearer_at": diff.closest_at or None,
+                    "nearer_squares": None if diff.closest is None else diff.squares(diff.closest)}}
 
 
 @dataclass
@@ -105,11 +107,14 @@ class BoardDifference:
     agent: Board
     referee: Board
     referee_at: str
+    closest: Optional[Board] = None  # another of the referee's boards of that turn, nearer to the drawing
+    closest_at: str = ""
 
-    def squares(self) -> list[str]:
-        """The squares where the two boards differ, A1 first."""
-        size = self.referee.size
-        theirs, ours = (self.agent.white, self.agent.black), (self.referee.white, self.referee.black)
+    def squares(self, referee: Optional[Board] = None) -> list[str]:
+        """The squares where the drawing differs from ``referee`` (the board it was given), A1 first."""
+        referee = referee or self.referee
+        size = referee.size
+        theirs, ours = (self.agent.white, self.agent.black), (referee.white, referee.black)
         return [square_name(sq, size) for sq in range(size * size)
                 if any(((a >> sq) & 1) != ((b >> sq) & 1) for a, b in zip(theirs, ours))]
 
@@ -508,10 +513,17 @@ def _compare(record: GameRecord, turns: Sequence[Turn], last: Optional[int], dra
         check.moves = (check.moves[0] or turn.number, turn.number)
         if any(_same_discs(board, referee) for referee, _ in candidates):
             continue
-        # the closest of them, the board it was given at a tie (what it should hold while it thinks)
-        given = f"before move {turn.number}"
-        referee, where = min(candidates, key=lambda item: (_differing(board, item[0]), item[1] != given))
-        check.difference = BoardDifference(turn.number, board, referee, where)
+        # Against the board it was given (what it should hold while it thinks): a board that missed the flips of
+        # the opponent's move is nearer to the one before that move, but the squares a student must look at are
+        # those it failed to flip.  The nearest other board is named beside it, for an agent that draws its board
+        # at another moment (after its own move, say).
+        closest, closest_at = min(candidates, key=lambda item: (_differing(board, item[0]),
+                                                                not item[1].startswith("before move")))
+        given = next((item for item in candidates if item[1].startswith(f"before move {turn.number}")), None)
+        referee, where = given or (closest, closest_at)
+        nearer = _differing(board, closest) < _differing(board, referee)
+        check.difference = BoardDifference(turn.number, board, referee, where,
+                                           closest if nearer else None, closest_at if nearer else "")
         break
     return check
 
@@ -546,7 +558,7 @@ def _referee_boards(record: GameRecord, positions: list[Board], turns: Sequence[
 def _position_name(record: GameRecord, index: int, number: int) -> str:
     """The referee's board after ``index`` moves, named for the agent's turn at move ``number``."""
     if index == number - 1:
-        return f"before move {number}"
+        return f"before move {number}" + (f", after {record.moves[index - 1].move.line()}" if index > 0 else "")
     if index == 0:
         return "after the opening" if record.opening else "at the start"
     return f"after move {index}, {record.moves[index - 1].move.line()}"

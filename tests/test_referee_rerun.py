@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from othello_arena.agents.registry import builtin_agents
 from othello_arena.cli import cli
 from othello_arena.protocol import WHITE, GameRecord, draw_board, square_name
 from othello_arena.referee import AgentSpec, GameConfig, play_game
@@ -239,14 +240,18 @@ def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp
     assert boards["reading"] == reading
     difference = boards["first_difference"]
     assert difference is not None and difference["move_number"] == 7, boards
-    assert difference["squares"] == squares and difference["referee_at"] == "before move 7"
+    # Compared with the board it was given at move 7 (its squares are the flips it missed), named by Black's move.
+    given = f"before move 7, after {record.moves[5].move.line()}"
+    assert difference["squares"] == squares and difference["referee_at"] == given
+    assert difference["nearer_at"] is None  # one flip missed: the board before Black's move is no nearer
     assert difference["referee_board"] == positions[6].draw()
     assert boards["compared"] == 4  # its moves 1, 3 and 5 the same, then move 7
     code, output = replay(str(game), "--rerun", "bad", "--at", str(at))
     assert code == 0, output
     assert f"its board, drawn in {where}: first differs from the referee's at move 7, the same before (3 drawings); " \
            f"{len(squares)} square{'s differ' if len(squares) > 1 else ' differs'}: {' '.join(squares)}" in output
-    side = re.search(r"its board \(drawn during move 7\) +the referee's, before move 7\n((?:  .*\n){10})", output)
+    side = re.search(r"its board \(drawn during move 7\) +the referee's, " + re.escape(given) + r"\n((?:  .*\n){10})",
+                     output)
     assert side is not None, output
     if reading:
         assert f"(its drawings read {reading}: so they agree with the referee's longest" in output
@@ -254,6 +259,31 @@ def test_the_rerun_names_the_first_move_where_the_agents_drawn_board_differs(tmp
     assert drawings[0].count("A B C D E F G H") == 2  # its board, then the referee's, row by row
     assert drawings[1:9] == [f"  {ours:<35}{theirs}" for ours, theirs in
                              zip(difference["agent_board"].splitlines()[1:9], positions[6].draw().splitlines()[1:9])]
+
+
+def test_a_board_that_missed_two_flips_is_shown_against_the_board_it_was_given(tmp_path: Path) -> None:
+    # Against greedy, Black's move 6 (E3) flips two discs; the drifting agent puts it down without them.  Its board
+    # is then one square from the referee's after move 5 (only E3 is new) and two from the board it was given:
+    # shown against the one it was given (the two squares it failed to flip), the nearer one named beside it.
+    bad = AgentSpec.parse(f"bad={sys.executable} {TESTS / 'broken_agent.py'} drift {{name}} --board comments")
+    game = tmp_path / "game"
+    record = play_game(bad, AgentSpec.parse("greedy", builtins=builtin_agents()), GameConfig(time_per_move=3, end_grace=0.3), game, seed=4)
+    assert record.white == "bad" and record.result is not None and record.result.move_number == 7, record.result
+    positions = [position for position, _ in record.positions()]
+    placed = 1 << (record.moves[5].move.square or 0)
+    flipped = (positions[6].black ^ positions[5].black) & ~placed
+    missed = [square_name(sq) for sq in range(64) if flipped >> sq & 1]
+    assert len(missed) >= 2
+    code, output = replay(str(game), "--rerun", "bad", "--at", "7", "--json")
+    assert code == 0, output
+    difference = json.loads(output)["boards"]["first_difference"]
+    assert difference["squares"] == missed
+    assert difference["referee_at"] == f"before move 7, after {record.moves[5].move.line()}"
+    assert difference["nearer_at"] == f"after move 5, {record.moves[4].move.line()}"
+    assert difference["nearer_squares"] == [square_name((record.moves[5].move.square or 0))]
+    code, output = replay(str(game), "--rerun", "bad", "--at", "7")
+    assert f"(nearer to the referee's board after move 5, {record.moves[4].move.line()}: 1 square differs: " \
+           f"{difference['nearer_squares'][0]})" in output
 
 
 def test_an_agent_that_draws_no_board_is_said_to_have_nothing_to_compare(tmp_path: Path) -> None:
