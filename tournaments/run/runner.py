@@ -386,11 +386,12 @@ class Runner:
             return DaskPool(self.scheduler, self.concurrency, self.scheduler_timeout)
         return LocalPool(self.concurrency or default_concurrency())
 
-    def run(self) -> Standings:
-        """Play every unfinished game (pairing Swiss rounds as they complete); return the standings.
+    def run(self) -> None:
+        """Play every unfinished game (pairing Swiss rounds as they complete).
 
         Stops early, leaving the rest for ``resume``, after ``max_games``
-        games or when :meth:`request_stop` is called.
+        games or when :meth:`request_stop` is called.  The standings are
+        :meth:`standings`' (not computed here: a match never reads them).
         """
         pool = self.make_pool()
         queue = deque(self._to_play())
@@ -451,7 +452,6 @@ class Runner:
             self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
                                     "before the game ended")
             pool.close(abandon=abandoned)
-        return self.standings()
 
     def _to_play(self) -> list[ScheduledGame]:
         """The unfinished games this run plays: all of them, or only those of :attr:`only`."""
