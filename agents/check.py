@@ -70,6 +70,7 @@ from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, 
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
+from ..referee.rerun import compare_boards, recorded_turns
 from ..referee.hints import ORIENTATION, hints, printed_move
 from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
@@ -157,6 +158,15 @@ class ReportCard:
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
     first_fault: Optional[tuple[str, str, int]] = None  # (game, agent, move number) of the first game lost on a fault
     first_illegal: str = ""  # "game1 at move 17": the first illegal move, when there is one
+    # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
+    failed_by_illegal: Optional[frozenset[str]] = None
+    illegal_game: Optional[tuple[str, GameRecord, Colour]] = None  # that game: its name, record, the agent's colour
+
+    def new_game(self) -> None:
+        """A scripted game begins (games are played one at a time): what failed before it is known."""
+        if self.first_illegal and self.failed_by_illegal is None:
+            self.failed_by_illegal = frozenset(key for key, item in self.items.items() if item.status == FAIL)
+        self.games += 1
 
     def hint(self, text: str) -> None:
         """A hint for the card, said once (the same cause often fails several items)."""
@@ -269,7 +279,7 @@ class ScriptedGame:
         self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
         # The game as a record, kept as LABEL.json beside the agent's folder: `othello replay --rerun` reads it.
         self.record = GameRecord(spec.label, CHECKER, time_per_move=time_per_move, start=Board.start(size))
-        card.games += 1
+        card.new_game()
 
     def __enter__(self) -> "ScriptedGame":
         # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
@@ -488,6 +498,7 @@ class ScriptedGame:
             self.card.first_fault = (self.directory.name, self.spec.label, self.move_number)
         if termination is Termination.ILLEGAL and not self.card.first_illegal:
             self.card.first_illegal = f"{self.directory.name} at move {self.move_number}"
+            self.card.illegal_game = (self.directory.name, self.record, faulty.colour)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
         """Read the agent's move and check it; raise AgentGone on anything wrong."""
@@ -819,12 +830,43 @@ def _untested_without_a_move(card: ReportCard) -> None:
 
 
 def _drift_hint(card: ReportCard) -> None:
-    """Several failures after an illegal move: most likely one cause, the agent's board drifting from the referee's."""
+    """Several failures after an illegal move: most likely one cause, the agent's board drifting from the referee's.
+
+    Where the agent drew its board in its comments, the move where that
+    board first differs from the referee's is named (:mod:`..referee.rerun`'s
+    comparison, on the game as recorded).
+    """
     failed = [item for item in card.items.values() if item.status == FAIL]
-    if card.first_illegal and len(failed) > 1 and ORIENTATION not in card.hints:  # (upside down: said already)
-        card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
-                  "(a flip missed, a move not played on it); the other failures may follow from it: fix that one "
-                  "first, then check again (`othello replay ... --rerun` below takes it back there)")
+    if not (card.first_illegal and len(failed) > 1 and ORIENTATION not in card.hints):  # (upside down: said already)
+        return
+    drift, squares = _drawn_drift(card)
+    drawn = (f"; the board it draws in its comments first differs from the referee's in {drift} ({squares})"
+             if drift else "")
+    card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
+              f"(a flip missed, a move not played on it){drawn}; the other failures may follow from it: fix that one "
+              "first, then check again (`othello replay ... --rerun` below takes it back there)")
+    # Each failure in a later game says so where it is read ("may": the check cannot see inside the agent).
+    cause = (f"the board drift its drawn board shows in {drift}" if drift else
+             f"its earlier illegal move, {card.first_illegal}, where its board most likely drifted from the referee's")
+    earlier = card.failed_by_illegal
+    for item in failed:
+        if earlier is not None and item.key not in earlier:
+            item.detail += f" (this may follow from {cause}: see the hint)"
+
+
+def _drawn_drift(card: ReportCard) -> tuple[str, str]:
+    """Where the board the agent drew in its comments first differs from the referee's, in the game of its first
+    illegal move, and the squares (``("game1 at move 5", "B2 differs")``); ``("", "")`` if it drew none, or none
+    that differs."""
+    if card.illegal_game is None:
+        return "", ""
+    game, record, colour = card.illegal_game
+    difference = compare_boards(record, recorded_turns(record, colour)).difference
+    if difference is None:
+        return "", ""
+    squares = difference.squares()
+    return (f"{game} at move {difference.number}",
+            f"{' '.join(squares[:6])}{' ...' if len(squares) > 6 else ''} differ{'s' if len(squares) == 1 else ''}")
 
 
 def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:

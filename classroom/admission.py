@@ -30,6 +30,7 @@ import dataclasses
 from dataclasses import dataclass
 import datetime as dt
 import json
+import math
 import os
 import shutil
 import threading
@@ -51,7 +52,11 @@ STUDENT_FOLDERS = ("submissions", "builds", "cards")  # what of the class folder
 
 
 class RateLimited(UploadRefused):
-    """Too many submissions in the last hour."""
+    """Too many submissions in the last hour: ``retry_after`` seconds until the next one is taken."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class OverQuota(UploadRefused):
@@ -79,9 +84,13 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     that was the server's fault they are checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
     command, build, openings, reads_clock = parse_command(command, build)
-    hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
-    if store.submissions_since(student, hour_ago) >= settings.admission.submissions_per_hour:
-        raise RateLimited(f"at most {settings.admission.submissions_per_hour} submissions an hour: try again later")
+    moment = dt.datetime.now(dt.timezone.utc)
+    limit = settings.admission.submissions_per_hour
+    wait = rate_limit_wait(store.submissions_since(student, _second(moment - RATE_WINDOW)), limit, moment)
+    if wait is not None:
+        taken = (moment + dt.timedelta(seconds=wait)).strftime("%H:%M:%S UTC")
+        raise RateLimited(f"at most {limit} submissions an hour: the next one is taken in {_duration(wait)} "
+                          f"(at {taken})", wait)
     files = collect(uploads, Limits.of(settings))
     used, cap = student_bytes(settings, student), settings.admission.max_student_mb << 20
     incoming = sum(len(data) for data in files.values())
@@ -97,6 +106,36 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     if version.fingerprint != fingerprint:  # the same program as a version stored: its files are that version's
         remove_tree(folder)
     return version, is_new
+
+
+RATE_WINDOW = dt.timedelta(hours=1)  # [admission] submissions_per_hour counts the submissions of this window
+
+
+def _second(moment: dt.datetime) -> str:
+    """``moment`` as the store's rows hold times (ISO 8601, UTC, to the second)."""
+    return moment.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def rate_limit_wait(recent: Sequence[str], limit: int, moment: dt.datetime) -> int | None:
+    """Seconds from ``moment`` until a student whose submissions of the window are ``recent`` may submit again,
+    ``None`` when they may now.
+
+    A submission counts while its time is at or after the window's start
+    (to the second): one made at T leaves the window when the start passes
+    T, a second past T + :data:`RATE_WINDOW`.  Of the ``n`` in the window,
+    ``n - limit + 1`` must leave; the last of those to leave is the
+    ``(n - limit + 1)``-th oldest.
+    """
+    if len(recent) < limit:
+        return None
+    last_to_leave = dt.datetime.fromisoformat(sorted(recent)[len(recent) - limit])
+    free_at = last_to_leave + RATE_WINDOW + dt.timedelta(seconds=1)
+    return max(1, math.ceil((free_at - moment).total_seconds()))
+
+
+def _duration(seconds: int) -> str:
+    """``seconds`` as a person reads a wait: ``45 s``, ``12 min 5 s``."""
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60} s"
 
 
 def student_bytes(settings: ClassSettings, student: str) -> int:
@@ -269,6 +308,17 @@ def record_card(settings: ClassSettings, store: ClassStore, card: Card) -> None:
     store.decide(card)
 
 
+def decided_line(card: Card) -> str:
+    """The server's log line for a card: whose version, the verdict and why, in our words alone.
+
+    A failed check item's detail may quote what the program wrote: the log
+    names the item (the card, for its owner, has the rest).
+    """
+    failed = next((item for item in card.items if item.status == FAIL), None)
+    why = f"the check failed: {failed.title}" if card.status is VersionStatus.REJECTED and failed else card.reason
+    return f"card: {card.student}'s version {card.version} {card.status.value.upper()}" + (f": {why}" if why else "")
+
+
 class AdmissionWorker(threading.Thread):
     """Checks the waiting versions one at a time, oldest first, until stopped."""
 
@@ -306,6 +356,7 @@ class AdmissionWorker(threading.Thread):
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
             record_card(self.settings, self.store, card)
+            self.log(decided_line(card))
             if card.status is VersionStatus.REJECTED:
                 discard_build(self.settings, waiting)
             self.on_decided()

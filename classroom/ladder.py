@@ -306,6 +306,19 @@ class Scheduler(threading.Thread):
                                                                else f"; not queued again after {SERVER_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
+        game = self.ladder.store.game(game_id)
+        if game is not None:
+            self.log(finished_line(game))
+
+
+def finished_line(game: Game) -> str:
+    """The server's log line for a finished ladder game: who played whom, the result and how it ended (no stderr)."""
+    def side(label: str, version: Optional[int]) -> str:
+        return label if version is None else f"{label} (version {version})"
+
+    how = ", ".join(part for part in (game.termination, f"{game.plies} moves" if game.plies is not None else "") if part)
+    return (f"game {game.id}: {side(game.white, game.white_version)} (White) vs {side(game.black, game.black_version)} "
+            f"(Black): {game.result}" + (f" ({how})" if how else ""))
 
 
 def game_summary(game: Game) -> dict[str, Any]:

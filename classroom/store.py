@@ -645,9 +645,11 @@ class ClassStore:
                 self._rows("SELECT student, MAX(decided_at) AS last FROM versions WHERE decided_at IS NOT NULL "
                            "GROUP BY student")}
 
-    def submissions_since(self, student: str, since: str) -> int:
-        found = self._row("SELECT COUNT(*) AS n FROM versions WHERE student = ? AND submitted_at >= ?", student, since)
-        return int(found["n"]) if found else 0
+    def submissions_since(self, student: str, since: str) -> list[str]:
+        """When ``student``'s versions stored at ``since`` or later were submitted (ISO 8601, oldest first)."""
+        rows = self._rows("SELECT submitted_at FROM versions WHERE student = ? AND submitted_at >= ? "
+                          "ORDER BY submitted_at", student, since)
+        return [str(row["submitted_at"]) for row in rows]
 
     def add_version(self, new: NewVersion, check_again: Callable[[Version], bool]) -> tuple[Version, bool]:
         """Store a version to be checked; return its row and whether it is to be checked (new, or again).

@@ -180,3 +180,10 @@ def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
             sent.append(fault.line)  # the faulty line came through NAME.out too
         lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name, sent)]
     return lines
+
+
+def side_by_side(left: Board, right: Board, titles: tuple[str, str]) -> list[str]:
+    """Two boards drawn as the referee draws them, side by side under their titles (a board against another)."""
+    drawings = [board.draw().rstrip("\n").splitlines()[:-1] for board in (left, right)]  # (not whose turn: unknown)
+    width = max(len(titles[0]), *(len(line) for line in drawings[0])) + 4
+    return [f"{titles[0]:<{width}}{titles[1]}"] + [f"{a:<{width}}{b}" for a, b in zip(*drawings)]

@@ -624,12 +624,23 @@ def seccomp_file() -> Optional[int]:
     return fd
 
 
+# Where the languages' tools keep their caches in a sandbox: its own /tmp, which ends with it.  By default they
+# keep them under HOME, the agent's or the build's folder, which stays: a Go build left its 1.5 MB build cache
+# (~/.cache/go-build) in every version's folder on a class server, counted against the student's space.
+SANDBOX_CACHES = {
+    "XDG_CACHE_HOME": "/tmp/.cache",  # every tool that follows the XDG layout (pip among them)
+    "GOCACHE": "/tmp/go-build",  # Go's build cache (by default under XDG_CACHE_HOME, or ~/.cache)
+    "npm_config_cache": "/tmp/.npm",  # npm's (by default ~/.npm)
+}
+
+
 def minimal_environment(directory: Path, extra: dict[str, str], sandboxed: bool) -> dict[str, str]:
     """The whole environment of an agent: never the referee's own (its tokens, its paths).
 
     ``PATH`` (inside a sandbox: the referee's Python first, then the system),
-    ``HOME`` = the agent's directory, ``LANG``, ``TMPDIR``, and ``extra``
-    (the ``OTHELLO_*`` variables).
+    ``HOME`` = the agent's directory, ``LANG``, ``TMPDIR``, inside a sandbox
+    the tools' caches in its ``/tmp`` (:data:`SANDBOX_CACHES`), and
+    ``extra`` (the ``OTHELLO_*`` variables).
     """
     python_bin = str(Path(sys.executable).parent)
     system = "/usr/local/bin:/usr/bin:/bin"
@@ -640,6 +651,8 @@ def minimal_environment(directory: Path, extra: dict[str, str], sandboxed: bool)
         "LANG": os.environ.get("LANG", "C.UTF-8") or "C.UTF-8",
         "TMPDIR": "/tmp" if sandboxed else os.environ.get("TMPDIR", "/tmp"),
     }
+    if sandboxed:  # (without a sandbox /tmp is the machine's, shared: the caches stay where the tools put them)
+        env.update(SANDBOX_CACHES)
     env.update(extra)
     return env
 
