@@ -241,9 +241,11 @@ def _curated_etc() -> Optional[str]:
     for parent in (*_MEMORY_FOLDERS, None):
         if parent is not None and not os.access(parent, os.W_OK | os.X_OK):
             continue
+        if parent is not None:
+            _remove_stale_copies(parent)
         folder: Optional[Path] = None
         try:
-            folder = Path(tempfile.mkdtemp(prefix="othello-arena-etc-", dir=parent))
+            folder = Path(tempfile.mkdtemp(prefix=f"{_ETC_COPY}{_pid_namespace()}-{os.getpid()}-", dir=parent))
             for pattern in ETC_ENTRIES:
                 for found in sorted(glob.glob(f"/etc/{pattern}")):
                     target = folder / Path(found).relative_to("/etc")
@@ -257,6 +259,39 @@ def _curated_etc() -> Optional[str]:
         atexit.register(shutil.rmtree, folder, True)
         return str(folder)
     return None
+
+
+_ETC_COPY = "othello-arena-etc-"  # then the PID namespace, the pid of the referee that made it, a random part
+
+
+def _pid_namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def _remove_stale_copies(parent: str) -> None:
+    """Remove the copies of referees that died without their exit's clean-up (killed): in memory they stay till a reboot.
+
+    Only this user's, made in this PID namespace (a pid means nothing in
+    another) by a process that no longer exists.
+    """
+    own = f"{_ETC_COPY}{_pid_namespace()}-"
+    try:
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith(own)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(own):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or entry.stat(follow_symlinks=False).st_uid != os.geteuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # its referee is gone
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:  # alive (another user's: refused), or gone meanwhile
+            continue
 
 
 def _copy_tree(source: str, target: str, is_link: bool, is_dir: bool) -> None:
