@@ -9,19 +9,21 @@ the plain drawing of :func:`othello_arena.protocol.draw_board`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Optional
-
-from rich.console import Console
-from rich.text import Text
+from typing import IO, TYPE_CHECKING, Optional
 
 from ..protocol import BLACK, WHITE, Board, Colour, GameRecord, Move, Termination, square
 from ..protocol.notation import legal_names
 from .game import GameEvent
 from .hints import hints, output_tail
 
+if TYPE_CHECKING:  # rich is imported where a board or a game is shown: othello match only prints lines
+    from rich.text import Text
+
 
 def board_text(board: Board, last_move: Optional[Move] = None) -> Text:
     """The board as rich text: white and black discs, the last move in reverse video."""
+    from rich.text import Text
+
     text = Text()
     n = board.size
     header = board.geometry.header + "\n"
@@ -46,6 +48,8 @@ class Display:
     """An ``on_event`` callback that prints the game for people."""
 
     def __init__(self, file: Optional[IO[str]] = None, quiet: bool = False, prompts: Optional[IO[str]] = None) -> None:
+        from rich.console import Console
+
         self.console = Console(file=file, highlight=False, soft_wrap=True)
         self.prompts = Console(file=prompts, highlight=False, soft_wrap=True, stderr=prompts is None)
         self.quiet = quiet

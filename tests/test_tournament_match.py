@@ -106,6 +106,11 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     assert 10 <= len(data["pairs"]) <= 11 and data["wins"] == data["games"] == 2 * len(data["pairs"])
     played = [row for row in query(tmp_path / "m" / "tournament.sqlite", "SELECT * FROM games WHERE status = 'finished'")]
     assert len(played) <= 2 * 11 + 1  # (a lone game of a pair started before the decision is stored, not counted)
+    # The game marked to start with the deciding result (one commit) was taken back, not voided: no trace.
+    rows = query(tmp_path / "m" / "tournament.sqlite", "SELECT status, attempts FROM games WHERE status != 'finished'")
+    assert rows and all(tuple(row) == ("scheduled", 0) for row in rows)
+    attempts = query(tmp_path / "m" / "tournament.sqlite", "SELECT outcome, COUNT(*) FROM attempts GROUP BY outcome")
+    assert [tuple(row) for row in attempts] == [("finished", len(played))]
 
 
 def test_a_stopped_match_resumes_where_it_stopped(tmp_path: Path) -> None:
