@@ -8,6 +8,8 @@ the plain drawing of :func:`othello_arena.protocol.draw_board`.
 
 from __future__ import annotations
 
+import shlex
+
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Optional
 
@@ -179,6 +181,10 @@ def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
         if fault is not None and fault.colour is colour and fault.line is not None:
             sent.append(fault.line)  # the faulty line came through NAME.out too
         lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name, sent)]
+        if fault is not None and fault.colour is colour and result.move_number is not None:
+            # The next step of the debugging loop (docs/STUDENTS.md): the same files again, at that move.
+            lines.append(f"to see it again: othello replay {shlex.quote(str(game_dir))} --rerun {shlex.quote(name)} "
+                         f"--at {result.move_number} (add --command \"...\" to try a fixed version there)")
     return lines
 
 
