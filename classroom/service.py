@@ -16,7 +16,7 @@ from typing import Any, Optional
 from .admission import public_version
 from .copies import CopyPair, copy_pairs
 from .final import PAUSED, FinalMarker
-from .grades import ReferenceLine, StudentLine, standings
+from .grades import ReferenceLine, Standings, StudentLine, standings
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version
@@ -95,7 +95,6 @@ class ClassView:
     copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
 
 
-Standings = tuple[list[StudentLine], list[ReferenceLine]]  # what :func:`.grades.standings` gives
 
 
 def student_view(settings: ClassSettings, store: ClassStore, person: str,
@@ -162,7 +161,10 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                ranked: Optional[Standings] = None) -> ClassView:
     lines, references = ranked or standings(settings, store)
     by_id = {line.id: line for line in lines}
-    students = tuple(ClassStudent(student, by_id[student.id], tuple(store.versions(student.id)))
+    versions: dict[str, list[Version]] = {}
+    for version in store.versions():  # one query, not one a student
+        versions.setdefault(version.student, []).append(version)
+    students = tuple(ClassStudent(student, by_id[student.id], tuple(versions.get(student.id, ())))
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
@@ -172,7 +174,7 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
     """The instructor's verdicts by hand (on ``student``'s versions), oldest first, by version id."""
-    mine = None if student is None else {version.id for version in store.versions(student)}
+    mine = None if student is None else {version.id for version in store.versions(student, cards=False)}
     found: dict[int, list[Verdict]] = {}
     for verdict in store.verdicts():
         if mine is None or verdict.version in mine:

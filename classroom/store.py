@@ -21,6 +21,7 @@ number of the schema is kept in ``meta``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import json
@@ -101,7 +102,8 @@ class AddColumn:
 
 @dataclass(frozen=True)
 class AddTable:
-    """A migration: a table (and its indexes) added, ``IF NOT EXISTS``: an older database gains it empty."""
+    """A migration: a table (and its indexes) added, ``IF NOT EXISTS``: an older database gains it empty (an index
+    added alone is built from the rows already there)."""
 
     statements: tuple[str, ...]
 
@@ -125,12 +127,20 @@ VERDICTS_TABLE = AddTable((
     "CREATE INDEX IF NOT EXISTS verdicts_version ON verdicts(version)",
 ))
 
+# A student's games, newest first (their page and /api/me at every refresh): without these the query read every
+# game's row, records included (a week of a class of 300: 20,000 rows, 120 MB, for each page).
+GAMES_BY_PLAYER = AddTable((
+    "CREATE INDEX IF NOT EXISTS games_white ON games(white)",
+    "CREATE INDEX IF NOT EXISTS games_black ON games(black)",
+))
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "reads_clock", "INTEGER NOT NULL DEFAULT 0"),  # the game clock (a version declares it)
     AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
     VERDICTS_TABLE,  # the instructor's verdicts by hand
+    GAMES_BY_PLAYER,  # a student's games found by index
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -318,6 +328,29 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class GameResult:
+    """A finished game as the standings and the rating fit read it: the sides, their versions, the result.
+
+    No record and no stderr: the standings of a week of games read none of
+    them (:meth:`ClassStore.finished_results`).
+    """
+
+    id: int
+    pair: int
+    white: str
+    white_version: Optional[int]
+    white_fp: str
+    black: str
+    black_version: Optional[int]
+    black_fp: str
+    winner: Optional[str]  # "W", "B", None for a draw
+    termination: str
+    white_points: float
+    plies: int
+    moves_sha256: str  # '' when the row has none (the standings then hash the record's moves)
+
+
+@dataclass(frozen=True)
 class PairTally:
     """A pair and where its games are: the points its ``a`` scored in the finished ones, how many are still open."""
 
@@ -482,12 +515,13 @@ def _student(row: sqlite3.Row) -> Student:
                    row["added_at"])
 
 
-def _version(row: sqlite3.Row) -> Version:
+def _version(row: sqlite3.Row, cards: bool = True) -> Version:
+    """A version's row; ``cards=False``: its card left ``None``, not parsed (a few KB of JSON a version)."""
     files = tuple((str(path), int(size)) for path, size in _json(row["files"], []))
     return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
                    bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
-                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"],
-                   row["program"])
+                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row) if cards else None,
+                   row["decided_at"], row["program"])
 
 
 def _verdict(row: sqlite3.Row) -> Verdict:
@@ -497,7 +531,13 @@ def _verdict(row: sqlite3.Row) -> Verdict:
 
 def _pair(row: sqlite3.Row) -> Pair:
     return Pair(int(row["id"]), row["a"], row["a_version"], row["b"], row["b_version"], PairKind(row["kind"]),
-                tuple(str(line) for line in _json(row["opening"], [])), row["created_at"])
+                _opening(row["opening"]), row["created_at"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _opening(text: Optional[str]) -> tuple[str, ...]:
+    """A pair's opening as its move lines: parsed once for each opening (a week's 10,000 pairs share a suite's few)."""
+    return tuple(str(line) for line in _json(text, []))
 
 
 def _game(row: sqlite3.Row) -> Game:
@@ -512,6 +552,15 @@ def _game(row: sqlite3.Row) -> Game:
         finished_at=row["finished_at"], void_reason=row["void_reason"])
 
 
+def _result(row: sqlite3.Row) -> GameResult:
+    return GameResult(int(row["id"]), int(row["pair"]), row["white"], row["white_version"], row["white_fp"],
+                      row["black"], row["black_version"], row["black_fp"], row["winner"], row["termination"] or "",
+                      float(row["white_points"] or 0.0), int(row["plies"] or 0), row["moves_sha256"] or "")
+
+
+_RESULT_COLUMNS = ("id, pair, white, white_version, white_fp, black, black_version, black_fp, winner, termination, "
+                   "white_points, plies, moves_sha256")
+
 _INSERT_GAME = ("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_version, black_fp, "
                 "seed, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -524,6 +573,10 @@ class ClassStore:
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
         self.db.row_factory = sqlite3.Row
+        # The finished games read so far (finished_results): a finished row never changes, so each is read once.
+        self._results: dict[int, GameResult] = {}
+        self._results_sorted: tuple[GameResult, ...] = ()
+        self._results_from = 0  # every game below this id had ended (finished or void) when it was last read
         with self.lock:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -607,27 +660,28 @@ class ClassStore:
 
     # -- versions ----------------------------------------------------------------
 
-    def versions(self, student: Optional[str] = None) -> list[Version]:
-        """Every version (of ``student``), oldest first."""
+    def versions(self, student: Optional[str] = None, cards: bool = True) -> list[Version]:
+        """Every version (of ``student``), oldest first; ``cards=False``: without their cards (``None``, not parsed)."""
         if student is None:
-            return [_version(row) for row in self._rows("SELECT * FROM versions ORDER BY id")]
-        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE student = ? ORDER BY id", student)]
+            return [_version(row, cards) for row in self._rows("SELECT * FROM versions ORDER BY id")]
+        return [_version(row, cards) for row in self._rows("SELECT * FROM versions WHERE student = ? ORDER BY id",
+                                                           student)]
 
     def version(self, version_id: int) -> Optional[Version]:
         found = self._row("SELECT * FROM versions WHERE id = ?", version_id)
         return None if found is None else _version(found)
 
-    def current_versions(self) -> list[Version]:
-        """Each student's last admitted version (the one that plays), by student."""
-        return [_version(row) for row in self._rows(
+    def current_versions(self, cards: bool = True) -> list[Version]:
+        """Each student's last admitted version (the one that plays), by student; ``cards=False``: without cards."""
+        return [_version(row, cards) for row in self._rows(
             "SELECT v.* FROM versions v WHERE v.status = ? AND v.id = "
             "(SELECT MAX(id) FROM versions w WHERE w.student = v.student AND w.status = ?) ORDER BY v.student",
             VersionStatus.ADMITTED.value, VersionStatus.ADMITTED.value)]
 
-    def admitted_versions(self) -> list[Version]:
-        """Every admitted version, oldest first."""
-        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
-                                                    VersionStatus.ADMITTED.value)]
+    def admitted_versions(self, cards: bool = True) -> list[Version]:
+        """Every admitted version, oldest first; ``cards=False``: without their cards."""
+        return [_version(row, cards) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
+                                                           VersionStatus.ADMITTED.value)]
 
     def checking_versions(self) -> list[Version]:
         """The versions waiting for their card, oldest first."""
@@ -768,6 +822,50 @@ class ClassStore:
         """Every finished game, oldest first."""
         return self.games(GameStatus.FINISHED)
 
+    def finished_results(self) -> tuple[GameResult, ...]:
+        """Every finished game's result (no record, no stderr), oldest first: what the standings and the fit read.
+
+        A read model kept up to date by reading only what may have changed:
+        a finished row never changes, and every game below the lowest id
+        still queued or running had ended when that id was read, so each
+        call reads the finished games from the last such id on (a few,
+        where the whole table was 20,000 rows).  Should the count of
+        finished games ever disagree (rows removed by another program), it
+        is read again whole.
+        """
+        with self.lock:
+            open_marks = ", ".join("?" for _ in OPEN_GAMES)
+            # read before the rows: a game that ends meanwhile has an id at or above it, and is read below
+            low = self._row(f"SELECT COALESCE(MIN(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM games)) AS low "
+                            f"FROM games WHERE status IN ({open_marks})", *(status.value for status in OPEN_GAMES))
+            new = [_result(row) for row in self._rows(f"SELECT {_RESULT_COLUMNS} FROM games WHERE status = ? AND "
+                                                      "id >= ?", GameStatus.FINISHED.value, self._results_from)]
+            changed = False
+            for result in new:
+                if result.id not in self._results:
+                    self._results[result.id] = result
+                    changed = True
+            self._results_from = int(low["low"]) if low else 0
+            if self.finished_mark()[0] != len(self._results):
+                self._results = {result.id: result for result in map(_result, self._rows(
+                    f"SELECT {_RESULT_COLUMNS} FROM games WHERE status = ?", GameStatus.FINISHED.value))}
+                changed = True
+            if changed:
+                self._results_sorted = tuple(self._results[key] for key in sorted(self._results))
+            return self._results_sorted
+
+    def standings_mark(self) -> tuple[int, int, str, str]:
+        """A value that changes whenever what the standings read does: a game finished, a version stored or its
+        status changed (a card, a verdict), a student added or renamed.  Read by one query, each time asked."""
+        found = self._row(
+            "SELECT (SELECT COUNT(*) FROM games WHERE status = ?) AS n, "
+            "(SELECT COALESCE(MAX(id), 0) FROM games WHERE status = ?) AS last, "
+            "(SELECT COALESCE(group_concat(id || ' ' || status, ','), '') FROM versions) AS versions, "
+            "(SELECT COALESCE(group_concat(id || ' ' || name, char(10)), '') FROM students) AS students",
+            GameStatus.FINISHED.value, GameStatus.FINISHED.value)
+        assert found is not None
+        return int(found["n"]), int(found["last"]), str(found["versions"]), str(found["students"])
+
     def games_of_student(self, student: str, latest: int) -> list[Game]:
         """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first."""
         return [_game(row) for row in self._rows(
@@ -872,5 +970,5 @@ class _Transaction:
 
 
 __all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
-           "PairTally", "Game", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
+           "PairTally", "Game", "GameResult", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
            "MIGRATIONS", "SCHEMA_VERSION"]
