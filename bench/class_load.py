@@ -375,11 +375,12 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return found.get("VmRSS", 0.0), found.get("VmHWM", 0.0)
 
 
-def finished_since(database: Path, since: str) -> int:
+def finished_since(database: Path, since: str, until: str = "9999") -> int:
+    """The games finished from ``since`` (ISO, to the second) to before ``until``."""
     db = sqlite3.connect(database)
     try:
-        return int(db.execute("SELECT COUNT(*) FROM games WHERE status = 'finished' AND finished_at >= ?",
-                              (since,)).fetchone()[0])
+        return int(db.execute("SELECT COUNT(*) FROM games WHERE status = 'finished' AND finished_at >= ? AND "
+                              "finished_at < ?", (since, until)).fetchone()[0])
     finally:
         db.close()
 
@@ -571,8 +572,9 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
         peak_from = utc_now()
         peak_started = time.monotonic()
         streams = asyncio.run(peak(port, tokens, ids, seconds, submit_every, timings, phase, admissions))
-        peak_span = time.monotonic() - peak_started
-        peak_games = finished_since(folder / "class.sqlite", peak_from)
+        peak_span = seconds  # (the games of the load's window: the cards waited for after it are not counted)
+        peak_until = (dt.datetime.fromisoformat(peak_from) + dt.timedelta(seconds=seconds)).isoformat()
+        peak_games = finished_since(folder / "class.sqlite", peak_from, peak_until)
         peak_rss = rss_mb(server.process.pid)
         loads.append(os.getloadavg()[0])
     finally:
@@ -585,7 +587,8 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
           f"on {os.cpu_count()} cores")
     report(timings)
     print(f"ladder: idle {idle_games} games finished in {idle_span:.0f} s ({idle_games * 3600 / idle_span:.0f}/h); "
-          f"peak {peak_games} in {peak_span:.0f} s ({peak_games * 3600 / peak_span:.0f}/h)")
+          f"peak {peak_games} in {peak_span:.0f} s ({peak_games * 3600 / peak_span:.0f}/h); the server's whole run: "
+          f"{finished_since(folder / 'class.sqlite', idle_from)} games")
     print(f"event streams: {streams}")
     waits = sorted(seconds for _, seconds, _ in admissions if seconds == seconds)
     print(f"admission (upload's answer to card): {len(admissions)} versions, p50 {percentile(waits, 0.5):.0f} s, "

@@ -98,7 +98,8 @@ def _round(value: Optional[float]) -> Optional[float]:
 Standings = tuple[list[StudentLine], list[ReferenceLine]]
 
 _computed: dict[str, tuple[Any, Standings]] = {}  # class database -> (what they were computed from, the standings)
-_computing = threading.Lock()  # one computation at a time: the others wait for it and take its result
+_computing: set[str] = set()  # the class databases whose standings are being computed now
+_changed = threading.Condition()  # guards both
 
 
 def standings(settings: ClassSettings, store: ClassStore) -> Standings:
@@ -107,17 +108,33 @@ def standings(settings: ClassSettings, store: ClassStore) -> Standings:
     Computed again only when what they read changed
     (:meth:`.ClassStore.standings_mark`: a game finished, a version or a
     student changed): every page, stream and poll of a class of 300 asks
-    for them, and a computation reads a week of games.  The lists are
-    shared by every caller: read them, never change them.
+    for them, and a computation reads a week of games.  One computation at
+    a time: while it runs, other callers take the standings of the change
+    before (seconds old) rather than wait for it, as the live pages do
+    (the very first are waited for).  The lists are shared by every
+    caller: read them, never change them.
     """
-    with _computing:
-        key = (store.standings_mark(), settings.references)
-        cached = _computed.get(str(store.path))
-        if cached is not None and cached[0] == key:
-            return cached[1]
+    path = str(store.path)
+    key = (store.standings_mark(), settings.references)
+    with _changed:
+        while True:
+            cached = _computed.get(path)
+            if cached is not None and (cached[0] == key or path in _computing):
+                return cached[1]
+            if path not in _computing:
+                break
+            _changed.wait()
+        _computing.add(path)
+    computed: Optional[Standings] = None
+    try:
         computed = compute_standings(settings, store)
-        _computed[str(store.path)] = (key, computed)
         return computed
+    finally:
+        with _changed:
+            _computing.discard(path)
+            if computed is not None:
+                _computed[path] = (key, computed)
+            _changed.notify_all()
 
 
 def compute_standings(settings: ClassSettings, store: ClassStore) -> Standings:

@@ -577,6 +577,9 @@ class ClassStore:
         self._results: dict[int, GameResult] = {}
         self._results_sorted: tuple[GameResult, ...] = ()
         self._results_from = 0  # every game below this id had ended (finished or void) when it was last read
+        self._pairs: list[Pair] = []  # every pair read so far, oldest first (pairs)
+        self._done_tallies: dict[int, PairTally] = {}  # the tallies of pairs with no open game left (pair_tallies)
+        self._tallies_from = 0  # the oldest pair that had an open game when last counted
         with self.lock:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -777,22 +780,48 @@ class ClassStore:
     # -- pairs and games ------------------------------------------------------------
 
     def pairs(self) -> list[Pair]:
-        return [_pair(row) for row in self._rows("SELECT * FROM pairs ORDER BY id")]
+        """Every pair, oldest first: each row read once (a pair's row never changes once planned)."""
+        with self.lock:
+            known = self._pairs[-1].id if self._pairs else 0
+            found = self._row("SELECT COUNT(*) AS n FROM pairs WHERE id <= ?", known)
+            if len(self._pairs) > (int(found["n"]) if found else 0):
+                self._pairs = []  # rows removed by another program: read again whole
+                known = 0
+            self._pairs += [_pair(row) for row in self._rows("SELECT * FROM pairs WHERE id > ? ORDER BY id", known)]
+            return list(self._pairs)
 
     def pair(self, pair_id: int) -> Optional[Pair]:
         found = self._row("SELECT * FROM pairs WHERE id = ?", pair_id)
         return None if found is None else _pair(found)
 
-    def pair_tallies(self) -> list[PairTally]:
-        """Every pair with the points its ``a`` scored in its finished games and the number of its open games."""
+    def pair_tallies(self, _again: bool = True) -> list[PairTally]:
+        """Every pair with the points its ``a`` scored in its finished games and the number of its open games.
+
+        A pair none of whose games is open any more is done for good (only
+        a queued or running game is voided or queued again): its tally is
+        kept, and each call counts the pairs from the oldest one still open
+        on (the ladder's every plan asked for a week's 10,000).
+        """
         open_marks = ", ".join("?" for _ in OPEN_GAMES)
-        rows = self._rows(
-            "SELECT p.*, "
-            "(SELECT COALESCE(SUM(CASE WHEN g.white = p.a THEN g.white_points ELSE 1 - g.white_points END), 0) "
-            " FROM games g WHERE g.pair = p.id AND g.status = ?) AS points, "
-            f"(SELECT COUNT(*) FROM games g WHERE g.pair = p.id AND g.status IN ({open_marks})) AS open "
-            "FROM pairs p ORDER BY p.id", GameStatus.FINISHED.value, *(status.value for status in OPEN_GAMES))
-        return [PairTally(_pair(row), float(row["points"]), int(row["open"])) for row in rows]
+        with self.lock:
+            pairs = {pair.id: pair for pair in self.pairs()}
+            rows = self._rows(
+                "SELECT p.id, "
+                "(SELECT COALESCE(SUM(CASE WHEN g.white = p.a THEN g.white_points ELSE 1 - g.white_points END), 0) "
+                " FROM games g WHERE g.pair = p.id AND g.status = ?) AS points, "
+                f"(SELECT COUNT(*) FROM games g WHERE g.pair = p.id AND g.status IN ({open_marks})) AS open "
+                "FROM pairs p WHERE p.id >= ? ORDER BY p.id", GameStatus.FINISHED.value,
+                *(status.value for status in OPEN_GAMES), self._tallies_from)
+            fresh = [PairTally(pairs[int(row["id"])], float(row["points"]), int(row["open"])) for row in rows
+                     if int(row["id"]) in pairs]  # (a pair planned since pairs() read them: counted next time)
+            done = [self._done_tallies[key] for key in sorted(self._done_tallies)]  # every pair below _tallies_from
+            if len(done) + len(fresh) != len(pairs) and _again:  # rows removed by another program: read again whole
+                self._pairs, self._done_tallies, self._tallies_from = [], {}, 0
+                return self.pair_tallies(_again=False)
+            still_open = [tally.pair.id for tally in fresh if tally.open]
+            self._tallies_from = still_open[0] if still_open else fresh[-1].pair.id + 1 if fresh else self._tallies_from
+            self._done_tallies.update((tally.pair.id, tally) for tally in fresh if tally.pair.id < self._tallies_from)
+            return done + fresh
 
     def add_pair(self, a: Side, b: Side, kind: PairKind, opening: Iterable[str],
                  games: Iterable[tuple[Side, Side, int]]) -> int:
