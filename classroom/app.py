@@ -301,7 +301,7 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
 
     def standings_data(self) -> dict[str, Any]:
-        return service.standings_json(service.standings_view(self.settings, self.store))
+        return service.standings_json(service.standings_view(self.settings, self.store, fresh=False))
 
     async def export(self, request: Request) -> Response:
         person = self.person(request)
@@ -322,7 +322,7 @@ class ClassApi:
         return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
 
     def class_data(self, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
-        return service.class_json(service.class_view(self.settings, self.store, ranked=ranked))
+        return service.class_json(service.class_view(self.settings, self.store, ranked=ranked, fresh=False))
 
     async def starters(self, request: Request) -> Response:
         """The eight starters as submission templates (their files, command and build lines)."""

@@ -102,7 +102,7 @@ _computing: set[str] = set()  # the class databases whose standings are being co
 _changed = threading.Condition()  # guards both
 
 
-def standings(settings: ClassSettings, store: ClassStore) -> Standings:
+def standings(settings: ClassSettings, store: ClassStore, fresh: bool = True) -> Standings:
     """The students (ranked first, then the unranked by id) and the reference agents with their ratings.
 
     Computed again only when what they read changed
@@ -110,9 +110,12 @@ def standings(settings: ClassSettings, store: ClassStore) -> Standings:
     student changed): every page, stream and poll of a class of 300 asks
     for them, and a computation reads a week of games.  One computation at
     a time: while it runs, other callers take the standings of the change
-    before (seconds old) rather than wait for it, as the live pages do
-    (the very first are waited for).  The lists are shared by every
-    caller: read them, never change them.
+    before (seconds old) rather than wait for it.  ``fresh=False`` (the
+    pages and the API): never wait once there are standings; a change
+    starts their computation in a thread of its own and the last ones are
+    given meanwhile, so the pages lag the ladder by one computation, as
+    the live pages do.  The lists are shared by every caller: read them,
+    never change them.
     """
     path = str(store.path)
     key = (store.standings_mark(), settings.references)
@@ -121,10 +124,20 @@ def standings(settings: ClassSettings, store: ClassStore) -> Standings:
             cached = _computed.get(path)
             if cached is not None and (cached[0] == key or path in _computing):
                 return cached[1]
+            if cached is not None and not fresh:
+                _computing.add(path)
+                threading.Thread(target=_keep, args=(settings, store, key), name="standings", daemon=True).start()
+                return cached[1]
             if path not in _computing:
                 break
             _changed.wait()
         _computing.add(path)
+    return _keep(settings, store, key)
+
+
+def _keep(settings: ClassSettings, store: ClassStore, key: Any) -> Standings:
+    """Compute the standings and keep them as those of ``key`` (the caller marked their database as computing)."""
+    path = str(store.path)
     computed: Optional[Standings] = None
     try:
         computed = compute_standings(settings, store)
@@ -209,6 +222,49 @@ def _duplicates(lines: list[StudentLine], versions: list[Version]) -> None:
             line.duplicate_of = [other for other in owners.get(line.fingerprint, []) if other != line.id]
 
 
+Situation = tuple[str, str, tuple[str, ...]]  # a game as a side saw it: (the opponent's version, its colour, the opening)
+
+
+@dataclass
+class _Situations:
+    """What every version played in each situation, read from the finished games once each (they never change)."""
+
+    seen: set[int] = field(default_factory=set)  # the games read
+    played: dict[int, dict[Situation, set[str]]] = field(default_factory=dict)  # version -> situation -> moves
+    alike_in: dict[tuple[Situation, str], list[int]] = field(default_factory=dict)  # (situation, moves) -> versions
+
+
+_situations: dict[str, _Situations] = {}  # class database -> what its versions played
+
+
+def _situations_of(store: ClassStore, games: Sequence[GameResult]) -> _Situations:
+    """The situations of ``games`` (every finished game), the ones not read before added (the standings are
+    computed one at a time: :func:`standings`)."""
+    known = _situations.get(str(store.path))
+    if known is None or len(known.seen) > len(games):  # (the games of another database at that path: read anew)
+        known = _situations[str(store.path)] = _Situations()
+    if len(known.seen) == len(games):
+        return known
+    openings = {pair.id: pair.opening for pair in store.pairs()}
+    for game in games:
+        if game.id in known.seen:
+            continue
+        known.seen.add(game.id)
+        moves = _moves_alone(game, store)
+        if not moves:
+            continue
+        opening = openings.get(game.pair, ())
+        for colour, version, opponent in (("W", game.white_version, game.black_fp),
+                                          ("B", game.black_version, game.white_fp)):
+            if version is None:
+                continue
+            played = known.played.setdefault(version, {}).setdefault((opponent, colour, opening), set())
+            if moves not in played:
+                played.add(moves)
+                known.alike_in.setdefault(((opponent, colour, opening), moves), []).append(version)
+    return known
+
+
 def _same_moves(lines: list[StudentLine], games: Sequence[GameResult], store: ClassStore) -> None:
     """Name the students whose current versions played the same moves in the games they share.
 
@@ -223,35 +279,22 @@ def _same_moves(lines: list[StudentLine], games: Sequence[GameResult], store: Cl
 
     Only the versions that played alike at least that often are compared
     (those that played the same moves in a situation: each such situation
-    gives its versions' pairs), so a class of 300 costs a pass over its
-    games, not every pair of versions over every situation of each.
+    gives its versions' pairs), and each game is read once
+    (:func:`_situations_of`), so a class of 300 costs what its new games
+    add, not every pair of versions over every situation of each.
     """
     current = {line.version: line for line in lines if line.version is not None and line.status == VersionStatus.ADMITTED}
-    openings = {pair.id: pair.opening for pair in store.pairs()}
-    Situation = tuple[str, str, tuple[str, ...]]  # (the opponent's version, the colour played, the opening)
-    played: dict[int, dict[Situation, set[str]]] = {}
-    for game in games:
-        moves = _moves_alone(game, store)
-        if not moves:
-            continue
-        opening = openings.get(game.pair, ())
-        for colour, version, opponent in (("W", game.white_version, game.black_fp),
-                                          ("B", game.black_version, game.white_fp)):
-            if version is not None and version in current:
-                played.setdefault(version, {}).setdefault((opponent, colour, opening), set()).add(moves)
-    prints = {version: line.fingerprint for version, line in current.items()}
-    # the versions that played each situation alike: (situation, moves) -> versions
-    alike_in: dict[tuple[Situation, str], list[int]] = {}
-    for version, situations in played.items():
-        for situation, moves_played in situations.items():
-            for moves in moves_played:
-                alike_in.setdefault((situation, moves), []).append(version)
+    situations = _situations_of(store, games)
+    played, prints = situations.played, {version: line.fingerprint for version, line in current.items()}
     alike: dict[tuple[int, int], set[Situation]] = {}
-    for (situation, _), versions in alike_in.items():
+    for (situation, _), versions in situations.alike_in.items():
+        if len(versions) < 2:
+            continue
         for version in versions:
             for other in versions:
                 # their games against each other are not shared games: each played the other
-                if other != version and situation[0] not in (prints[version], prints[other]):
+                if other != version and version in current and other in current and \
+                        situation[0] not in (prints[version], prints[other]):
                     alike.setdefault((version, other), set()).add(situation)
     order = {version: place for place, version in enumerate(current)}
     named: dict[int, list[int]] = {}

@@ -106,7 +106,8 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str,
         raise LookupError(f"no student {person!r} in this class")
     lines, _ = ranked or standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
-    games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
+    games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES,
+                                                                                       records=False))
     return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings),
                        verdicts_by_version(store, person))
 
@@ -151,24 +152,29 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
     return replace(game, record=record, detail=scrub(game.detail), void_reason=scrub(game.void_reason))
 
 
-def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None) -> StandingsView:
-    lines, references = ranked or standings(settings, store)
+def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None,
+                   fresh: bool = True) -> StandingsView:
+    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
+    lines, references = ranked or standings(settings, store, fresh)
     return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts(),
                          PAUSED if FinalMarker(settings.folder).running() else "")
 
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
-               ranked: Optional[Standings] = None) -> ClassView:
-    lines, references = ranked or standings(settings, store)
+               ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
+    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
+    lines, references = ranked or standings(settings, store, fresh)
     by_id = {line.id: line for line in lines}
     versions: dict[str, list[Version]] = {}
     for version in store.versions():  # one query, not one a student
         versions.setdefault(version.student, []).append(version)
-    students = tuple(ClassStudent(student, by_id[student.id], tuple(versions.get(student.id, ())))
+    # (a student added since the standings kept were computed: a line of their own until the next ones)
+    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name),
+                                  tuple(versions.get(student.id, ())))
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state(),
+                     tuple(store.games(latest=latest_games, records=False)), duplicates, Ladder(settings, store).state(),
                      verdicts_by_version(store), copy_pairs(settings, store))
 
 

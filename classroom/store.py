@@ -561,6 +561,16 @@ def _result(row: sqlite3.Row) -> GameResult:
 _RESULT_COLUMNS = ("id, pair, white, white_version, white_fp, black, black_version, black_fp, winner, termination, "
                    "white_points, plies, moves_sha256")
 
+_LISTED = ("id, pair, game_index, white, white_version, white_fp, black, black_version, black_fp, seed, status, result, "
+           "winner, termination, detail, white_points, plies, moves_sha256, NULL AS record, NULL AS white_stderr, "
+           "NULL AS black_stderr, created_at, started_at, finished_at, void_reason")
+
+
+def _select_games(records: bool) -> str:
+    """``SELECT ... FROM games``: every column, or (``records=False``) all but the record and stderr, as ``NULL``."""
+    return "SELECT " + ("*" if records else _LISTED) + " FROM games"
+
+
 _INSERT_GAME = ("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_version, black_fp, "
                 "seed, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -840,12 +850,17 @@ class ClassStore:
         found = self._row("SELECT * FROM games WHERE id = ?", game_id)
         return None if found is None else _game(found)
 
-    def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None) -> list[Game]:
-        """The games (with ``status``), oldest first; ``latest``: only the newest so many, newest first."""
+    def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None,
+              records: bool = True) -> list[Game]:
+        """The games (with ``status``), oldest first; ``latest``: only the newest so many, newest first.
+
+        ``records=False``: without their records and stderr (``None``, never
+        read: what a list shows; a page of 500 games read 3 MB of them).
+        """
         where = "" if status is None else " WHERE status = ?"
         order = " ORDER BY id" if latest is None else " ORDER BY id DESC LIMIT ?"
         args: list[Any] = ([] if status is None else [status.value]) + ([] if latest is None else [latest])
-        return [_game(row) for row in self._rows("SELECT * FROM games" + where + order, *args)]
+        return [_game(row) for row in self._rows(_select_games(records) + where + order, *args)]
 
     def finished_games(self) -> list[Game]:
         """Every finished game, oldest first."""
@@ -895,10 +910,11 @@ class ClassStore:
         assert found is not None
         return int(found["n"]), int(found["last"]), str(found["versions"]), str(found["students"])
 
-    def games_of_student(self, student: str, latest: int) -> list[Game]:
-        """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first."""
+    def games_of_student(self, student: str, latest: int, records: bool = True) -> list[Game]:
+        """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first;
+        ``records=False``: without their records and stderr (``None``)."""
         return [_game(row) for row in self._rows(
-            "SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
+            _select_games(records) + " WHERE (white = ? AND white_version IS NOT NULL) OR "
             "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT ?", student, student, latest)]
 
     def game_counts(self) -> dict[GameStatus, int]:
