@@ -8,6 +8,7 @@ The API turns each value into JSON (:func:`student_json`, :func:`standings_json`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -115,7 +116,16 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str,
 def listed(game: Game, person: str, folder: Path) -> Game:
     """``game`` as a list shows it to ``person``: :func:`game_as_seen` without its record and stderr (a list
     shows neither, and parsing 500 records for each refresh of a page is what a list must not cost)."""
-    return game_as_seen(replace(game, record=None, white_stderr=None, black_stderr=None), person, folder)
+    if game.record is not None or game.white_stderr is not None or game.black_stderr is not None:
+        game = replace(game, record=None, white_stderr=None, black_stderr=None)
+    return game_as_seen(game, person, folder)
+
+
+@functools.lru_cache(maxsize=16)
+def _roots(folder: Path) -> tuple[str, ...]:
+    """The class folder's path as a text may hold it, as given and resolved, the longer first (asked once a
+    folder: a student's view lists 500 games, and resolving is a system call per folder of the path)."""
+    return tuple(sorted({str(folder), str(folder.resolve())}, key=len, reverse=True))
 
 
 def game_as_seen(game: Game, person: str, folder: Path) -> Game:
@@ -127,7 +137,7 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
     """
     if person == INSTRUCTOR:
         return game
-    roots = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
+    roots = _roots(folder)
 
     def scrub(value: Any) -> Any:
         if isinstance(value, str):
@@ -149,7 +159,10 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
                 for key in PRIVATE_AGENT_KEYS:
                     entry.pop(key, None)
         record = json.dumps(scrub(data))
-    return replace(game, record=record, detail=scrub(game.detail), void_reason=scrub(game.void_reason))
+    detail, void_reason = scrub(game.detail), scrub(game.void_reason)
+    if record is game.record and detail == game.detail and void_reason == game.void_reason:
+        return game  # nothing to hide (a list's row without a record, no path in its words): no copy made
+    return replace(game, record=record, detail=detail, void_reason=void_reason)
 
 
 def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None,
