@@ -298,12 +298,12 @@ def _same_moves(lines: list[StudentLine], games: Sequence[GameResult], store: Cl
                     alike.setdefault((version, other), set()).add(situation)
     order = {version: place for place, version in enumerate(current)}
     named: dict[int, list[int]] = {}
-    for (version, other), situations in alike.items():
-        if len(situations) < SAME_MOVES_AT_LEAST or current[other].id == current[version].id:
+    for (version, other), played_alike in alike.items():
+        if len(played_alike) < SAME_MOVES_AT_LEAST or current[other].id == current[version].id:
             continue
         mine, theirs = played[version], played[other]
         shared = sum(1 for key in mine if key in theirs and key[0] not in (prints[version], prints[other]))
-        if 2 * len(situations) >= shared:
+        if 2 * len(played_alike) >= shared:
             named.setdefault(version, []).append(other)
     for version, others in named.items():
         current[version].same_moves_as.extend(current[other].id for other in sorted(others, key=order.__getitem__))

@@ -17,7 +17,8 @@ from typing import Any, Optional
 from .admission import public_version
 from .copies import CopyPair, copy_pairs
 from .final import PAUSED, FinalMarker
-from .grades import ReferenceLine, Standings, StudentLine, standings
+from .grades import ReferenceLine, StudentLine, standings
+from .grades import Standings as Standings  # (named service.Standings by app.py)
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version
