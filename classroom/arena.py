@@ -12,7 +12,7 @@ from ..agents.check import FAIL, ReportCard, check_agent
 from ..referee.hints import HOME_ON_SERVER
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
-from ..protocol import GameRecord, Move, Result
+from ..protocol import Colour, GameRecord, Move, Result, Termination
 from ..protocol.record import result_from_dict
 from ..protocol.openings import read_openings, suite_path
 from ..referee import GameConfig
@@ -46,7 +46,8 @@ EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
-    "FAIL", "HOME_ON_SERVER", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Move", "Result",
+    "FAIL", "HOME_ON_SERVER", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "Colour", "GameRecord",
+    "Move", "Result", "Termination",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",

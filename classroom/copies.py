@@ -92,7 +92,7 @@ def copy_pairs(settings: ClassSettings, store: ClassStore, threshold: float = DE
     Computed again only when the admitted versions changed (cached per
     class database); each pair of students once, by their most similar versions.
     """
-    versions = store.admitted_versions()
+    versions = store.admitted_versions(cards=False)  # (their files are read, never their cards)
     key = tuple((version.id, version.fingerprint) for version in versions)
     with _lock:
         cache = _caches.get(str(store.path))

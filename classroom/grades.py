@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from .arena import GameRecord, TournamentFileError, TournamentStoreError, load_tournament, tournament_tables
 from .copies import copies_of, copy_pairs
 from .ladder import moves_sha256, rating_key, ratings
 from .settings import ClassSettings
-from .store import ClassStore, Game, Version, VersionStatus
+from .store import ClassStore, GameResult, Version, VersionStatus
 
 BOM = "\ufeff"  # first in the file: a spreadsheet reads the rest as UTF-8
 SAME_MOVES_AT_LEAST = 2  # shared games played move for move alike before two versions are named
@@ -96,14 +97,77 @@ def _round(value: Optional[float]) -> Optional[float]:
     return None if value is None else round(value, 1)
 
 
-def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentLine], list[ReferenceLine]]:
-    """The students (ranked first, then the unranked by id) and the reference agents with their ratings."""
+Standings = tuple[list[StudentLine], list[ReferenceLine]]
+
+_computed: dict[str, tuple[Any, Standings]] = {}  # class database -> (what they were computed from, the standings)
+_computing: set[str] = set()  # the class databases whose standings are being computed now
+_changed = threading.Condition()  # guards both
+
+
+def standings(settings: ClassSettings, store: ClassStore, fresh: bool = True) -> Standings:
+    """The students (ranked first, then the unranked by id) and the reference agents with their ratings.
+
+    Computed again only when what they read changed
+    (:meth:`.ClassStore.standings_mark`: a game finished, a version or a
+    student changed): every page, stream and poll of a class of 300 asks
+    for them, and a computation reads a week of games.  One computation at
+    a time: while it runs, other callers take the standings of the change
+    before (seconds old) rather than wait for it.  ``fresh=False`` (the
+    pages and the API): never wait once there are standings; a change
+    starts their computation in a thread of its own and the last ones are
+    given meanwhile, so the pages lag the ladder by one computation, as
+    the live pages do.  The lists are shared by every caller: read them,
+    never change them.
+    """
+    path = str(store.path)
+    key = (store.standings_mark(), settings.references)
+    with _changed:
+        while True:
+            cached = _computed.get(path)
+            if cached is not None and (cached[0] == key or path in _computing):
+                return cached[1]
+            if cached is not None and not fresh:
+                _computing.add(path)
+                threading.Thread(target=_keep, args=(settings, store, key), name="standings", daemon=True).start()
+                return cached[1]
+            if path not in _computing:
+                break
+            _changed.wait()
+        _computing.add(path)
+    return _keep(settings, store, key)
+
+
+def _keep(settings: ClassSettings, store: ClassStore, key: Any) -> Standings:
+    """Compute the standings and keep them as those of ``key`` (the caller marked their database as computing)."""
+    path = str(store.path)
+    computed: Optional[Standings] = None
+    try:
+        computed = compute_standings(settings, store)
+        return computed
+    finally:
+        with _changed:
+            _computing.discard(path)
+            if computed is not None:
+                _computed[path] = (key, computed)
+            _changed.notify_all()
+
+
+def compute_standings(settings: ClassSettings, store: ClassStore) -> Standings:
+    """The standings computed from the database now (:func:`standings` keeps the last ones)."""
     fitted = ratings(store)
-    current = {version.student: version for version in store.current_versions()}
+    versions = store.versions(cards=False)
+    current: dict[str, Version] = {}  # each student's last admitted version (store.current_versions)
     latest: dict[str, Version] = {}
-    for version in store.versions():
+    for version in versions:
         latest[version.student] = version
-    games = store.finished_games()
+        if version.status is VersionStatus.ADMITTED:
+            current[version.student] = version
+    games = store.finished_results()
+    by_version: dict[int, list[GameResult]] = {}
+    for game in games:
+        for version_id in {game.white_version, game.black_version}:
+            if version_id is not None:
+                by_version.setdefault(version_id, []).append(game)
     lines = []
     for student in store.students():
         line = StudentLine(student.id, student.name)
@@ -112,7 +176,7 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
             line.version, line.number, line.fingerprint = chosen.id, chosen.number, chosen.fingerprint
             line.submitted_at, line.status = chosen.submitted_at, chosen.status.value
         if student.id in current:
-            _score(line, games, settings)
+            _score(line, by_version.get(line.version or 0, []), settings)
             found = fitted.get(rating_key(student.id, line.version))
             if found is not None and line.games:
                 line.rating, line.rating_error = found.elo, found.error
@@ -120,7 +184,7 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
     ranked = sorted((line for line in lines if line.rating is not None), key=lambda l: -(l.rating or 0.0))
     for place, line in enumerate(ranked, start=1):
         line.rank = place
-    _duplicates(lines, store)
+    _duplicates(lines, versions)
     _same_moves(lines, games, store)
     references = [ReferenceLine(ref.name, ref.builtin, ref.time_per_move,
                                 fitted[ref.name].elo if ref.name in fitted else None,
@@ -130,14 +194,12 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
     return order, references
 
 
-def _score(line: StudentLine, games: list[Game], settings: ClassSettings) -> None:
+def _score(line: StudentLine, games: list[GameResult], settings: ClassSettings) -> None:
+    """``line``'s games, score, faults and result against each reference, from the games its version played."""
     against: dict[str, list[float]] = {}
     for game in games:
-        if line.version not in (game.white_version, game.black_version):
-            continue
         white = game.white_version == line.version
-        white_points = game.white_points or 0.0
-        points = white_points if white else 1.0 - white_points
+        points = game.white_points if white else 1.0 - game.white_points
         line.games += 1
         line.score += points
         if game.winner == ("B" if white else "W") and game.termination == "crash":
@@ -151,9 +213,9 @@ def _score(line: StudentLine, games: list[Game], settings: ClassSettings) -> Non
                     for ref in settings.references if ref.name in against}
 
 
-def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
+def _duplicates(lines: list[StudentLine], versions: list[Version]) -> None:
     owners: dict[str, list[str]] = {}
-    for version in store.versions():
+    for version in versions:
         owners.setdefault(version.fingerprint, [])
         if version.student not in owners[version.fingerprint]:
             owners[version.fingerprint].append(version.student)
@@ -162,7 +224,50 @@ def _duplicates(lines: list[StudentLine], store: ClassStore) -> None:
             line.duplicate_of = [other for other in owners.get(line.fingerprint, []) if other != line.id]
 
 
-def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) -> None:
+Situation = tuple[str, str, tuple[str, ...]]  # a game as a side saw it: (the opponent's version, its colour, the opening)
+
+
+@dataclass
+class _Situations:
+    """What every version played in each situation, read from the finished games once each (they never change)."""
+
+    seen: set[int] = field(default_factory=set)  # the games read
+    played: dict[int, dict[Situation, set[str]]] = field(default_factory=dict)  # version -> situation -> moves
+    alike_in: dict[tuple[Situation, str], list[int]] = field(default_factory=dict)  # (situation, moves) -> versions
+
+
+_situations: dict[str, _Situations] = {}  # class database -> what its versions played
+
+
+def _situations_of(store: ClassStore, games: Sequence[GameResult]) -> _Situations:
+    """The situations of ``games`` (every finished game), the ones not read before added (the standings are
+    computed one at a time: :func:`standings`)."""
+    known = _situations.get(str(store.path))
+    if known is None or len(known.seen) > len(games):  # (the games of another database at that path: read anew)
+        known = _situations[str(store.path)] = _Situations()
+    if len(known.seen) == len(games):
+        return known
+    openings = {pair.id: pair.opening for pair in store.pairs()}
+    for game in games:
+        if game.id in known.seen:
+            continue
+        known.seen.add(game.id)
+        moves = _moves_alone(game, store)
+        if not moves:
+            continue
+        opening = openings.get(game.pair, ())
+        for colour, version, opponent in (("W", game.white_version, game.black_fp),
+                                          ("B", game.black_version, game.white_fp)):
+            if version is None:
+                continue
+            played = known.played.setdefault(version, {}).setdefault((opponent, colour, opening), set())
+            if moves not in played:
+                played.add(moves)
+                known.alike_in.setdefault(((opponent, colour, opening), moves), []).append(version)
+    return known
+
+
+def _same_moves(lines: list[StudentLine], games: Sequence[GameResult], store: ClassStore) -> None:
     """Name the students whose current versions played the same moves in the games they share.
 
     Two versions share a game when each played the same opponent's version
@@ -173,38 +278,45 @@ def _same_moves(lines: list[StudentLine], games: list[Game], store: ClassStore) 
     named when at least :data:`SAME_MOVES_AT_LEAST` shared games are alike
     and they are at least half of the shared ones: one random classmate
     cannot hide a copy, and two different programs never agree on whole games.
+
+    Only the versions that played alike at least that often are compared
+    (those that played the same moves in a situation: each such situation
+    gives its versions' pairs), and each game is read once
+    (:func:`_situations_of`), so a class of 300 costs what its new games
+    add, not every pair of versions over every situation of each.
     """
-    openings = {pair.id: pair.opening for pair in store.pairs()}
-    played: dict[int, dict[tuple[str, str, tuple[str, ...]], set[str]]] = {}
-    for game in games:
-        moves = _moves_alone(game)
-        if not moves:
-            continue
-        opening = openings.get(game.pair, ())
-        for colour, version, opponent in (("W", game.white_version, game.black_fp),
-                                          ("B", game.black_version, game.white_fp)):
-            if version is not None:
-                played.setdefault(version, {}).setdefault((opponent, colour, opening), set()).add(moves)
     current = {line.version: line for line in lines if line.version is not None and line.status == VersionStatus.ADMITTED}
-    prints = {line.version: line.fingerprint for line in current.values()}
-    for version, line in current.items():
-        mine = played.get(version, {})
-        for other_version, other in current.items():
-            if other.id == line.id:
-                continue
-            theirs = played.get(other_version, {})
-            # their games against each other are not shared games: each played the other
-            shared = [key for key in mine if key in theirs and key[0] not in (prints[version], prints[other_version])]
-            alike = sum(1 for key in shared if mine[key] & theirs[key])
-            if alike >= SAME_MOVES_AT_LEAST and 2 * alike >= len(shared):
-                line.same_moves_as.append(other.id)
+    situations = _situations_of(store, games)
+    played, prints = situations.played, {version: line.fingerprint for version, line in current.items()}
+    alike: dict[tuple[int, int], set[Situation]] = {}
+    for (situation, _), versions in situations.alike_in.items():
+        if len(versions) < 2:
+            continue
+        for version in versions:
+            for other in versions:
+                # their games against each other are not shared games: each played the other
+                if other != version and version in current and other in current and \
+                        situation[0] not in (prints[version], prints[other]):
+                    alike.setdefault((version, other), set()).add(situation)
+    order = {version: place for place, version in enumerate(current)}
+    named: dict[int, list[int]] = {}
+    for (version, other), played_alike in alike.items():
+        if len(played_alike) < SAME_MOVES_AT_LEAST or current[other].id == current[version].id:
+            continue
+        mine, theirs = played[version], played[other]
+        shared = sum(1 for key in mine if key in theirs and key[0] not in (prints[version], prints[other]))
+        if 2 * len(played_alike) >= shared:
+            named.setdefault(version, []).append(other)
+    for version, others in named.items():
+        current[version].same_moves_as.extend(current[other].id for other in sorted(others, key=order.__getitem__))
 
 
-def _moves_alone(game: Game) -> str:
+def _moves_alone(game: GameResult, store: ClassStore) -> str:
     """The game's moves without who played them, hashed as the ladder keeps them (from the record if not kept)."""
     if game.moves_sha256:
         return game.moves_sha256
-    return moves_sha256(GameRecord.from_json(game.record)) if game.record else ""
+    row = store.game(game.id)
+    return moves_sha256(GameRecord.from_json(row.record)) if row is not None and row.record else ""
 
 
 # -- the grade sheet ----------------------------------------------------------------------

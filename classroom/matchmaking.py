@@ -179,16 +179,21 @@ def decide(snapshot: Snapshot) -> Union[PairPlan, Idle]:
     if not snapshot.current:
         return Idle(IdleReason.NOBODY)
     played = {entrant.version: 0 for entrant in snapshot.current}
+    # each version's pairs, in their order: one pass over a week's pairs (10,000 in a class of 300), not one a version
+    pairs_of: dict[int, list[PastPair]] = {}
     for pair in snapshot.pairs:
         for version in (pair.a_version, pair.b_version):
             if version in played:
                 played[version] += 1
+        for version in {pair.a_version, pair.b_version}:
+            if version is not None:
+                pairs_of.setdefault(version, []).append(pair)
     busy = {entrant.version for entrant in snapshot.current
-            if any(pair.open for pair in snapshot.pairs if pair.has_version(entrant.version))}
+            if any(pair.open for pair in pairs_of.get(entrant.version, ()))}
     for entrant in sorted(snapshot.current, key=lambda e: (played[e.version], e.version)):
         if entrant.version in busy:
             continue
-        mine = [pair for pair in snapshot.pairs if pair.has_version(entrant.version)]
+        mine = pairs_of.get(entrant.version, [])
         opponent = next_rung(entrant, mine, snapshot.references, snapshot.policy)
         if opponent is None:
             opponent = nearest_classmate(entrant, snapshot.current, mine, snapshot.policy)
@@ -250,9 +255,15 @@ def learning_pair(unsettled: Sequence[Entrant], current: Sequence[Entrant], pair
             return math.inf  # two unrated versions: nothing known, the nearest rating decides below
         return min(widest.high, other.high) - max(widest.low, other.low)
 
+    # the pairs of widest's student with each classmate, counted in one pass
+    together: dict[str, int] = {}
+    for pair in pairs:
+        if widest.student in (pair.a, pair.b) and pair.a != pair.b:
+            classmate = pair.b if pair.a == widest.student else pair.a
+            together[classmate] = together.get(classmate, 0) + 1
+
     def met(other: Entrant) -> float:
-        together = sum(1 for pair in pairs if {pair.a, pair.b} == {widest.student, other.student})
-        return together if overlap(other) > 0 else math.inf
+        return together.get(other.student, 0) if overlap(other) > 0 else math.inf
 
     classmates = [other for other in current if other.student != widest.student]
     opponent = min(classmates, key=lambda o: (met(o), -overlap(o), abs(o.rating - widest.rating), played[o.version],

@@ -82,7 +82,7 @@ class ClassPages:
     def student_data(self, person: str) -> dict[str, Any]:
         me = student_view(self.api.settings, self.api.store, person, self.api.live.standings()[1])
         mine = {game.id for game in me.games}
-        others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine))
+        others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine), records=False)
         settings = self.api.settings
         return {"me": me, "versions": list(reversed(me.versions)),
                 "class_games": [listed(game, person, settings.folder) for game in others
@@ -93,7 +93,8 @@ class ClassPages:
                 "space": space_line(settings, person)}
 
     async def dashboard(self, request: Request, verdict_error: str = "", status: int = 200) -> Response:
-        data = await anyio.to_thread.run_sync(class_view, self.api.settings, self.api.store, DASHBOARD_GAMES_SHOWN)
+        data = await anyio.to_thread.run_sync(lambda: class_view(self.api.settings, self.api.store,
+                                                                 DASHBOARD_GAMES_SHOWN, fresh=False))
         return self.render(request, "dashboard.html", INSTRUCTOR, status=status, data=data, final=self.api.final.state(),
                            verdict_error=verdict_error, copy_threshold=DEFAULT_THRESHOLD)
 
@@ -172,7 +173,7 @@ class ClassPages:
         person = self.api.person(request)
         if person is None:
             return self.render(request, "signin.html", None, status=401)
-        data = await anyio.to_thread.run_sync(standings_view, self.api.settings, self.api.store)
+        data = await anyio.to_thread.run_sync(lambda: standings_view(self.api.settings, self.api.store, fresh=False))
         return self.render(request, "standings.html", person, data=data)
 
     async def game_page(self, request: Request) -> Response:

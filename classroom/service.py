@@ -8,6 +8,7 @@ The API turns each value into JSON (:func:`student_json`, :func:`standings_json`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from .cards import SERVER_FOLDER
 from .copies import CopyPair, copy_pairs
 from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
+from .grades import Standings as Standings  # (named service.Standings by app.py)
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version
@@ -95,7 +97,6 @@ class ClassView:
     copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
 
 
-Standings = tuple[list[StudentLine], list[ReferenceLine]]  # what :func:`.grades.standings` gives
 
 
 def student_view(settings: ClassSettings, store: ClassStore, person: str,
@@ -107,7 +108,8 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str,
         raise LookupError(f"no student {person!r} in this class")
     lines, _ = ranked or standings(settings, store)
     mine = next((line for line in lines if line.id == person), None)
-    games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES))
+    games = tuple(listed(game, person, settings.folder) for game in store.games_of_student(person, latest=MY_GAMES,
+                                                                                       records=False))
     return StudentView(student, tuple(store.versions(person)), games, mine, TimeRule.of(settings),
                        verdicts_by_version(store, person))
 
@@ -115,7 +117,16 @@ def student_view(settings: ClassSettings, store: ClassStore, person: str,
 def listed(game: Game, person: str, folder: Path) -> Game:
     """``game`` as a list shows it to ``person``: :func:`game_as_seen` without its record and stderr (a list
     shows neither, and parsing 500 records for each refresh of a page is what a list must not cost)."""
-    return game_as_seen(replace(game, record=None, white_stderr=None, black_stderr=None), person, folder)
+    if game.record is not None or game.white_stderr is not None or game.black_stderr is not None:
+        game = replace(game, record=None, white_stderr=None, black_stderr=None)
+    return game_as_seen(game, person, folder)
+
+
+@functools.lru_cache(maxsize=16)
+def _roots(folder: Path) -> tuple[str, ...]:
+    """The class folder's path as a text may hold it, as given and resolved, the longer first (asked once a
+    folder: a student's view lists 500 games, and resolving is a system call per folder of the path)."""
+    return tuple(sorted({str(folder), str(folder.resolve())}, key=len, reverse=True))
 
 
 def game_as_seen(game: Game, person: str, folder: Path) -> Game:
@@ -127,7 +138,7 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
     """
     if person == INSTRUCTOR:
         return game
-    roots = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
+    roots = _roots(folder)
 
     def scrub(value: Any) -> Any:
         if isinstance(value, str):
@@ -149,30 +160,41 @@ def game_as_seen(game: Game, person: str, folder: Path) -> Game:
                 for key in PRIVATE_AGENT_KEYS:
                     entry.pop(key, None)
         record = json.dumps(scrub(data))
-    return replace(game, record=record, detail=scrub(game.detail), void_reason=scrub(game.void_reason))
+    detail, void_reason = scrub(game.detail), scrub(game.void_reason)
+    if record is game.record and detail == game.detail and void_reason == game.void_reason:
+        return game  # nothing to hide (a list's row without a record, no path in its words): no copy made
+    return replace(game, record=record, detail=detail, void_reason=void_reason)
 
 
-def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None) -> StandingsView:
-    lines, references = ranked or standings(settings, store)
+def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[Standings] = None,
+                   fresh: bool = True) -> StandingsView:
+    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
+    lines, references = ranked or standings(settings, store, fresh)
     return StandingsView(settings.name, TimeRule.of(settings), tuple(lines), tuple(references), store.game_counts(),
                          PAUSED if FinalMarker(settings.folder).running() else "")
 
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
-               ranked: Optional[Standings] = None) -> ClassView:
-    lines, references = ranked or standings(settings, store)
+               ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
+    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
+    lines, references = ranked or standings(settings, store, fresh)
     by_id = {line.id: line for line in lines}
-    students = tuple(ClassStudent(student, by_id[student.id], tuple(store.versions(student.id)))
+    versions: dict[str, list[Version]] = {}
+    for version in store.versions():  # one query, not one a student
+        versions.setdefault(version.student, []).append(version)
+    # (a student added since the standings kept were computed: a line of their own until the next ones)
+    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name),
+                                  tuple(versions.get(student.id, ())))
                      for student in store.students())
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games)), duplicates, Ladder(settings, store).state(),
+                     tuple(store.games(latest=latest_games, records=False)), duplicates, Ladder(settings, store).state(),
                      verdicts_by_version(store), copy_pairs(settings, store))
 
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
     """The instructor's verdicts by hand (on ``student``'s versions), oldest first, by version id."""
-    mine = None if student is None else {version.id for version in store.versions(student)}
+    mine = None if student is None else {version.id for version in store.versions(student, cards=False)}
     found: dict[int, list[Verdict]] = {}
     for verdict in store.verdicts():
         if mine is None or verdict.version in mine:

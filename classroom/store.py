@@ -21,6 +21,7 @@ number of the schema is kept in ``meta``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import json
@@ -103,7 +104,8 @@ class AddColumn:
 
 @dataclass(frozen=True)
 class AddTable:
-    """A migration: a table (and its indexes) added, ``IF NOT EXISTS``: an older database gains it empty."""
+    """A migration: a table (and its indexes) added, ``IF NOT EXISTS``: an older database gains it empty (an index
+    added alone is built from the rows already there)."""
 
     statements: tuple[str, ...]
 
@@ -127,12 +129,20 @@ VERDICTS_TABLE = AddTable((
     "CREATE INDEX IF NOT EXISTS verdicts_version ON verdicts(version)",
 ))
 
+# A student's games, newest first (their page and /api/me at every refresh): without these the query read every
+# game's row, records included (a week of a class of 300: 20,000 rows, 120 MB, for each page).
+GAMES_BY_PLAYER = AddTable((
+    "CREATE INDEX IF NOT EXISTS games_white ON games(white)",
+    "CREATE INDEX IF NOT EXISTS games_black ON games(black)",
+))
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "reads_clock", "INTEGER NOT NULL DEFAULT 0"),  # the game clock (a version declares it)
     AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
     VERDICTS_TABLE,  # the instructor's verdicts by hand
+    GAMES_BY_PLAYER,  # a student's games found by index
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -325,6 +335,29 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class GameResult:
+    """A finished game as the standings and the rating fit read it: the sides, their versions, the result.
+
+    No record and no stderr: the standings of a week of games read none of
+    them (:meth:`ClassStore.finished_results`).
+    """
+
+    id: int
+    pair: int
+    white: str
+    white_version: Optional[int]
+    white_fp: str
+    black: str
+    black_version: Optional[int]
+    black_fp: str
+    winner: Optional[str]  # "W", "B", None for a draw
+    termination: str
+    white_points: float
+    plies: int
+    moves_sha256: str  # '' when the row has none (the standings then hash the record's moves)
+
+
+@dataclass(frozen=True)
 class PairTally:
     """A pair and where its games are: the points its ``a`` scored in the finished ones, how many are still open."""
 
@@ -514,12 +547,13 @@ def _student(row: sqlite3.Row) -> Student:
                    row["added_at"])
 
 
-def _version(row: sqlite3.Row) -> Version:
+def _version(row: sqlite3.Row, cards: bool = True) -> Version:
+    """A version's row; ``cards=False``: its card left ``None``, not parsed (a few KB of JSON a version)."""
     files = tuple((str(path), int(size)) for path, size in _json(row["files"], []))
     return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
                    bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
-                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"],
-                   row["program"], int(row["number"]))
+                   VersionStatus(row["status"]), row["reason"], _card(row["card"], row) if cards else None,
+                   row["decided_at"], row["program"], int(row["number"]))
 
 
 def _verdict(row: sqlite3.Row) -> Verdict:
@@ -529,7 +563,13 @@ def _verdict(row: sqlite3.Row) -> Verdict:
 
 def _pair(row: sqlite3.Row) -> Pair:
     return Pair(int(row["id"]), row["a"], row["a_version"], row["b"], row["b_version"], PairKind(row["kind"]),
-                tuple(str(line) for line in _json(row["opening"], [])), row["created_at"])
+                _opening(row["opening"]), row["created_at"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _opening(text: Optional[str]) -> tuple[str, ...]:
+    """A pair's opening as its move lines: parsed once for each opening (a week's 10,000 pairs share a suite's few)."""
+    return tuple(str(line) for line in _json(text, []))
 
 
 def _game(row: sqlite3.Row) -> Game:
@@ -551,8 +591,31 @@ def _game(row: sqlite3.Row) -> Game:
 # written by any code of any day (or a test) is numbered alike.
 _NUMBER = "(SELECT COUNT(*) FROM versions n WHERE n.student = {student} AND n.id <= {id})"
 _VERSIONS = "SELECT *, " + _NUMBER.format(student="versions.student", id="versions.id") + " AS number FROM versions"
-_GAMES = ("SELECT *, " + _NUMBER.format(student="games.white", id="games.white_version") + " AS white_number, "
-          + _NUMBER.format(student="games.black", id="games.black_version") + " AS black_number FROM games")
+_GAME_NUMBERS = (_NUMBER.format(student="games.white", id="games.white_version") + " AS white_number, "
+                 + _NUMBER.format(student="games.black", id="games.black_version") + " AS black_number")
+
+
+def _result(row: sqlite3.Row) -> GameResult:
+    return GameResult(int(row["id"]), int(row["pair"]), row["white"], row["white_version"], row["white_fp"],
+                      row["black"], row["black_version"], row["black_fp"], row["winner"], row["termination"] or "",
+                      float(row["white_points"] or 0.0), int(row["plies"] or 0), row["moves_sha256"] or "")
+
+
+_RESULT_COLUMNS = ("id, pair, white, white_version, white_fp, black, black_version, black_fp, winner, termination, "
+                   "white_points, plies, moves_sha256")
+
+_LISTED = ("id, pair, game_index, white, white_version, white_fp, black, black_version, black_fp, seed, status, result, "
+           "winner, termination, detail, white_points, plies, moves_sha256, NULL AS record, NULL AS white_stderr, "
+           "NULL AS black_stderr, created_at, started_at, finished_at, void_reason")
+
+
+def _select_games(records: bool) -> str:
+    """``SELECT ... FROM games`` with each side's version number: every column, or (``records=False``) all but the
+    record and stderr, as ``NULL``."""
+    return "SELECT " + ("*" if records else _LISTED) + ", " + _GAME_NUMBERS + " FROM games"
+
+
+_GAMES = _select_games(True)
 
 _INSERT_GAME = ("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_version, black_fp, "
                 "seed, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -566,6 +629,13 @@ class ClassStore:
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
         self.db.row_factory = sqlite3.Row
+        # The finished games read so far (finished_results): a finished row never changes, so each is read once.
+        self._results: dict[int, GameResult] = {}
+        self._results_sorted: tuple[GameResult, ...] = ()
+        self._results_from = 0  # every game below this id had ended (finished or void) when it was last read
+        self._pairs: list[Pair] = []  # every pair read so far, oldest first (pairs)
+        self._done_tallies: dict[int, PairTally] = {}  # the tallies of pairs with no open game left (pair_tallies)
+        self._tallies_from = 0  # the oldest pair that had an open game when last counted
         with self.lock:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -649,11 +719,11 @@ class ClassStore:
 
     # -- versions ----------------------------------------------------------------
 
-    def versions(self, student: Optional[str] = None) -> list[Version]:
-        """Every version (of ``student``), oldest first."""
+    def versions(self, student: Optional[str] = None, cards: bool = True) -> list[Version]:
+        """Every version (of ``student``), oldest first; ``cards=False``: without their cards (``None``, not parsed)."""
         if student is None:
-            return [_version(row) for row in self._rows(f"{_VERSIONS} ORDER BY id")]
-        return [_version(row) for row in self._rows(f"{_VERSIONS} WHERE student = ? ORDER BY id", student)]
+            return [_version(row, cards) for row in self._rows(f"{_VERSIONS} ORDER BY id")]
+        return [_version(row, cards) for row in self._rows(f"{_VERSIONS} WHERE student = ? ORDER BY id", student)]
 
     def version(self, version_id: int) -> Optional[Version]:
         found = self._row(f"{_VERSIONS} WHERE id = ?", version_id)
@@ -666,17 +736,17 @@ class ClassStore:
         found = self._row(f"{_VERSIONS} WHERE student = ? ORDER BY id LIMIT 1 OFFSET ?", student, number - 1)
         return None if found is None else _version(found)
 
-    def current_versions(self) -> list[Version]:
-        """Each student's last admitted version (the one that plays), by student."""
-        return [_version(row) for row in self._rows(
+    def current_versions(self, cards: bool = True) -> list[Version]:
+        """Each student's last admitted version (the one that plays), by student; ``cards=False``: without cards."""
+        return [_version(row, cards) for row in self._rows(
             f"{_VERSIONS} WHERE status = ? AND id = "
             "(SELECT MAX(id) FROM versions w WHERE w.student = versions.student AND w.status = ?) ORDER BY student",
             VersionStatus.ADMITTED.value, VersionStatus.ADMITTED.value)]
 
-    def admitted_versions(self) -> list[Version]:
-        """Every admitted version, oldest first."""
-        return [_version(row) for row in self._rows(f"{_VERSIONS} WHERE status = ? ORDER BY id",
-                                                    VersionStatus.ADMITTED.value)]
+    def admitted_versions(self, cards: bool = True) -> list[Version]:
+        """Every admitted version, oldest first; ``cards=False``: without their cards."""
+        return [_version(row, cards) for row in self._rows(f"{_VERSIONS} WHERE status = ? ORDER BY id",
+                                                           VersionStatus.ADMITTED.value)]
 
     def checking_versions(self) -> list[Version]:
         """The versions waiting for their card, oldest first."""
@@ -774,22 +844,48 @@ class ClassStore:
     # -- pairs and games ------------------------------------------------------------
 
     def pairs(self) -> list[Pair]:
-        return [_pair(row) for row in self._rows("SELECT * FROM pairs ORDER BY id")]
+        """Every pair, oldest first: each row read once (a pair's row never changes once planned)."""
+        with self.lock:
+            known = self._pairs[-1].id if self._pairs else 0
+            found = self._row("SELECT COUNT(*) AS n FROM pairs WHERE id <= ?", known)
+            if len(self._pairs) > (int(found["n"]) if found else 0):
+                self._pairs = []  # rows removed by another program: read again whole
+                known = 0
+            self._pairs += [_pair(row) for row in self._rows("SELECT * FROM pairs WHERE id > ? ORDER BY id", known)]
+            return list(self._pairs)
 
     def pair(self, pair_id: int) -> Optional[Pair]:
         found = self._row("SELECT * FROM pairs WHERE id = ?", pair_id)
         return None if found is None else _pair(found)
 
-    def pair_tallies(self) -> list[PairTally]:
-        """Every pair with the points its ``a`` scored in its finished games and the number of its open games."""
+    def pair_tallies(self, _again: bool = True) -> list[PairTally]:
+        """Every pair with the points its ``a`` scored in its finished games and the number of its open games.
+
+        A pair none of whose games is open any more is done for good (only
+        a queued or running game is voided or queued again): its tally is
+        kept, and each call counts the pairs from the oldest one still open
+        on (the ladder's every plan asked for a week's 10,000).
+        """
         open_marks = ", ".join("?" for _ in OPEN_GAMES)
-        rows = self._rows(
-            "SELECT p.*, "
-            "(SELECT COALESCE(SUM(CASE WHEN g.white = p.a THEN g.white_points ELSE 1 - g.white_points END), 0) "
-            " FROM games g WHERE g.pair = p.id AND g.status = ?) AS points, "
-            f"(SELECT COUNT(*) FROM games g WHERE g.pair = p.id AND g.status IN ({open_marks})) AS open "
-            "FROM pairs p ORDER BY p.id", GameStatus.FINISHED.value, *(status.value for status in OPEN_GAMES))
-        return [PairTally(_pair(row), float(row["points"]), int(row["open"])) for row in rows]
+        with self.lock:
+            pairs = {pair.id: pair for pair in self.pairs()}
+            rows = self._rows(
+                "SELECT p.id, "
+                "(SELECT COALESCE(SUM(CASE WHEN g.white = p.a THEN g.white_points ELSE 1 - g.white_points END), 0) "
+                " FROM games g WHERE g.pair = p.id AND g.status = ?) AS points, "
+                f"(SELECT COUNT(*) FROM games g WHERE g.pair = p.id AND g.status IN ({open_marks})) AS open "
+                "FROM pairs p WHERE p.id >= ? ORDER BY p.id", GameStatus.FINISHED.value,
+                *(status.value for status in OPEN_GAMES), self._tallies_from)
+            fresh = [PairTally(pairs[int(row["id"])], float(row["points"]), int(row["open"])) for row in rows
+                     if int(row["id"]) in pairs]  # (a pair planned since pairs() read them: counted next time)
+            done = [self._done_tallies[key] for key in sorted(self._done_tallies)]  # every pair below _tallies_from
+            if len(done) + len(fresh) != len(pairs) and _again:  # rows removed by another program: read again whole
+                self._pairs, self._done_tallies, self._tallies_from = [], {}, 0
+                return self.pair_tallies(_again=False)
+            still_open = [tally.pair.id for tally in fresh if tally.open]
+            self._tallies_from = still_open[0] if still_open else fresh[-1].pair.id + 1 if fresh else self._tallies_from
+            self._done_tallies.update((tally.pair.id, tally) for tally in fresh if tally.pair.id < self._tallies_from)
+            return done + fresh
 
     def add_pair(self, a: Side, b: Side, kind: PairKind, opening: Iterable[str],
                  games: Iterable[tuple[Side, Side, int]]) -> int:
@@ -808,21 +904,71 @@ class ClassStore:
         found = self._row(f"{_GAMES} WHERE id = ?", game_id)
         return None if found is None else _game(found)
 
-    def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None) -> list[Game]:
-        """The games (with ``status``), oldest first; ``latest``: only the newest so many, newest first."""
+    def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None,
+              records: bool = True) -> list[Game]:
+        """The games (with ``status``), oldest first; ``latest``: only the newest so many, newest first.
+
+        ``records=False``: without their records and stderr (``None``, never
+        read: what a list shows; a page of 500 games read 3 MB of them).
+        """
         where = "" if status is None else " WHERE status = ?"
         order = " ORDER BY id" if latest is None else " ORDER BY id DESC LIMIT ?"
         args: list[Any] = ([] if status is None else [status.value]) + ([] if latest is None else [latest])
-        return [_game(row) for row in self._rows(_GAMES + where + order, *args)]
+        return [_game(row) for row in self._rows(_select_games(records) + where + order, *args)]
 
     def finished_games(self) -> list[Game]:
         """Every finished game, oldest first."""
         return self.games(GameStatus.FINISHED)
 
-    def games_of_student(self, student: str, latest: int) -> list[Game]:
-        """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first."""
+    def finished_results(self) -> tuple[GameResult, ...]:
+        """Every finished game's result (no record, no stderr), oldest first: what the standings and the fit read.
+
+        A read model kept up to date by reading only what may have changed:
+        a finished row never changes, and every game below the lowest id
+        still queued or running had ended when that id was read, so each
+        call reads the finished games from the last such id on (a few,
+        where the whole table was 20,000 rows).  Should the count of
+        finished games ever disagree (rows removed by another program), it
+        is read again whole.
+        """
+        with self.lock:
+            open_marks = ", ".join("?" for _ in OPEN_GAMES)
+            # read before the rows: a game that ends meanwhile has an id at or above it, and is read below
+            low = self._row(f"SELECT COALESCE(MIN(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM games)) AS low "
+                            f"FROM games WHERE status IN ({open_marks})", *(status.value for status in OPEN_GAMES))
+            new = [_result(row) for row in self._rows(f"SELECT {_RESULT_COLUMNS} FROM games WHERE status = ? AND "
+                                                      "id >= ?", GameStatus.FINISHED.value, self._results_from)]
+            changed = False
+            for result in new:
+                if result.id not in self._results:
+                    self._results[result.id] = result
+                    changed = True
+            self._results_from = int(low["low"]) if low else 0
+            if self.finished_mark()[0] != len(self._results):
+                self._results = {result.id: result for result in map(_result, self._rows(
+                    f"SELECT {_RESULT_COLUMNS} FROM games WHERE status = ?", GameStatus.FINISHED.value))}
+                changed = True
+            if changed:
+                self._results_sorted = tuple(self._results[key] for key in sorted(self._results))
+            return self._results_sorted
+
+    def standings_mark(self) -> tuple[int, int, str, str]:
+        """A value that changes whenever what the standings read does: a game finished, a version stored or its
+        status changed (a card, a verdict), a student added or renamed.  Read by one query, each time asked."""
+        found = self._row(
+            "SELECT (SELECT COUNT(*) FROM games WHERE status = ?) AS n, "
+            "(SELECT COALESCE(MAX(id), 0) FROM games WHERE status = ?) AS last, "
+            "(SELECT COALESCE(group_concat(id || ' ' || status, ','), '') FROM versions) AS versions, "
+            "(SELECT COALESCE(group_concat(id || ' ' || name, char(10)), '') FROM students) AS students",
+            GameStatus.FINISHED.value, GameStatus.FINISHED.value)
+        assert found is not None
+        return int(found["n"]), int(found["last"]), str(found["versions"]), str(found["students"])
+
+    def games_of_student(self, student: str, latest: int, records: bool = True) -> list[Game]:
+        """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first;
+        ``records=False``: without their records and stderr (``None``)."""
         return [_game(row) for row in self._rows(
-            f"{_GAMES} WHERE (white = ? AND white_version IS NOT NULL) OR "
+            _select_games(records) + " WHERE (white = ? AND white_version IS NOT NULL) OR "
             "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT ?", student, student, latest)]
 
     def game_counts(self) -> dict[GameStatus, int]:
@@ -923,5 +1069,5 @@ class _Transaction:
 
 
 __all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
-           "PairTally", "Game", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
+           "PairTally", "Game", "GameResult", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
            "MIGRATIONS", "SCHEMA_VERSION"]
