@@ -50,7 +50,7 @@ def standings_before(settings: ClassSettings, store: ClassStore) -> tuple[list[S
         line = StudentLine(student.id, student.name)
         chosen = current.get(student.id) or latest.get(student.id)
         if chosen is not None:
-            line.version, line.fingerprint = chosen.id, chosen.fingerprint
+            line.version, line.number, line.fingerprint = chosen.id, chosen.number, chosen.fingerprint
             line.submitted_at, line.status = chosen.submitted_at, chosen.status.value
         if student.id in current:
             against: dict[str, list[float]] = {}
@@ -375,3 +375,4 @@ def test_a_students_games_are_found_by_index_and_an_older_class_gains_it(class_s
         assert {"games_white", "games_black"} <= names and older.schema_version() == len(MIGRATIONS) + 1
     finally:
         older.close()
+
