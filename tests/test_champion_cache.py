@@ -133,7 +133,7 @@ def test_a_read_only_cache_is_loaded_and_never_written(cold_game, tmp_path):
     empty = tmp_path / "empty"
     (empty / "numba").mkdir(parents=True)
     env = dict(cold_game["env"], **{CACHE_DIR_VARIABLE: str(empty)})
-    done = subprocess.run(["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(empty), str(empty),
+    done = subprocess.run([str(probe().bwrap), "--dev-bind", "/", "/", "--ro-bind", str(empty), str(empty),
                            sys.executable, "-c", load], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "cannot write the compiled-code cache" in done.stderr
