@@ -123,7 +123,7 @@ def test_a_search_stops_when_told(engines):
     try:
         engine._reset(0)
         engine.ctl[S.STOP] = 0
-        S.negascout(np.uint64(board.own), np.uint64(board.opp), 40, -S.INF, S.INF, 0, engine.tt, engine.ev, engine.ctl, engine.mbuf, engine.kbuf)
+        S.negascout(np.uint64(board.own), np.uint64(board.opp), 40, -S.INF, S.INF, 0, engine.tt, engine.ev, engine.ctl, engine.mbuf, engine.kbuf, engine.mpc)
     finally:
         timer.cancel()
     assert engine.aborted
