@@ -53,7 +53,7 @@ from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .endgame import (QUADRANT_ID, SHALLOW_EMPTIES, STABILITY_THRESHOLD, parity_of, shallow, stable_count,
                       unpack_nodes, unpack_score)
-from .evaluation import CORNERS, SCALE, WIN_BONUS, evaluate, neighbours
+from .evaluation import CORNERS, SCALE, WIN_BONUS, evaluate, evaluate_given_moves, neighbours
 from .probcut import MAX_DEPTH as PROBCUT_MAX_DEPTH
 from .probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from .probcut import N_PHASES as PROBCUT_PHASES
@@ -120,9 +120,11 @@ def final_value(P: np.uint64, O: np.uint64) -> int:
 @njit(cache=True, inline="always")
 def leaf_value(P: np.uint64, O: np.uint64, ev) -> int:
     """Value at the search horizon: the result if the game is over, else the evaluation."""
-    if legal_moves(P, O) == ZERO and legal_moves(O, P) == ZERO:
+    moves_p = legal_moves(P, O)
+    moves_o = legal_moves(O, P)
+    if moves_p == ZERO and moves_o == ZERO:
         return final_value(P, O)
-    return evaluate(P, O, ev)
+    return evaluate_given_moves(P, O, moves_p, moves_o, ev)
 
 
 # ---------------------------------------------------------------------------
