@@ -37,6 +37,11 @@ SETTLE_MIN_DEPTH = 10
 SETTLE_ITERATIONS = 4
 SETTLE_MARGIN = 2 * evaluation.SCALE
 
+# The deepening starts another iteration while at most this fraction of the budget is used: one
+# costs about twice or three times the last (with multi-prob-cut), and one cut short by the clock
+# still gives the move that beat the last iteration's best, if any did.
+NEXT_ITERATION_FRACTION = 0.5
+
 # The exact solver's first guess: the evaluation after a deepening to GUESS_DEPTH plies, at most
 # the empties less GUESS_EMPTIES_LEFT (closer to the end the guess is not worth its time).
 GUESS_DEPTH = 10
@@ -63,6 +68,7 @@ class SearchResult:
     seconds: float
     outcome_only: bool = False  # solved for win/draw/loss only: score is its sign
     settled: str = ""  # why the search stopped before its time was up ("" if it did not)
+    unfinished_move: bool = False  # the move beat the last finished iteration's in the iteration the clock cut short
     iterations: list[tuple[int, float, Optional[int]]] = field(default_factory=list)
 
     @property
@@ -81,6 +87,8 @@ class SearchResult:
             head = f"solved {self.score:+.0f} (empties to the winner) with {self.depth} empties"
         else:
             head = f"depth {self.depth} eval {self.score:+.2f}"
+            if self.unfinished_move:
+                head += " of its best, which the next depth (cut short by the clock) found beaten by"
         nps = self.nodes / self.seconds if self.seconds > 0 else 0.0
         return [f"champion {head} move {self.move_name} nodes {self.nodes} time {self.seconds:.2f}s nps {nps:.0f}"]
 
@@ -252,6 +260,13 @@ class Engine:
                 nodes = int(self.ctl[S.NODES])
                 if self.ctl[S.ABORTED]:
                     depth -= 1
+                    # The root records a move only once its search at this depth has ended; searched
+                    # after the last iteration's best, another move recorded beat it at this depth.
+                    partial = int(self.ctl[S.BEST])
+                    if (result is not None and partial >= 0 and partial != result.square
+                            and int(self.ctl[S.ROOT_FIRST]) == result.square):
+                        result.square = partial
+                        result.unfinished_move = True
                     break
                 score = _to_discs(int(value))
                 sure = abs(int(value)) >= evaluation.WIN_BONUS
@@ -264,7 +279,8 @@ class Engine:
                     nodes = int(self.ctl[S.NODES])
                     break
                 # An iteration costs several times the last one: do not start what cannot end.
-                if not time_fraction_left(0.35 * budget_share):
+                # (It need not end to be of use: the stop keeps a better move found on the way.)
+                if not time_fraction_left(NEXT_ITERATION_FRACTION * budget_share):
                     break
         if try_solve and (solve_now or (not self.ctl[S.ABORTED] and time_fraction_left(0.5))):
             solved = self._solve(P, O, n_empty, None if result is None else result.score)

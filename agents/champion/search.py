@@ -76,6 +76,7 @@ ABORTED = 3
 BEST = 4  # the root's best square, written by the searches at ply 0
 NEXT_CHECK = 5  # node count of the next look at the stop flag
 PROBCUT = 6  # multi-prob-cut's threshold in hundredths of sigma (:mod:`.probcut`); 0: none, the search is exact
+ROOT_FIRST = 7  # the root's first move searched (the table's move: the last iteration's best)
 CHECK_EVERY = 1024  # nodes between two looks at the stop flag
 
 _K1 = U64(0x9E3779B97F4A7C15)
@@ -394,6 +395,8 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, mpc) -> in
     n = _order_moves(P, O, moves, hash_move, depth if ply > 0 else max(depth, 3), ev, row, kbuf[ply])
     best = -INF
     best_move = row[0]
+    if ply == 0:
+        ctl[ROOT_FIRST] = row[0]
     a = alpha
     for i in range(n):
         sq = row[i]
