@@ -10,6 +10,7 @@ import pytest
 from champion_helpers import random_position
 from othello_arena.agents.champion import evaluation
 from othello_arena.agents.champion import probcut as PC
+from othello_arena.agents.champion import probcut_training
 from othello_arena.agents.champion import search as S
 from othello_arena.agents.champion.engine import Engine
 
@@ -29,7 +30,7 @@ def test_the_fit_recovers_a_known_line_per_phase_and_fills_the_rest():
     base = rng.normal(0, 800, size=n)
     for depth in range(deepest + 1):
         values[:, depth] = np.round(base + 10 * depth + rng.normal(0, 60, size=n))
-    table = PC.fit_table(empties, values, evaluation.WIN_BONUS)
+    table = probcut_training.fit_table(empties, values, evaluation.WIN_BONUS)
     for phase in (2, 3):
         for depth in range(PC.MIN_DEPTH, deepest + 1):
             shallow = PC.shallow_depth(depth)
@@ -50,7 +51,7 @@ def test_sure_results_are_left_out_of_the_fit():
     empties = np.full(200, 30)
     values = np.tile(np.arange(8, dtype=np.int64) * 10, (200, 1)) + np.arange(200)[:, None]
     values[:100, 5] = evaluation.WIN_BONUS + 500  # won games would drag the line
-    table = PC.fit_table(empties, values, evaluation.WIN_BONUS)
+    table = probcut_training.fit_table(empties, values, evaluation.WIN_BONUS)
     assert table[3, 5, PC.PARAM_A] == pytest.approx(1.0)
     assert table[3, 5, PC.PARAM_SIGMA] == pytest.approx(0.0, abs=1e-6)
 
