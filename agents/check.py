@@ -70,7 +70,8 @@ from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, 
 from ..referee.config import END_GRACE_SECONDS, GameConfig
 from ..referee.launch import isolation_for
 from ..referee.process import AgentProcess, StartError
-from ..referee.hints import ORIENTATION, hints, printed_move
+from ..referee.rerun import compare_boards, recorded_turns
+from ..referee.hints import HOME_HERE, ORIENTATION, hints, printed_move
 from ..referee.seat import AgentSeat
 from ..referee.spec import AgentSpec
 from ..referee.watch import Waker, make_waker
@@ -157,6 +158,16 @@ class ReportCard:
     clock: str = ""  # the game clock checked under, "10+0.1"; "" for none
     first_fault: Optional[tuple[str, str, int]] = None  # (game, agent, move number) of the first game lost on a fault
     first_illegal: str = ""  # "game1 at move 17": the first illegal move, when there is one
+    home: str = HOME_HERE  # what {home} is for the card's reader (a class server's card: the submission's folder)
+    # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
+    failed_by_illegal: Optional[frozenset[str]] = None
+    illegal_game: Optional[tuple[str, GameRecord, Colour]] = None  # that game: its name, record, the agent's colour
+
+    def new_game(self) -> None:
+        """A scripted game begins (games are played one at a time): what failed before it is known."""
+        if self.first_illegal and self.failed_by_illegal is None:
+            self.failed_by_illegal = frozenset(key for key, item in self.items.items() if item.status == FAIL)
+        self.games += 1
 
     def hint(self, text: str) -> None:
         """A hint for the card, said once (the same cause often fails several items)."""
@@ -269,7 +280,7 @@ class ScriptedGame:
         self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
         # The game as a record, kept as LABEL.json beside the agent's folder: `othello replay --rerun` reads it.
         self.record = GameRecord(spec.label, CHECKER, time_per_move=time_per_move, start=Board.start(size))
-        card.games += 1
+        card.new_game()
 
     def __enter__(self) -> "ScriptedGame":
         # Started as the referee starts it: the same sandbox, the same limits, the same file watcher.
@@ -382,7 +393,8 @@ class ScriptedGame:
         process = self.seat.process
         code = process.returncode if process is not None and process.exited else None
         # (a move printed on standard output is named by the failure itself: not again as a hint)
-        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name)
+        lines += [f"hint: {hint}" for hint in hints(self.output_log(), code, self.moves_read, self.out_name,
+                                                    home=self.card.home)
                   if not hint.startswith("your program printed")]
         return lines
 
@@ -488,6 +500,7 @@ class ScriptedGame:
             self.card.first_fault = (self.directory.name, self.spec.label, self.move_number)
         if termination is Termination.ILLEGAL and not self.card.first_illegal:
             self.card.first_illegal = f"{self.directory.name} at move {self.move_number}"
+            self.card.illegal_game = (self.directory.name, self.record, faulty.colour)
 
     def agent_move(self, started: float, colour: Colour) -> Move:
         """Read the agent's move and check it; raise AgentGone on anything wrong."""
@@ -691,19 +704,20 @@ def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts:
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
                 startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
                 fail_fast: bool = False, clock: Optional[tuple[float, float]] = None,
-                limits: Optional[GameConfig] = None) -> ReportCard:
+                limits: Optional[GameConfig] = None, home: str = HOME_HERE) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
     gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``); ``limits``
     the referee's other settings of the checker's games (memory, processes,
-    disk: a class's ``[referee]``), their time and sandbox this call's.
+    disk: a class's ``[referee]``), their time and sandbox this call's;
+    ``home`` what its hints call ``{home}`` (a class server's check: the submission's folder).
     Raises :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before
     any game if the sandbox cannot run here.
     """
     config = replace(limits or GameConfig(), time_per_move=time_per_move, sandbox=sandbox, clock=clock)
     isolation_for(config)
-    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "")
+    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "", home=home)
     if spec.openings:
         card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
     elif not spec.is_manual:
@@ -819,12 +833,43 @@ def _untested_without_a_move(card: ReportCard) -> None:
 
 
 def _drift_hint(card: ReportCard) -> None:
-    """Several failures after an illegal move: most likely one cause, the agent's board drifting from the referee's."""
+    """Several failures after an illegal move: most likely one cause, the agent's board drifting from the referee's.
+
+    Where the agent drew its board in its comments, the move where that
+    board first differs from the referee's is named (:mod:`..referee.rerun`'s
+    comparison, on the game as recorded).
+    """
     failed = [item for item in card.items.values() if item.status == FAIL]
-    if card.first_illegal and len(failed) > 1 and ORIENTATION not in card.hints:  # (upside down: said already)
-        card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
-                  "(a flip missed, a move not played on it); the other failures may follow from it: fix that one "
-                  "first, then check again (`othello replay ... --rerun` below takes it back there)")
+    if not (card.first_illegal and len(failed) > 1 and ORIENTATION not in card.hints):  # (upside down: said already)
+        return
+    drift, squares = _drawn_drift(card)
+    drawn = (f"; the board it draws in its comments first differs from the referee's in {drift} ({squares})"
+             if drift else "")
+    card.hint(f"its first illegal move ({card.first_illegal}) usually means its board differs from the referee's "
+              f"(a flip missed, a move not played on it){drawn}; the other failures may follow from it: fix that one "
+              "first, then check again (`othello replay ... --rerun` below takes it back there)")
+    # Each failure in a later game says so where it is read ("may": the check cannot see inside the agent).
+    cause = (f"the board drift its drawn board shows in {drift}" if drift else
+             f"its earlier illegal move, {card.first_illegal}, where its board most likely drifted from the referee's")
+    earlier = card.failed_by_illegal
+    for item in failed:
+        if earlier is not None and item.key not in earlier:
+            item.detail += f" (this may follow from {cause}: see the hint)"
+
+
+def _drawn_drift(card: ReportCard) -> tuple[str, str]:
+    """Where the board the agent drew in its comments first differs from the referee's, in the game of its first
+    illegal move, and the squares (``("game1 at move 5", "B2 differs")``); ``("", "")`` if it drew none, or none
+    that differs."""
+    if card.illegal_game is None:
+        return "", ""
+    game, record, colour = card.illegal_game
+    difference = compare_boards(record, recorded_turns(record, colour)).difference
+    if difference is None:
+        return "", ""
+    squares = difference.squares()
+    return (f"{game} at move {difference.number}",
+            f"{' '.join(squares[:6])}{' ...' if len(squares) > 6 else ''} differ{'s' if len(squares) == 1 else ''}")
 
 
 def _checked_sizes(spec: AgentSpec) -> list[tuple[int, Colour]]:

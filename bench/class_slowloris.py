@@ -57,7 +57,7 @@ def main() -> None:
             status, sent = send_files(server.base, tokens[student], [("starter.py", starter)],
                                       "openings:python3 starter.py {name}")
             assert status == 201, sent
-            card = wait_for(lambda: version_status(server.base, tokens[student], sent["version"]), 300, "a card")
+            card = wait_for(lambda: version_status(server.base, tokens[student], sent["id"]), 300, "a card")
             print(f"{student}: {card['status']}")
         time.sleep(10)
         before = games(folder)

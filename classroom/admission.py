@@ -30,6 +30,7 @@ import dataclasses
 from dataclasses import dataclass
 import datetime as dt
 import json
+import math
 import os
 import shutil
 import threading
@@ -37,12 +38,13 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .arena import FAIL, AgentSpec, check_agent, run_build
+from .arena import FAIL, HOME_ON_SERVER, AgentSpec, check_agent, run_build
+from .cards import for_student, referee_lines_for_student, split_build_log
 from .escapes import make_log_visible, visible
 from .settings import ClassSettings
 from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
-from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, parse_command,
-                      program_fingerprint, remove_tree, store_version)
+from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, missing_file,
+                      parse_command, program_fingerprint, remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
@@ -51,7 +53,11 @@ STUDENT_FOLDERS = ("submissions", "builds", "cards")  # what of the class folder
 
 
 class RateLimited(UploadRefused):
-    """Too many submissions in the last hour."""
+    """Too many submissions in the last hour: ``retry_after`` seconds until the next one is taken."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class OverQuota(UploadRefused):
@@ -79,10 +85,17 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     that was the server's fault they are checked again.  Raises :class:`UploadRefused` (or :class:`RateLimited`) with the reason.
     """
     command, build, openings, reads_clock = parse_command(command, build)
-    hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).replace(microsecond=0).isoformat()
-    if store.submissions_since(student, hour_ago) >= settings.admission.submissions_per_hour:
-        raise RateLimited(f"at most {settings.admission.submissions_per_hour} submissions an hour: try again later")
+    moment = dt.datetime.now(dt.timezone.utc)
+    limit = settings.admission.submissions_per_hour
+    wait = rate_limit_wait(store.submissions_since(student, _second(moment - RATE_WINDOW)), limit, moment)
+    if wait is not None:
+        taken = (moment + dt.timedelta(seconds=wait)).strftime("%H:%M:%S UTC")
+        raise RateLimited(f"at most {limit} submissions an hour: the next one is taken in {_duration(wait)} "
+                          f"(at {taken})", wait)
     files = collect(uploads, Limits.of(settings))
+    missing = missing_file(command, build, files)
+    if missing is not None:  # refused now rather than built, checked and rejected minutes later
+        raise UploadRefused(missing)
     used, cap = student_bytes(settings, student), settings.admission.max_student_mb << 20
     incoming = sum(len(data) for data in files.values())
     if used + incoming > cap:
@@ -97,6 +110,36 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
     if version.fingerprint != fingerprint:  # the same program as a version stored: its files are that version's
         remove_tree(folder)
     return version, is_new
+
+
+RATE_WINDOW = dt.timedelta(hours=1)  # [admission] submissions_per_hour counts the submissions of this window
+
+
+def _second(moment: dt.datetime) -> str:
+    """``moment`` as the store's rows hold times (ISO 8601, UTC, to the second)."""
+    return moment.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def rate_limit_wait(recent: Sequence[str], limit: int, moment: dt.datetime) -> int | None:
+    """Seconds from ``moment`` until a student whose submissions of the window are ``recent`` may submit again,
+    ``None`` when they may now.
+
+    A submission counts while its time is at or after the window's start
+    (to the second): one made at T leaves the window when the start passes
+    T, a second past T + :data:`RATE_WINDOW`.  Of the ``n`` in the window,
+    ``n - limit + 1`` must leave; the last of those to leave is the
+    ``(n - limit + 1)``-th oldest.
+    """
+    if len(recent) < limit:
+        return None
+    last_to_leave = dt.datetime.fromisoformat(sorted(recent)[len(recent) - limit])
+    free_at = last_to_leave + RATE_WINDOW + dt.timedelta(seconds=1)
+    return max(1, math.ceil((free_at - moment).total_seconds()))
+
+
+def _duration(seconds: int) -> str:
+    """``seconds`` as a person reads a wait: ``45 s``, ``12 min 5 s``."""
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60} s"
 
 
 def student_bytes(settings: ClassSettings, student: str) -> int:
@@ -191,7 +234,8 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     source = version_folder(settings, student, fingerprint)
     built = version_folder(settings, student, fingerprint, "builds")
     card = Card(student, version.id, fingerprint, VersionStatus.CHECKING, "", command=version.command,
-                build=version.build, time_per_move=settings.check_seconds, clock=settings.time.clock_text or None)
+                build=version.build, time_per_move=settings.check_seconds, clock=settings.time.clock_text or None,
+                number=version.number)
     remove_tree(built)  # a check interrupted by a restart starts again from the files as sent
     built.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, built, symlinks=True)
@@ -200,7 +244,12 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
         log_path = settings.folder / "cards" / student / f"{fingerprint}.build.log"
         result = run_build(student, version.build, str(built), log_path, settings.admission.build_timeout, limits)
         make_log_visible(log_path)  # the instructor is told to cat it: no terminal escape of the build's acts
-        card = dataclasses.replace(card, build_log=tail(_read_text(log_path)), build_status=result.status)
+        # the compiler's words first (the end of the build's own output), the referee's lines apart: the whole
+        # log stays in cards/ for the instructor, the card shows the student no path of the server's
+        environment, output = split_build_log(_read_text(log_path))
+        card = dataclasses.replace(card, build_log=for_student(tail(output), built, settings.folder),
+                                   build_environment=referee_lines_for_student(environment, built, settings.folder),
+                                   build_status=result.status)
         if not result.ok:
             make_read_only(built)
             return _decided(card, VersionStatus.REJECTED, ("the instructor admitted it, but " if by_hand else "")
@@ -222,17 +271,22 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     workdir.mkdir(exist_ok=True)
     # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
     report = check_agent(spec, time_per_move=settings.check_seconds, workdir=workdir, log=log, clock=settings.time.clock,
-                         limits=limits)
-    # the card names the folder as the student knows it: {home}, not the server's path
-    shown = str(built)
-    check = tuple(line.replace(shown, "{home}") for line in report.lines()
+                         limits=limits, home=HOME_ON_SERVER)
+
+    def shown(text: str) -> str:
+        """The card names the folder as the student knows it ({home}), and no other path of the class folder."""
+        return for_student(text, built, settings.folder)
+
+    check = tuple(shown(line) for line in report.lines()
                   if not line.startswith("the games' files are kept in"))  # (deleted below: said in stderr)
-    items = tuple(CardItem(item.key, item.title, item.status, item.detail.replace(shown, "{home}"),
-                           tuple(line.replace(shown, "{home}") for line in item.evidence))
+    items = tuple(CardItem(item.key, item.title, item.status, shown(item.detail),
+                           tuple(shown(line) for line in item.evidence))
                   for item in report.items.values())
     stderr = ""
     if report.kept is not None:
-        stderr = visible(tail("\n".join(_read_text(path) for path in sorted(report.kept.glob("*.stderr.log")))))
+        # each game's stderr that holds anything, one after the other: six empty logs are no output at all
+        logs = (_read_text(path).strip("\n") for path in sorted(report.kept.glob("*.stderr.log")))
+        stderr = visible(shown(tail("\n".join(log for log in logs if log.strip()))))
         shutil.rmtree(report.kept, ignore_errors=True)
     card = dataclasses.replace(card, check=check, items=items, stderr=stderr)
     failed = [item for item in report.items.values() if item.status == FAIL]
@@ -269,6 +323,17 @@ def record_card(settings: ClassSettings, store: ClassStore, card: Card) -> None:
     store.decide(card)
 
 
+def decided_line(card: Card) -> str:
+    """The server's log line for a card: whose version, the verdict and why, in our words alone.
+
+    A failed check item's detail may quote what the program wrote: the log
+    names the item (the card, for its owner, has the rest).
+    """
+    failed = next((item for item in card.items if item.status == FAIL), None)
+    why = f"the check failed: {failed.title}" if card.status is VersionStatus.REJECTED and failed else card.reason
+    return f"card: {card.student}'s version {card.number} {card.status.value.upper()}" + (f": {why}" if why else "")
+
+
 class AdmissionWorker(threading.Thread):
     """Checks the waiting versions one at a time, oldest first, until stopped."""
 
@@ -299,13 +364,14 @@ class AdmissionWorker(threading.Thread):
             try:
                 card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting), cpus=self.cpus)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
-                self.log(f"admission of version {waiting.id}: " + traceback.format_exc())
+                self.log(f"admission of {waiting.student}'s version {waiting.number}: " + traceback.format_exc())
                 card = Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED,
                             f"{SERVER_FAULT} ({type(exc).__name__}): send it again, or tell your instructor",
-                            command=waiting.command, build=waiting.build)
+                            command=waiting.command, build=waiting.build, number=waiting.number)
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
             record_card(self.settings, self.store, card)
+            self.log(decided_line(card))
             if card.status is VersionStatus.REJECTED:
                 discard_build(self.settings, waiting)
             self.on_decided()
@@ -384,14 +450,14 @@ def instructor_verdict(settings: ClassSettings, store: ClassStore, student: str,
         raise VerdictRefused(f"no student {student!r} in the class {settings.name}")
     version = store.version(version_id)
     if version is None or version.student != student:
-        theirs = ", ".join(str(mine.id) for mine in store.versions(student)) or "none"
-        raise VerdictRefused(f"{student} has no version {version_id} (their versions: {theirs})")
+        theirs = ", ".join(str(mine.number) for mine in store.versions(student)) or "none"
+        raise VerdictRefused(f"{student} has no such version (their versions: {theirs})")
     text = f"{action.done} by the instructor: {reason}"
     if action is VerdictAction.RECHECK:
         return store.give_verdict(version.id, action, reason, by, VersionStatus.CHECKING,
                                   text + "; being built and checked again")
     if version.status is VersionStatus.CHECKING:
-        raise VersionBusy(f"{student}'s version {version_id} is being built and checked: {action.value} it once "
+        raise VersionBusy(f"{student}'s version {version.number} is being built and checked: {action.value} it once "
                              "its card has come")
     if action is VerdictAction.REJECT:
         return store.give_verdict(version.id, action, reason, by, VersionStatus.REJECTED, text)
@@ -407,28 +473,34 @@ def verdict_outcome(store: ClassStore, verdict: Verdict) -> str:
     version = store.version(verdict.version)
     assert version is not None
     if version.status is VersionStatus.CHECKING:
-        return f"{version.student}'s version {version.id} waits for the admission worker: {version.reason}"
+        return f"{version.student}'s version {version.number} waits for the admission worker: {version.reason}"
     if version.status is VersionStatus.REJECTED:
         playing = next((v for v in store.current_versions() if v.student == version.student), None)
-        return (f"{version.student}'s version {version.id} is rejected and no longer plays; "
-                + (f"their version {playing.id} plays" if playing else "they have no admitted version left"))
+        return (f"{version.student}'s version {version.number} is rejected and no longer plays; "
+                + (f"their version {playing.number} plays" if playing else "they have no admitted version left"))
     playing = next((v for v in store.current_versions() if v.student == version.student), None)
     if playing is not None and playing.id != version.id:
-        return (f"{version.student}'s version {version.id} is admitted; their newer version {playing.id} plays "
-                "(a student's newest admitted version plays)")
-    return f"{version.student}'s version {version.id} is admitted and plays"
+        return (f"{version.student}'s version {version.number} is admitted; their newer version {playing.number} "
+                "plays (a student's newest admitted version plays)")
+    return f"{version.student}'s version {version.number} is admitted and plays"
 
 
 def public_version(version: Version, with_card: bool = True, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
-    """A version as the API shows it to its owner and the instructor (with the instructor's verdicts by hand)."""
-    data: dict[str, Any] = {"version": version.id, "fingerprint": version.fingerprint, "status": version.status.value,
+    """A version as the API shows it to its owner and the instructor (with the instructor's verdicts by hand).
+
+    ``version`` is its number among its student's versions (what a person
+    reads); ``id`` is the class's key, the one the API's URLs take
+    (``/api/versions/ID``).
+    """
+    data: dict[str, Any] = {"version": version.number, "id": version.id, "fingerprint": version.fingerprint,
+                            "status": version.status.value,
                             "reason": version.reason, "command": version.command, "build": version.build,
                             "openings": version.openings, "reads_clock": version.reads_clock,
                             "submitted_at": version.submitted_at, "decided_at": version.decided_at,
                             "files": [list(item) for item in version.files], "bytes": version.bytes}
     if with_card:
         data["card"] = version.card.to_dict() if version.card is not None else None
-    data["verdicts"] = [verdict.to_dict() for verdict in verdicts]
+    data["verdicts"] = [{**verdict.to_dict(), "version": version.number} for verdict in verdicts]
     return data
 
 

@@ -73,6 +73,7 @@ class Refusal:
 
     status: int
     reason: str
+    retry_after: Optional[int] = None  # seconds until it may be asked again (a rate limit's Retry-After)
 
 
 class LiveStandings:
@@ -142,8 +143,9 @@ class LiveStandings:
 class ClassApi:
     """The handlers, for one class folder's settings and database."""
 
-    def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None]) -> None:
-        self.settings, self.store, self.on_submitted = settings, store, on_submitted
+    def __init__(self, settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None],
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        self.settings, self.store, self.on_submitted, self.log = settings, store, on_submitted, log
         self.streams: dict[str, int] = {}  # the event streams open, by person
         self.streams_lock = threading.Lock()
         self.live = LiveStandings(settings, store)
@@ -209,11 +211,16 @@ class ClassApi:
             version, new = await anyio.to_thread.run_sync(
                 lambda: submit(self.settings, self.store, person, uploads, fields.get("command", ""), fields.get("build", "")))
         except RateLimited as exc:
-            return Refusal(429, str(exc))
+            self.log(f"refused: a submission of {person}'s (429): {exc}")
+            return Refusal(429, str(exc), exc.retry_after)
         except UploadRefused as exc:
             return Refusal(400, str(exc))
         if new:
             self.on_submitted()
+        files = f"{len(version.files)} file{'s' * (len(version.files) != 1)}, {version.bytes:,} bytes"
+        self.log(f"submission: {person}'s version {version.number} received ({files}), to be built and checked" if new
+                 else f"submission: {person} sent their version {version.number} again (the same program: it goes on as "
+                      "it is)")
         return version, new
 
     async def submissions(self, request: Request) -> Response:
@@ -222,7 +229,10 @@ class ClassApi:
             return self.unknown()
         taken = await self.take_submission(request, person)
         if isinstance(taken, Refusal):
-            return self.refuse(taken.status, taken.reason)
+            answer = self.refuse(taken.status, taken.reason)
+            if taken.retry_after is not None:
+                answer.headers["Retry-After"] = str(taken.retry_after)
+            return answer
         version, new = taken
         data = public_version(version)
         data["new"] = new
@@ -377,7 +387,9 @@ class ClassApi:
         except VerdictRefused as exc:
             return Refusal(400, str(exc))
         self.on_submitted()  # the admission worker looks at once (a re-check, or a build to make again)
-        return verdict_outcome(self.store, verdict), version.id
+        outcome = verdict_outcome(self.store, verdict)
+        self.log(f"verdict by the instructor on the dashboard ({action.value}): {outcome}")
+        return outcome, version.id
 
     async def verdict(self, request: Request) -> Response:
         """POST ``{"action": "admit"|"reject"|"recheck", "reason": TEXT}``: the instructor's verdict by hand."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from importlib import resources
 
 from ..agents.check import FAIL, ReportCard, check_agent
+from ..referee.hints import HOME_ON_SERVER
 from ..agents.registry import names as builtin_names
 from ..agents.registry import prepare as prepare_builtins
 from ..protocol import GameRecord, Move, Result
@@ -19,7 +20,7 @@ from ..referee.cores import usable_cores
 from ..referee.clock import FILE_SECONDS, TimeControl, TimeRule, format_clock, parse_clock, time_rule
 from ..referee.fingerprint import fingerprint
 from ..referee.game_pair import nth_opening
-from ..referee.sandbox import SandboxUnavailable
+from ..referee.sandbox import SandboxUnavailable, is_system_path
 from ..referee.sandbox import require as require_sandbox
 from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.run.build import run_build
@@ -45,12 +46,12 @@ EXAMPLES = resources.files("othello_arena.agents").joinpath("examples")
 WEB_STATIC = resources.files("othello_arena.web").joinpath("static")
 
 __all__ = [
-    "FAIL", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Move", "Result",
+    "FAIL", "HOME_ON_SERVER", "ReportCard", "check_agent", "builtin_names", "prepare_builtins", "GameRecord", "Move", "Result",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
     "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "usable_cores", "result_from_dict", "TournamentStoreError", "tournament_tables", "load_tournament",
-    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "require_sandbox",
+    "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "is_system_path", "require_sandbox",
     "NotServed", "read_under", "entries_from_record", "game_view", "page_templates", "WEB_STATIC",
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Optional
 
 import click
+
+from .submit import RESTART_WAIT
 
 
 @click.group(name="class")
@@ -19,8 +22,10 @@ def class_group() -> None:
     othello class submit URL --token T --command C  send a version from a terminal
     othello class final DIR                         the final tournament on each student's last version
     othello class export DIR -o grades.csv          the grade sheet
+    othello class delete DIR                        the class folder removed whole (read-only builds too)
     othello class admit|reject|recheck DIR STUDENT VERSION --reason TEXT
-                                                    the instructor's verdict on a version, by hand
+                                                    the instructor's verdict on a student's version
+                                                    (numbered per student: 1, 2, 3...), by hand
     """
 
 
@@ -78,6 +83,8 @@ def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional
             trusted_proxies=trusted_proxies)
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C, re-raised by uvicorn once it has stopped: the way to stop it, no error
+        pass
 
 
 @class_group.command()
@@ -88,7 +95,8 @@ def serve(folder: str, host: str, port: int, jobs: Optional[int], dask: Optional
               help="How to run it, e.g. 'python3 agent.py {name}'; 'openings:...' if it reads openings, "
                    "'clock:...' if it reads the clock line (both: 'clock:openings:...').")
 @click.option("--build", default="", help="How to build it, e.g. 'gcc -O2 -o agent agent.c' (run in the sandbox).")
-@click.option("--wait", is_flag=True, help="Wait for the admission card, print it; exit 0 admitted, 1 rejected.")
+@click.option("--wait", is_flag=True, help="Wait for the admission card, print it; exit 0 admitted, 1 rejected. "
+                                          f"A server that stops answering (a restart) is waited for, {RESTART_WAIT:g} s at most.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds --wait waits.")
 def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: str, wait: bool, timeout: float) -> None:
     """Send PATHS (files, folders or one .zip) as a new version to the class server at URL; print its fingerprint."""
@@ -100,13 +108,46 @@ def submit(url: str, paths: tuple[Path, ...], token: str, command: str, build: s
                    + ("" if version.get("new") else " (sent before: the same version)") + f"  {version['status']}")
         if not wait:
             return
-        version = wait_for_card(url, token, version["version"], timeout, click.echo)
+        # (the API's URLs take the id; "version" is the student's number of it)
+        version = wait_for_card(url, token, version["id"], timeout, lambda line: click.echo(line, err=True))
     except SubmitError as exc:
         click.echo(f"othello class submit: {exc}", err=True)
         sys.exit(2)
     for line in card_lines(version):
         click.echo(line)
     sys.exit(0 if version["status"] == "admitted" else 1)
+
+
+@class_group.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--yes", is_flag=True, help="Delete without asking.")
+def delete(folder: Path, yes: bool) -> None:
+    """Delete the class folder FOLDER and everything in it: the database, every version, build, card and game.
+
+    Its versions and builds are read-only, so rm -rf fails for all but root;
+    this makes them writable first.  It asks first (unless --yes), and
+    refuses a folder that is not a class's, one a server runs on, and one a
+    final runs on.  Exit 0 deleted; 1 when not (refused, or not all of it
+    could be removed: each path is said).
+    """
+    from .removal import NotDeletable, contents, delete_class, hold_for_deletion
+
+    try:
+        held = hold_for_deletion(folder)
+    except NotDeletable as exc:
+        raise click.ClickException(str(exc)) from None
+    found = contents(folder)
+    if not yes and not click.confirm(f"Delete the class folder {folder.resolve()} ({found.text()}) and everything in "
+                                     "it? It cannot be undone", default=False):
+        os.close(held)
+        raise click.ClickException("nothing deleted")
+    problems = delete_class(folder, held)
+    if problems:
+        for line in problems[:20]:
+            click.echo(f"  {line}", err=True)
+        raise click.ClickException(f"{folder} is not wholly deleted: {len(problems)} path(s) could not be removed "
+                                   "(above)")
+    click.echo(f"deleted {folder} ({found.text()})")
 
 
 @class_group.command()
@@ -171,7 +212,9 @@ def _verdict_command(action_name: str, summary: str) -> None:
 
     @class_group.command(name=action_name, help=summary + """
 
-    It works on FOLDER's database directly, whether the server runs or not:
+    VERSION is the student's own number of it (1: their first), as their
+    card and the dashboard say.  It works on FOLDER's database directly,
+    whether the server runs or not:
     a running server's ladder and admission worker see the change within
     seconds.  The verdict is kept (who, when, what, why), never
     overwritten, and the reason is shown on the student's card.  Exit 0
@@ -194,8 +237,10 @@ def _verdict_command(action_name: str, summary: str) -> None:
             raise click.ClickException(str(exc)) from None
         store = ClassStore(settings.database)
         try:
-            verdict = instructor_verdict(settings, store, student, version, VerdictAction(action_name), reason,
-                                         f"{getpass.getuser()} (command line)")
+            # VERSION as the dashboard and the student's card number it: the student's first, second...
+            row = store.numbered_version(student, version)
+            verdict = instructor_verdict(settings, store, student, -1 if row is None else row.id,
+                                         VerdictAction(action_name), reason, f"{getpass.getuser()} (command line)")
             click.echo(verdict_outcome(store, verdict))
         except VerdictRefused as exc:
             click.echo(f"othello class {action_name}: {exc}", err=True)

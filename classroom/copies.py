@@ -38,6 +38,8 @@ class CopyPair:
     b_version: int
     a_in_b: float  # the share of a's fingerprints found in b's version
     b_in_a: float
+    a_number: int = 0  # a's version as a numbers it (the id above is the key: /copies/A/B)
+    b_number: int = 0
 
     @property
     def similarity(self) -> float:
@@ -46,8 +48,8 @@ class CopyPair:
 
     def words(self) -> str:
         """The similarity said in words, with the versions: what the dashboard shows."""
-        return (f"{self.a_in_b:.0%} of {self.a}'s code (version {self.a_version}) is in {self.b}'s "
-                f"(version {self.b_version}), {self.b_in_a:.0%} of {self.b}'s in {self.a}'s")
+        return (f"{self.a_in_b:.0%} of {self.a}'s code (version {self.a_number}) is in {self.b}'s "
+                f"(version {self.b_number}), {self.b_in_a:.0%} of {self.b}'s in {self.a}'s")
 
     def involves(self, student: str) -> bool:
         return student in (self.a, self.b)
@@ -56,7 +58,8 @@ class CopyPair:
         return self.b if student == self.a else self.a
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "a_version": self.a_version, "b": self.b, "b_version": self.b_version,
+        return {"a": self.a, "a_version": self.a_number, "a_version_id": self.a_version, "b": self.b,
+                "b_version": self.b_number, "b_version_id": self.b_version,
                 "a_in_b": round(self.a_in_b, 4), "b_in_a": round(self.b_in_a, 4),
                 "similarity": round(self.similarity, 4), "words": self.words()}
 
@@ -102,7 +105,8 @@ def copy_pairs(settings: ClassSettings, store: ClassStore, threshold: float = DE
         for found in cache.comparer.similar_pairs([program_of(settings, v) for v in versions], threshold):
             first, second = sorted((by_id[found.a], by_id[found.b]), key=lambda version: version.student)
             a_in_b, b_in_a = (found.a_in_b, found.b_in_a) if first is by_id[found.a] else (found.b_in_a, found.a_in_b)
-            pair = CopyPair(first.student, first.id, second.student, second.id, a_in_b, b_in_a)
+            pair = CopyPair(first.student, first.id, second.student, second.id, a_in_b, b_in_a, first.number,
+                            second.number)
             kept = best.get((pair.a, pair.b))
             if kept is None or pair.similarity > kept.similarity:
                 best[(pair.a, pair.b)] = pair

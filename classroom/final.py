@@ -208,7 +208,7 @@ def tournament_document(settings: ClassSettings, plan: FinalPlan) -> dict[str, A
 def tournament_file(settings: ClassSettings, plan: FinalPlan) -> str:
     """The final's tournament TOML, written by a TOML writer (any student's text quoted as TOML quotes it)."""
     header = ["# Written by othello class final: each student's last admitted version before the deadline."]
-    header += [f"# {version.student}: version {version.id}, fingerprint {version.fingerprint}, submitted "
+    header += [f"# {version.student}: version {version.number}, fingerprint {version.fingerprint}, submitted "
                f"{version.submitted_at}" for version in plan.versions]
     header += [f"# {line}" for line in plan.notes]
     return "\n".join(header) + "\n\n" + tomli_w.dumps(tournament_document(settings, plan))

@@ -39,7 +39,8 @@ from .store import ClassStore, Game, Version, VersionStatus
 BOM = "\ufeff"  # first in the file: a spreadsheet reads the rest as UTF-8
 SAME_MOVES_AT_LEAST = 2  # shared games played move for move alike before two versions are named
 
-COLUMNS = ["fingerprint", "submitted_at", "status", "games", "score", "rating", "rating_low", "rating_high", "rank"]
+# version: the graded version's number among the student's (1, 2, 3...), as their page and cards say
+COLUMNS = ["version", "fingerprint", "submitted_at", "status", "games", "score", "rating", "rating_low", "rating_high", "rank"]
 FINAL_COLUMNS = ["final_rank", "final_rank_best", "final_rank_worst", "final_points", "final_games"]
 
 
@@ -50,7 +51,8 @@ class StudentLine:
     fingerprint: str = ""
     submitted_at: str = ""
     status: str = "none"  # admitted, checking, rejected, none (nothing sent)
-    version: Optional[int] = None
+    version: Optional[int] = None  # the version's id (the key of its games and rating)
+    number: Optional[int] = None  # ... and its number among the student's versions: what a person reads
     games: int = 0
     score: float = 0.0
     rating: Optional[float] = None
@@ -68,7 +70,7 @@ class StudentLine:
         return {name: f"{points:g}/{games}" for name, (points, games) in self.tallies.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "version": self.version, "fingerprint": self.fingerprint,
+        return {"id": self.id, "name": self.name, "version": self.number, "fingerprint": self.fingerprint,
                 "submitted_at": self.submitted_at, "status": self.status, "games": self.games, "score": self.score,
                 "rating": _round(self.rating), "rating_error": _round(self.rating_error), "rank": self.rank,
                 "crashes": self.crashes, "timeouts": self.timeouts, "against": self.against,
@@ -107,7 +109,7 @@ def standings(settings: ClassSettings, store: ClassStore) -> tuple[list[StudentL
         line = StudentLine(student.id, student.name)
         chosen = current.get(student.id) or latest.get(student.id)
         if chosen is not None:
-            line.version, line.fingerprint = chosen.id, chosen.fingerprint
+            line.version, line.number, line.fingerprint = chosen.id, chosen.number, chosen.fingerprint
             line.submitted_at, line.status = chosen.submitted_at, chosen.status.value
         if student.id in current:
             _score(line, games, settings)
@@ -294,7 +296,7 @@ def grade_sheet(settings: ClassSettings, store: ClassStore) -> str:
         tallies = [cell for name in references for cell in
                    ((_number(line.tallies[name][0]), line.tallies[name][1]) if name in line.tallies else ("", ""))]
         writer.writerow([line.id, line.name, *(extras.get(line.id, {}).get(key, "") for key, _ in roster),
-                         line.fingerprint, line.submitted_at, line.status, line.games, _number(line.score),
+                         "" if line.number is None else line.number, line.fingerprint, line.submitted_at, line.status, line.games, _number(line.score),
                          "" if line.rating is None else round(line.rating), low, high, _cell(line.rank),
                          *(results.cells() if results else [""] * len(FINAL_COLUMNS)), *tallies,
                          " ".join(line.duplicate_of), " ".join(line.same_moves_as),

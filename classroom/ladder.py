@@ -201,7 +201,9 @@ class Ladder:
         if played.game_dir:  # beside game.json: which versions played (the database says it too)
             game = self.store.game(game_id)
             if game is not None:
-                sides = {colour: {"player": side.label, "version": side.version, "fingerprint": side.fingerprint}
+                # "version": the student's number of it, as their page says; "version_id": the database's key
+                sides = {colour: {"player": side.label, "version": game.number_of(side.label), "version_id": side.version,
+                                  "fingerprint": side.fingerprint}
                          for colour, side in zip(("white", "black"), game.sides)}
                 (Path(played.game_dir) / "versions.json").write_text(json.dumps(sides, indent=1), encoding="utf-8")
             make_logs_visible(Path(played.game_dir))  # its stderr logs: no agent's terminal escape acts on a cat
@@ -306,12 +308,26 @@ class Scheduler(threading.Thread):
                                                                else f"; not queued again after {SERVER_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
+        game = self.ladder.store.game(game_id)
+        if game is not None:
+            self.log(finished_line(game))
+
+
+def finished_line(game: Game) -> str:
+    """The server's log line for a finished ladder game: who played whom, the result and how it ended (no stderr)."""
+    def side(label: str, number: Optional[int]) -> str:  # a version as its student numbers it; a reference by name
+        return label if number is None else f"{label} (version {number})"
+
+    how = ", ".join(part for part in (game.termination, f"{game.plies} moves" if game.plies is not None else "") if part)
+    return (f"game {game.id}: {side(game.white, game.white_number)} (White) vs {side(game.black, game.black_number)} "
+            f"(Black): {game.result}" + (f" ({how})" if how else ""))
 
 
 def game_summary(game: Game) -> dict[str, Any]:
     """A game as lists show it (no stderr, no record)."""
     return {"id": game.id, "pair": game.pair, "white": game.white, "black": game.black,
-            "white_version": game.white_version, "black_version": game.black_version,
+            # each side's version as its student numbers it (1, 2, 3...): what a person reads
+            "white_version": game.white_number, "black_version": game.black_number,
             "white_fingerprint": game.white_fp, "black_fingerprint": game.black_fp,
             "status": game.status.value, "result": game.result, "termination": game.termination,
             "detail": game.detail, "plies": game.plies, "finished_at": game.finished_at,

@@ -4,11 +4,18 @@ Starting is recovering: the games that were running when the server last
 stopped (or was killed) are voided and queued again, versions still
 ``checking`` are checked again, and agent processes a killed server left
 are ended.  One server per class folder (a lock file says so).
+
+Once started it logs one line per event on stderr, the time first
+(:func:`event_line`): a submission received or refused for the rate limit,
+a card decided, a ladder game finished, the ladder idle or playing again,
+a final started or ended, and the server's own faults.  A line names
+students, versions and verdicts, never a student's code or stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import fcntl
 import logging
 import os
@@ -47,6 +54,15 @@ def lock(folder: Path) -> int:
         os.close(descriptor)
         raise ServerError(f"another othello class serve runs on {folder} (it holds {folder / LOCK_FILE})") from None
     return descriptor
+
+
+def event_line(text: str) -> str:
+    """A line of the server's log: the local time with its offset (``2026-11-28T14:03:07+01:00``), then ``text``.
+
+    ``text`` is made visible (:func:`.escapes.visible`): a line may quote a
+    name or a reason that a student's upload chose.
+    """
+    return f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')} {visible(text)}"
 
 
 def admission_cores(pool: Pool) -> Optional[tuple[int, ...]]:
@@ -121,8 +137,8 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     pool = make_pool(settings, slots, dask)
     ladder = Ladder(settings, store)
 
-    def say(line: str) -> None:  # the server's own faults, for the instructor's terminal (they may quote a student)
-        print(visible(line), file=sys.stderr, flush=True)
+    def say(line: str) -> None:  # the server's events and its own faults, for the instructor's terminal
+        print(event_line(line), file=sys.stderr, flush=True)
 
     # Checks run on the cores the ladder's games leave free, beside them; only where the games take every core
     # (-j as many as the cores) does a check pause the ladder, or its time limits would be measured on a busy core.
@@ -136,7 +152,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     loopback = is_loopback(host)
     # Behind a proxy on this machine the Host header is the public name: the loopback rule (no DNS rebinding from
     # a page this machine's browser opens) would refuse every request; the proxy stands where that rule stood.
-    app = create_app(settings, store, admission.wake.set, loopback and not trusted_proxies)
+    app = create_app(settings, store, admission.wake.set, loopback and not trusted_proxies, log=say)
     try:
         listener, address = listen(host, port)
     except OSError as exc:
@@ -192,3 +208,4 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         scheduler.join(timeout=10)
         store.close()
         os.close(held)
+        say("stopped (a game or a check it stopped is played or made again at the next start)")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .admission import public_version
+from .cards import SERVER_FOLDER
 from .copies import CopyPair, copy_pairs
 from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
@@ -27,7 +28,6 @@ PRIVATE = ("duplicate_of", "same_moves_as")  # what students never see of each o
 # What a game's record keeps of a side that only the side's owner and the instructor see: how it was started (the
 # command line, its file names, where it ran) and what the referee said of it (start errors, warnings).
 PRIVATE_AGENT_KEYS = ("command", "home", "directory", "stderr_log", "file_name", "start_error", "warnings")
-SERVER_FOLDER = "…"  # what a student sees in place of the class folder's path on the server
 
 
 @dataclass(frozen=True)

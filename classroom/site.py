@@ -21,9 +21,9 @@ from .store import ClassStore
 
 
 def create_app(settings: ClassSettings, store: ClassStore, on_submitted: Callable[[], None],
-               loopback: bool) -> Starlette:
-    """The class server's Starlette application."""
-    api = ClassApi(settings, store, on_submitted)
+               loopback: bool, log: Callable[[str], None] = lambda line: None) -> Starlette:
+    """The class server's Starlette application; ``log``: the server's log (a line per submission or refusal)."""
+    api = ClassApi(settings, store, on_submitted, log)
     routes = [
         *page_routes(api),  # the pages (pages.py): "/", /standings, /games/ID, the forms, the static files
         Route("/api/submissions", api.submissions, methods=["POST"]),

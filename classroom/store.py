@@ -26,10 +26,12 @@ import hmac
 import json
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
+
+from .cards import hide_paths, split_build_log
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -222,7 +224,7 @@ class Verdict:
         return f"{self.action.done} by the instructor: {self.reason}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "action": self.action.value, "reason": self.reason, "by": self.by,
+        return {"version_id": self.version, "action": self.action.value, "reason": self.reason, "by": self.by,
                 "at": self.at, "was": self.was.value, "text": self.text}
 
 
@@ -246,7 +248,7 @@ class Card:
     """A version's admission card: the verdict and the evidence (the build's output, the check, the stderr)."""
 
     student: str
-    version: int
+    version: int  # the version's id (the key); ``number`` is what the student reads
     fingerprint: str
     status: VersionStatus
     reason: str
@@ -254,20 +256,24 @@ class Card:
     build: str = ""
     time_per_move: Optional[float] = None
     clock: Optional[str] = None
-    build_log: str = ""
+    build_log: str = ""  # the end of the build's own output (the compiler's words), the referee's lines apart
     build_status: Optional[str] = None  # how the build ended, when there was one
     check: tuple[str, ...] = ()
     items: tuple[CardItem, ...] = ()
     stderr: str = ""
     error: str = ""  # the card as stored could not be read: what was wrong (the page shows it as one line)
+    number: int = 0  # the version's number among its student's (1, 2, 3...)
+    build_environment: tuple[str, ...] = ()  # the referee's lines of the build log: the environment it gave the build
 
     def to_dict(self) -> dict[str, Any]:
-        """The card as the API and ``cards/ID/FP.json`` give it (every key, always)."""
-        return {"student": self.student, "version": self.version, "fingerprint": self.fingerprint,
+        """The card as the API and ``cards/ID/FP.json`` give it (every key, always): ``version`` is the student's
+        number of it, ``id`` the class's key."""
+        return {"student": self.student, "version": self.number, "id": self.version, "fingerprint": self.fingerprint,
                 "status": self.status.value, "reason": self.reason, "command": self.command, "build": self.build,
                 "time_per_move": self.time_per_move, "clock": self.clock, "build_log": self.build_log,
-                "build_status": self.build_status, "check": list(self.check),
-                "items": [item.to_dict() for item in self.items], "stderr": self.stderr, "error": self.error}
+                "build_environment": list(self.build_environment), "build_status": self.build_status,
+                "check": list(self.check), "items": [item.to_dict() for item in self.items], "stderr": self.stderr,
+                "error": self.error}
 
 
 @dataclass(frozen=True)
@@ -289,6 +295,7 @@ class Version:
     card: Optional[Card]
     decided_at: Optional[str]
     program: str = ""  # the program it runs: its files, build line and command words ('' if stored before schema 3)
+    number: int = 0  # its place among its student's versions, from 1: what a person reads (the id is the class's key)
 
 
 @dataclass(frozen=True)
@@ -355,6 +362,12 @@ class Game:
     started_at: Optional[str]
     finished_at: Optional[str]
     void_reason: Optional[str]
+    white_number: Optional[int] = None  # White's version as its student numbers it (None: a reference agent)
+    black_number: Optional[int] = None
+
+    def number_of(self, player: str) -> Optional[int]:
+        """``player``'s version in this game as its student numbers it (White's if it played both sides)."""
+        return self.white_number if player == self.white else self.black_number
 
     @property
     def sides(self) -> tuple[Side, Side]:
@@ -454,7 +467,7 @@ def _unreadable_card(row: sqlite3.Row, why: str) -> Card:
     except ValueError:
         status = VersionStatus.REJECTED
     return Card(str(row["student"]), int(row["id"]), str(row["fingerprint"]), status, str(row["reason"]),
-                command=str(row["command"]), build=str(row["build"]),
+                command=str(row["command"]), build=str(row["build"]), number=_row_number(row),
                 error=f"this version's card could not be read ({why[:300]}): the server kept it as it was")
 
 
@@ -464,16 +477,35 @@ def _parse_card(data: dict[str, Any], row: sqlite3.Row) -> Card:
                            None if item.get("status") is None else str(item["status"]),
                            str(item.get("detail") or ""), tuple(str(line) for line in item.get("evidence") or ()))
                   for item in data.get("items") or () if isinstance(item, dict))
-    return Card(
-        student=str(data.get("student", row["student"])), version=int(data.get("version", row["id"])),
+    build_log, environment = str(data.get("build_log") or ""), data.get("build_environment")
+    card = Card(
+        # the card is its row's: its id and number are the row's (an older card's "version" was the id)
+        student=str(data.get("student", row["student"])), version=int(row["id"]), number=_row_number(row),
         fingerprint=str(data.get("fingerprint", row["fingerprint"])),
         status=VersionStatus(data.get("status", row["status"])), reason=str(data.get("reason", row["reason"])),
         command=str(data.get("command", row["command"])), build=str(data.get("build", row["build"])),
         time_per_move=float(time) if isinstance(time, (int, float)) else None,
-        clock=str(data["clock"]) if data.get("clock") else None, build_log=str(data.get("build_log") or ""),
+        clock=str(data["clock"]) if data.get("clock") else None, build_log=build_log,
+        build_environment=tuple(str(line) for line in environment or ()),
         build_status=str(data["build_status"]) if data.get("build_status") else None,
         check=tuple(str(line) for line in data.get("check") or ()), items=items, stderr=str(data.get("stderr") or ""),
         error=str(data.get("error") or ""))
+    return card if environment is not None else _as_kept_today(card)
+
+
+def _as_kept_today(card: Card) -> Card:
+    """A card kept before the referee's lines were set apart from the build's output and the server's paths left
+    out: the referee's lines (they head its build log) apart, and every path of the server's hidden (its
+    build folder is not known here: ``…`` too)."""
+    environment, build_log = split_build_log(card.build_log)
+    items = tuple(replace(item, detail=hide_paths(item.detail), evidence=tuple(map(hide_paths, item.evidence)))
+                  for item in card.items)
+    return replace(card, build_log=hide_paths(build_log), build_environment=tuple(map(hide_paths, environment)),
+                   check=tuple(map(hide_paths, card.check)), items=items, stderr=hide_paths(card.stderr))
+
+
+def _row_number(row: sqlite3.Row) -> int:
+    return int(row["number"]) if "number" in row.keys() else 0
 
 
 def _student(row: sqlite3.Row) -> Student:
@@ -487,7 +519,7 @@ def _version(row: sqlite3.Row) -> Version:
     return Version(int(row["id"]), row["student"], row["fingerprint"], row["command"], row["build"],
                    bool(row["openings"]), bool(row["reads_clock"]), files, int(row["bytes"]), row["submitted_at"],
                    VersionStatus(row["status"]), row["reason"], _card(row["card"], row), row["decided_at"],
-                   row["program"])
+                   row["program"], int(row["number"]))
 
 
 def _verdict(row: sqlite3.Row) -> Verdict:
@@ -509,8 +541,18 @@ def _game(row: sqlite3.Row) -> Game:
         termination=row["termination"], detail=row["detail"], white_points=row["white_points"], plies=row["plies"],
         moves_sha256=row["moves_sha256"], record=row["record"], white_stderr=row["white_stderr"],
         black_stderr=row["black_stderr"], created_at=row["created_at"], started_at=row["started_at"],
-        finished_at=row["finished_at"], void_reason=row["void_reason"])
+        finished_at=row["finished_at"], void_reason=row["void_reason"],
+        white_number=row["white_number"] or None, black_number=row["black_number"] or None)
 
+
+# A version's number is its place among its student's versions (1, 2, 3 for each student): what every page, answer
+# and line a person reads calls it, while the id, counted across the class, stays the key (and in the API's URLs).
+# Derived, never stored: versions are never deleted, so a student's third version stays their third, and a row
+# written by any code of any day (or a test) is numbered alike.
+_NUMBER = "(SELECT COUNT(*) FROM versions n WHERE n.student = {student} AND n.id <= {id})"
+_VERSIONS = "SELECT *, " + _NUMBER.format(student="versions.student", id="versions.id") + " AS number FROM versions"
+_GAMES = ("SELECT *, " + _NUMBER.format(student="games.white", id="games.white_version") + " AS white_number, "
+          + _NUMBER.format(student="games.black", id="games.black_version") + " AS black_number FROM games")
 
 _INSERT_GAME = ("INSERT INTO games (pair, game_index, white, white_version, white_fp, black, black_version, black_fp, "
                 "seed, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -610,33 +652,40 @@ class ClassStore:
     def versions(self, student: Optional[str] = None) -> list[Version]:
         """Every version (of ``student``), oldest first."""
         if student is None:
-            return [_version(row) for row in self._rows("SELECT * FROM versions ORDER BY id")]
-        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE student = ? ORDER BY id", student)]
+            return [_version(row) for row in self._rows(f"{_VERSIONS} ORDER BY id")]
+        return [_version(row) for row in self._rows(f"{_VERSIONS} WHERE student = ? ORDER BY id", student)]
 
     def version(self, version_id: int) -> Optional[Version]:
-        found = self._row("SELECT * FROM versions WHERE id = ?", version_id)
+        found = self._row(f"{_VERSIONS} WHERE id = ?", version_id)
+        return None if found is None else _version(found)
+
+    def numbered_version(self, student: str, number: int) -> Optional[Version]:
+        """``student``'s version by its number among theirs (1: their first), or ``None``."""
+        if number < 1:
+            return None
+        found = self._row(f"{_VERSIONS} WHERE student = ? ORDER BY id LIMIT 1 OFFSET ?", student, number - 1)
         return None if found is None else _version(found)
 
     def current_versions(self) -> list[Version]:
         """Each student's last admitted version (the one that plays), by student."""
         return [_version(row) for row in self._rows(
-            "SELECT v.* FROM versions v WHERE v.status = ? AND v.id = "
-            "(SELECT MAX(id) FROM versions w WHERE w.student = v.student AND w.status = ?) ORDER BY v.student",
+            f"{_VERSIONS} WHERE status = ? AND id = "
+            "(SELECT MAX(id) FROM versions w WHERE w.student = versions.student AND w.status = ?) ORDER BY student",
             VersionStatus.ADMITTED.value, VersionStatus.ADMITTED.value)]
 
     def admitted_versions(self) -> list[Version]:
         """Every admitted version, oldest first."""
-        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
+        return [_version(row) for row in self._rows(f"{_VERSIONS} WHERE status = ? ORDER BY id",
                                                     VersionStatus.ADMITTED.value)]
 
     def checking_versions(self) -> list[Version]:
         """The versions waiting for their card, oldest first."""
-        return [_version(row) for row in self._rows("SELECT * FROM versions WHERE status = ? ORDER BY id",
+        return [_version(row) for row in self._rows(f"{_VERSIONS} WHERE status = ? ORDER BY id",
                                                     VersionStatus.CHECKING.value)]
 
     def next_to_check(self) -> Optional[Version]:
         """The oldest version waiting for its card."""
-        found = self._row("SELECT * FROM versions WHERE status = ? ORDER BY id LIMIT 1", VersionStatus.CHECKING.value)
+        found = self._row(f"{_VERSIONS} WHERE status = ? ORDER BY id LIMIT 1", VersionStatus.CHECKING.value)
         return None if found is None else _version(found)
 
     def last_decided_by_student(self) -> dict[str, str]:
@@ -645,9 +694,11 @@ class ClassStore:
                 self._rows("SELECT student, MAX(decided_at) AS last FROM versions WHERE decided_at IS NOT NULL "
                            "GROUP BY student")}
 
-    def submissions_since(self, student: str, since: str) -> int:
-        found = self._row("SELECT COUNT(*) AS n FROM versions WHERE student = ? AND submitted_at >= ?", student, since)
-        return int(found["n"]) if found else 0
+    def submissions_since(self, student: str, since: str) -> list[str]:
+        """When ``student``'s versions stored at ``since`` or later were submitted (ISO 8601, oldest first)."""
+        rows = self._rows("SELECT submitted_at FROM versions WHERE student = ? AND submitted_at >= ? "
+                          "ORDER BY submitted_at", student, since)
+        return [str(row["submitted_at"]) for row in rows]
 
     def add_version(self, new: NewVersion, check_again: Callable[[Version], bool]) -> tuple[Version, bool]:
         """Store a version to be checked; return its row and whether it is to be checked (new, or again).
@@ -661,11 +712,11 @@ class ClassStore:
         ``checking``.  The look-up and the insert are one transaction: the
         same version sent twice at once is one.
         """
-        select = "SELECT * FROM versions WHERE student = ? AND fingerprint = ?"
+        select = f"{_VERSIONS} WHERE student = ? AND fingerprint = ?"
         with self._transaction() as db:
             found = db.execute(select, (new.student, new.fingerprint)).fetchone()
             if found is None and new.program:
-                found = db.execute("SELECT * FROM versions WHERE student = ? AND program = ? ORDER BY id LIMIT 1",
+                found = db.execute(f"{_VERSIONS} WHERE student = ? AND program = ? ORDER BY id LIMIT 1",
                                    (new.student, new.program)).fetchone()
             if found is not None:
                 existing = _version(found)
@@ -673,7 +724,7 @@ class ClassStore:
                     return existing, False
                 db.execute("UPDATE versions SET status = ?, reason = '', card = NULL WHERE id = ?",
                            (VersionStatus.CHECKING.value, existing.id))
-                return _version(db.execute("SELECT * FROM versions WHERE id = ?", (existing.id,)).fetchone()), True
+                return _version(db.execute(f"{_VERSIONS} WHERE id = ?", (existing.id,)).fetchone()), True
             db.execute("INSERT INTO versions (student, fingerprint, command, build, openings, reads_clock, files, "
                        "bytes, submitted_at, status, program) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (new.student, new.fingerprint, new.command, new.build, int(new.openings),
@@ -699,7 +750,7 @@ class ClassStore:
         version stops playing at once.  ``LookupError`` for no such version.
         """
         with self._transaction() as db:
-            found = db.execute("SELECT status, card FROM versions WHERE id = ?", (version_id,)).fetchone()
+            found = db.execute(f"{_VERSIONS} WHERE id = ?", (version_id,)).fetchone()
             if found is None:
                 raise LookupError(f"no version {version_id}")
             cursor = db.execute("INSERT INTO verdicts (version, action, reason, by, at, was, card) "
@@ -710,8 +761,8 @@ class ClassStore:
             if status is not VersionStatus.ADMITTED:
                 db.execute("UPDATE games SET status = ?, void_reason = ? WHERE status = ? AND "
                            "(white_version = ? OR black_version = ?)",
-                           (GameStatus.VOID.value, f"version {version_id} was {action.done} by the instructor before "
-                            "this game started", GameStatus.QUEUED.value, version_id, version_id))
+                           (GameStatus.VOID.value, f"{found['student']}'s version {found['number']} was {action.done} "
+                            "by the instructor before this game started", GameStatus.QUEUED.value, version_id, version_id))
             return _verdict(db.execute("SELECT * FROM verdicts WHERE id = ?", (cursor.lastrowid,)).fetchone())
 
     def verdicts(self, version_id: Optional[int] = None) -> list[Verdict]:
@@ -754,7 +805,7 @@ class ClassStore:
         return pair
 
     def game(self, game_id: int) -> Optional[Game]:
-        found = self._row("SELECT * FROM games WHERE id = ?", game_id)
+        found = self._row(f"{_GAMES} WHERE id = ?", game_id)
         return None if found is None else _game(found)
 
     def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None) -> list[Game]:
@@ -762,7 +813,7 @@ class ClassStore:
         where = "" if status is None else " WHERE status = ?"
         order = " ORDER BY id" if latest is None else " ORDER BY id DESC LIMIT ?"
         args: list[Any] = ([] if status is None else [status.value]) + ([] if latest is None else [latest])
-        return [_game(row) for row in self._rows("SELECT * FROM games" + where + order, *args)]
+        return [_game(row) for row in self._rows(_GAMES + where + order, *args)]
 
     def finished_games(self) -> list[Game]:
         """Every finished game, oldest first."""
@@ -771,7 +822,7 @@ class ClassStore:
     def games_of_student(self, student: str, latest: int) -> list[Game]:
         """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first."""
         return [_game(row) for row in self._rows(
-            "SELECT * FROM games WHERE (white = ? AND white_version IS NOT NULL) OR "
+            f"{_GAMES} WHERE (white = ? AND white_version IS NOT NULL) OR "
             "(black = ? AND black_version IS NOT NULL) ORDER BY id DESC LIMIT ?", student, student, latest)]
 
     def game_counts(self) -> dict[GameStatus, int]:
@@ -814,7 +865,7 @@ class ClassStore:
         """Void every game left running (``why``) and queue each again under a new id, in one transaction; the ids."""
         replayed = []
         with self._transaction() as db:
-            for game in [_game(row) for row in db.execute("SELECT * FROM games WHERE status = ? ORDER BY id",
+            for game in [_game(row) for row in db.execute(f"{_GAMES} WHERE status = ? ORDER BY id",
                                                           (GameStatus.RUNNING.value,))]:
                 db.execute("UPDATE games SET status = ?, void_reason = ? WHERE id = ?",
                            (GameStatus.VOID.value, why, game.id))
@@ -828,7 +879,7 @@ class ClassStore:
         """Void a running game the server could not keep (``why``) and queue it again under a new id, in one
         transaction, unless its pair's game was voided ``at_most`` times already; the new id, or ``None``."""
         with self._transaction() as db:
-            found = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            found = db.execute(f"{_GAMES} WHERE id = ?", (game_id,)).fetchone()
             if found is None:
                 return None
             game = _game(found)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -216,6 +217,52 @@ def parse_command(command: str, build: str) -> Command:
             raise UploadRefused(f"the command's {word!r} names something outside the submission: "
                                 "name the submission's own files (agent.py, ./agent) or a program such as python3")
     return Command(command, build, declared[OPENINGS_PREFIX], declared[CLOCK_PREFIX])
+
+
+# Programs whose first word after them, when it is not an option, is the script they run: a file of the submission.
+SCRIPT_RUNNERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|ruby|perl|php|bash|sh|dash|lua[0-9.]*|Rscript)$")
+FILE_OPTION_RUNNERS = re.compile(r"^[gm]?awk$")  # ... and those that take it after -f
+HOME_PREFIX = "{home}/"
+
+
+def missing_file(command: str, build: str, files: Iterable[str]) -> Optional[str]:
+    """Why the upload cannot run as its command says, or ``None``: the command runs a file the upload lacks.
+
+    Only what is known for sure before anything runs: with a build line,
+    nothing (it may make any file); without one, the program a command
+    starts by its path (``./agent``, ``{home}/agent``) and the script of a
+    known interpreter (``python3 agent.py``, ``python3 {home}/agent.py``,
+    ``awk -f agent.awk``) must each be a file (or a folder) among those
+    sent.  Any other word may be a class, a module, or a file the program
+    looks for and does without (``java -cp {home} Main``, ``--book
+    {home}/book.txt``): never refused.
+    """
+    if build.strip():
+        return None
+    present = set(files)
+    folders = {str(parent) for name in present for parent in PurePosixPath(name).parents}
+    argv = shlex.split(command)
+    program = argv[0]
+    runs = [(program, True)] if "/" in program else []  # (a bare name is a program of PATH); True: the program
+    runner = PurePosixPath(program).name
+    if SCRIPT_RUNNERS.match(runner) and len(argv) > 1 and not argv[1].startswith("-"):
+        runs.append((argv[1], False))
+    if FILE_OPTION_RUNNERS.match(runner) and "-f" in argv[1:-1]:
+        runs.append((argv[argv.index("-f", 1) + 1], False))
+    for word, is_program in runs:
+        word = word[len(HOME_PREFIX):] if word.startswith(HOME_PREFIX) else word
+        if any(char in word for char in "{}*?$"):  # another placeholder, a pattern: not one known path
+            continue
+        path = "/".join(part for part in word.split("/") if part not in ("", "."))
+        if not path or path in present or path in folders:
+            continue
+        listing = ", ".join(sorted(present)[:12]) + (", ..." if len(present) > 12 else "")
+        if is_program:
+            return (f"the command runs {path}, which is not among the files sent ({listing}): a program made "
+                    f"from the sources needs a build line that makes it (e.g. gcc -O2 -o {path} agent.c)")
+        return (f"the command names {path}, which is not among the files sent ({listing}): "
+                "send it too, or correct the command")
+    return None
 
 
 def store_version(folder: Path, student: str, files: dict[str, bytes], command: str, build: str) -> tuple[str, Path]:

@@ -143,3 +143,51 @@ def print_record(record: GameRecord, path: str, step: bool, fmt: str) -> None:
         if record.result.detail:
             where = f" (move {record.result.move_number})" if record.result.move_number else ""
             click.echo(f"  {record.result.detail}{where}")
+
+
+def last_position(record: GameRecord) -> int:
+    """The last move number whose position ``othello replay --at`` shows: the last move's, or the one after it
+    where the game stopped without ending on the board (a fault, or no result: the move that was awaited)."""
+    ended = record.result is not None and record.fault is None and not record.result.termination.is_forfeit
+    return len(record.moves) + (0 if ended else 1)
+
+
+def print_position(record: GameRecord, path: str, number: int) -> None:
+    """``othello replay GAME --at N``: the board before move ``number`` as the referee draws it, whose turn it is,
+    and the move played there (or the fault); a number the game does not have is click's error naming it."""
+    last = last_position(record)
+    if not 1 <= number <= last:
+        extra = f" and {last}, where it stopped" if last > len(record.moves) else ""
+        raise click.BadParameter(
+            f"the game has no move {number}: it has {len(record.moves)} moves, numbered 1 to {len(record.moves)}"
+            f"{extra} (--at N shows the board before move N)", param_hint="--at")
+    try:
+        board, previous = list(record.positions())[number - 1]
+    except OthelloError as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+    click.echo(f"White: {record.white}   Black: {record.black}   ({len(record.moves)} moves)")
+    after = (f"after move {number - 1}, {previous.move.line()}" if previous is not None
+             else "after the opening" if record.opening else "the start")
+    if board.is_game_over():
+        click.echo(f"The board before move {number} ({after}): the game is over")
+    else:
+        mover = record.name(board.to_move)
+        click.echo(f"The board before move {number} ({after}): {mover} ({board.to_move.full_name}) to play move "
+                   f"{number}; legal: {legal_names(board) or 'none: pass'}")
+    click.echo(draw_board(board, previous.move if previous is not None else None), nl=False)
+    comments: list[str] = []
+    if number <= len(record.moves):
+        entry = record.moves[number - 1]
+        comments = entry.comments
+        click.echo(f"move {number}: {record.name(entry.move.colour)} played {entry.move.line()} in "
+                   f"{entry.seconds:.2f} s")
+    elif record.fault is not None:
+        fault = record.fault
+        comments = fault.comments
+        wrote = f"wrote {fault.line!r}" if fault.line is not None else "gave no move"
+        detail = record.result.detail if record.result is not None and record.result.detail else ""
+        click.echo(f"move {number}: {record.name(fault.colour)} {wrote}, the fault" + (f": {detail}" if detail else ""))
+    else:
+        click.echo(f"move {number}: never played (the game has no result)")
+    for comment in comments:  # one a line: an agent's drawn board stays a board
+        click.echo(f"  (C {comment})")

@@ -8,7 +8,7 @@ forms are written down in ``PROTOCOL.md``.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
 from .errors import ParseError
 from .rules import (
@@ -34,7 +34,7 @@ from .rules import (
 # parse_line, Comment and draw_board live in rules.py (beside Move and Board);
 # they are part of this module's formats and are imported from here as well.
 __all__ = [
-    "Comment", "draw_board", "format_cells", "format_colour", "format_comment", "format_end", "format_move",
+    "Comment", "Drawing", "draw_board", "find_drawings", "format_cells", "format_colour", "format_comment", "format_end", "format_move",
     "format_obf", "format_size", "format_transcript", "is_end_line", "is_size_line", "legal_names", "parse_board",
     "parse_cells", "parse_colour", "parse_end", "parse_line", "parse_message", "parse_move", "parse_obf",
     "parse_size", "parse_transcript", "format_clock_line", "is_clock_line", "parse_clock_line",
@@ -232,6 +232,94 @@ def parse_board(text: str, to_move: Optional[Colour] = None) -> Board:
     else:
         side = to_move or WHITE
     return Board(white, black, side, n)
+
+
+# A row of a board as programs print theirs: a row number before or after it (or both, or none), n cells of
+# W/O (white), B/X (black), ./- (empty), apart or separated by spaces, tabs, | or commas.  Not * or @: programs
+# mark legal moves with them as often as discs.
+_PRINTED_ROW = re.compile(r"^\s*(\d{1,2})?\s*[|:]?\s*((?:[WBOX.\-][ \t|,]*){8,14}?)\s*[|:]?\s*(\d{1,2})?\s*$",
+                          re.IGNORECASE)
+
+
+class Drawing(NamedTuple):
+    """A board drawn in a program's text: its discs (``board``, White to move: the side is not read), whether its
+    rows were numbered (``labelled``: else row n was taken to be the top one, as PROTOCOL.md draws it), the
+    offset in the text just after its last row (``end``), and for rows without numbers the same rows read with
+    row 1 at the top (``upside_down``; ``None`` when numbered)."""
+
+    board: Board
+    labelled: bool
+    end: int
+    upside_down: Optional[Board] = None
+
+
+def find_drawings(text: str, size: int = DEFAULT_SIZE) -> list[Drawing]:
+    """Every ``size`` x ``size`` board drawn in ``text`` (an agent's output or its comments), in order.
+
+    A drawing is ``size`` consecutive lines of ``size`` cells each (read as
+    :func:`parse_board` reads cells; ``|`` and commas may separate them),
+    column A first.  Numbered rows are placed by their numbers, counted from
+    1 (or from 0) upwards or downwards; rows without numbers are read top row
+    first (row ``size`` at the top, as PROTOCOL.md draws it).  Anything else
+    (a run of another length, numbers out of order) is no drawing.
+
+    >>> [d.board == Board() for d in find_drawings(Board().draw() + "thinking\\n" + Board().draw())]
+    [True, True]
+    >>> upside_down = "\\n".join(f"{row} " + Board().draw().splitlines()[9 - row][4:19] for row in range(1, 9))
+    >>> [(d.board == Board(), d.labelled) for d in find_drawings(upside_down)]
+    [(True, True)]
+    """
+    found: list[Drawing] = []
+    run: list[tuple[Optional[int], str]] = []
+    offset = 0
+
+    def close(end: int) -> None:
+        if len(run) == size:
+            drawing = _drawing(run, size, end)
+            if drawing is not None:
+                found.append(drawing)
+        run.clear()
+
+    for raw in text.splitlines(keepends=True):
+        match = _PRINTED_ROW.match(raw.rstrip("\r\n"))
+        cells = "".join(ch for ch in match.group(2) if ch not in " \t|,") if match else ""
+        if match and len(cells) == size:
+            label = match.group(1) or match.group(3)
+            run.append((int(label) if label else None, cells))
+            if len(run) > size:  # more rows than a board: not one
+                run.clear()
+        else:
+            close(offset)
+        offset += len(raw)
+    close(offset)
+    return found
+
+
+def _drawing(rows: list[tuple[Optional[int], str]], size: int, end: int) -> Optional[Drawing]:
+    """One drawing's rows as a board; ``None`` if their numbers do not say which row is which."""
+    labels = [label for label, _ in rows if label is not None]
+    if not labels:
+        top_down = list(range(size, 0, -1))
+        return Drawing(_drawn(rows, top_down, size), False, end, _drawn(rows, top_down[::-1], size))
+    if len(labels) < len(rows):
+        return None
+    numbers = [label + 1 for label in labels] if min(labels) == 0 else labels
+    if numbers not in (list(range(size, 0, -1)), list(range(1, size + 1))):
+        return None
+    return Drawing(_drawn(rows, numbers, size), True, end)
+
+
+def _drawn(rows: list[tuple[Optional[int], str]], numbers: list[int], size: int) -> Board:
+    """The discs of drawn ``rows``, the i-th row being row ``numbers[i]``."""
+    white = black = 0
+    for row, (_, cells) in zip(numbers, rows):
+        for col, cell in enumerate(cells.upper()):
+            bit = 1 << square(col, row, size)
+            if cell in "WO":
+                white |= bit
+            elif cell in "BX":
+                black |= bit
+    return Board(white, black, WHITE, size)
 
 
 # ---------------------------------------------------------------------------

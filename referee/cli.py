@@ -8,13 +8,13 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import click
 
 from .clock import PLAY_SECONDS, TimeRule, parse_clock, time_rule
 from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
-from .display import Display, fault_lines, summary
+from .display import Display, fault_lines, side_by_side, summary
 from .time_use import time_use
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
 from ..protocol.openings import format_opening, parse_opening, read_openings, suite_path
@@ -23,6 +23,9 @@ from .game_pair import draw_openings, play_pair
 from .process import sigterm_as_interrupt
 from .sandbox import SandboxUnavailable
 from .spec import AgentSpec, BuiltinAgents, distinct_labels, draw_colours
+
+if TYPE_CHECKING:
+    from .rerun import BoardCheck
 
 EXIT_NOT_STARTED = 3  # an agent could not be started
 EXIT_NO_SANDBOX = 4  # the sandbox was asked for and cannot run on this machine
@@ -403,13 +406,17 @@ def doctor() -> None:
 @click.option("--format", "fmt", type=click.Choice(["board", "transcript", "ggf", "json"]), default="board",
               show_default=True, help="Print boards move by move, or export the game.")
 @click.option("--rerun", "rerun_name", default=None, metavar="NAME",
-              help="Run agent NAME of the game again at move --at: its move now beside the move recorded then.")
-@click.option("--at", "at", type=click.IntRange(min=1), default=None, metavar="N",
-              help="With --rerun: the move, numbered as in the record's moves from 1 (one of NAME's moves).")
+              help="Run agent NAME of the game again at move --at: its move now beside the move recorded then, and "
+                   "its board (where it draws one) against the referee's.")
+@click.option("--at", "at", type=int, default=None, metavar="N",
+              help="The board before move N (numbered as in the record's moves, from 1), whose turn it is and the "
+                   "move played there; with --rerun: the move to play again (one of NAME's moves).")
 @click.option("--command", "command", default=None, metavar="CMD",
-              help="With --rerun: run this command instead of the recorded one (a new version of the agent).")
+              help="With --rerun: run this command instead of the recorded one (a new version of the agent); it may "
+                   "begin with openings:, clock: or sizes: as NAME=COMMAND does.")
 @click.option("--time", "time_per_move", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="With --rerun: seconds per move (default: the agent's time in the game).")
+              help="With --rerun: seconds per move, instead of the game's time rule (default: the agent's time in "
+                   "the game, its clock too).")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default=GameConfig.sandbox, show_default=True,
               help="With --rerun: run the agent in its bubblewrap sandbox, or (none) as yourself.")
 @click.option("--json", "as_json", is_flag=True, help="With --rerun: print one JSON object.")
@@ -417,19 +424,32 @@ def replay(game: str, step: bool, fmt: str, rerun_name: Optional[str], at: Optio
            time_per_move: Optional[float], sandbox: str, as_json: bool) -> None:
     """Step through a game record (game.json, or a game directory), or print it whole.
 
+    With --at N alone it prints the board before move N (the position in
+    which move N is played), whose turn it is, and the move played there.
+
     With --rerun NAME --at N, agent NAME is started again (in its sandbox,
-    with the game's time per move) and given exactly what it was given
-    before move N: its colour and the moves before, in one file if it
-    declared openings, else the game's files one at a time.  It prints the
-    move it plays now, its comments, its standard error, its time, and the
-    move recorded then.  --command CMD runs a new version in its place.
+    with the game's time rule) and given exactly what it was given before
+    move N: its colour and the moves before, in one file if it declared
+    openings, else the game's files one at a time (and where it then plays
+    other than the record, it says at which move).  It prints the move it
+    plays now, its comments, its standard error, its time, and the move
+    recorded then; where the agent draws its board (in its (C ...) comments
+    or on its standard output or error), the first move where that board
+    differs from the referee's.  --command CMD runs a new version in its
+    place: "openings:./v2 {name}" is started at move N from the recorded
+    position.
     """
-    from ..protocol.cli import load_record, print_record
+    from ..protocol.cli import load_record, print_position, print_record
 
     record, path = load_record(game)
     if rerun_name is None:
-        if at is not None or command is not None or time_per_move is not None or as_json:
-            raise click.UsageError("--at, --command, --time and --json go with --rerun NAME")
+        if command is not None or time_per_move is not None or as_json:
+            raise click.UsageError("--command, --time and --json go with --rerun NAME")
+        if at is not None:
+            if step or fmt != "board":
+                raise click.UsageError("--at N draws the one board before move N: --step and --format go without it")
+            print_position(record, path, at)
+            return
         print_record(record, path, step, fmt)
         return
     if at is None:
@@ -439,15 +459,15 @@ def replay(game: str, step: bool, fmt: str, rerun_name: Optional[str], at: Optio
 
 def _rerun(record: GameRecord, game_dir: Path, name: str, at: int, command: Optional[str],
            time_per_move: Optional[float], sandbox: str, as_json: bool) -> None:
-    from .rerun import STDERR_LINES, recorded_line, recorded_spec, recorded_time, rerun_agent
+    from .rerun import STDERR_LINES, recorded_line, recorded_rule, recorded_spec, rerun_agent
 
     try:
         spec = recorded_spec(record, name, _builtins(click.get_current_context()), command)
         recorded_line(record, name, at)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
-    seconds = time_per_move or recorded_time(record, name)
-    config = GameConfig(time_per_move=seconds, sandbox=sandbox, size=record.size)
+    rule = TimeRule(time_per_move) if time_per_move else recorded_rule(record, name)
+    config = GameConfig(time_per_move=rule.per_move, clock=rule.clock, sandbox=sandbox, size=record.size)
     _builtins(click.get_current_context()).prepare_for([spec], lambda line: click.echo(line, err=True))
     try:
         answer = rerun_agent(record, spec, at, config, hidden=[game_dir])
@@ -456,10 +476,15 @@ def _rerun(record: GameRecord, game_dir: Path, name: str, at: int, command: Opti
         sys.exit(EXIT_NO_SANDBOX)
     if as_json:
         click.echo(json.dumps(answer.to_dict(), indent=2))
-        return
-    click.echo(f"{name} ({answer.colour.full_name}) at move {at}, {seconds:g} s per move; given {answer.inputs}")
+        sys.exit(EXIT_NOT_STARTED if answer.problem.startswith("could not be started") else 0)
+    given = f"; given {answer.inputs}" if answer.inputs else ""
+    click.echo(f"{name} ({answer.colour.full_name}) at move {at}, {rule.text}{given}")
     for line in answer.diverged:
         click.echo(f"  differs from the record at {line}")
+    if answer.diverged_at is not None:
+        click.echo(f"  replayed move by move, it left the recorded game at move {answer.diverged_at}: from there on "
+                   "it was given the recorded opponent's moves on a board of its own; a version that reads openings "
+                   f"(--command \"openings:...\") is started at move {at} from the recorded position instead")
     for comment in answer.comments:
         click.echo(f"  (C {comment})")
     took = "" if answer.seconds is None else f" in {answer.seconds:.3f} s"
@@ -467,6 +492,8 @@ def _rerun(record: GameRecord, game_dir: Path, name: str, at: int, command: Opti
     click.echo(f"now:      {now}{took}" + (f"  ({answer.problem})" if answer.problem else ""))
     click.echo(f"recorded: {answer.recorded if answer.recorded is not None else 'no move'}"
                + ("  (the same)" if answer.same else ""))
+    for line in board_lines(answer.boards, record.size) if answer.turns else []:  # (none: it never ran)
+        click.echo(line)
     lines = answer.stderr.rstrip("\n").splitlines()
     if lines:
         click.echo(f"its standard output and error ({len(lines)} lines{', the last ' + str(STDERR_LINES) if len(lines) > STDERR_LINES else ''}):")
@@ -474,3 +501,41 @@ def _rerun(record: GameRecord, game_dir: Path, name: str, at: int, command: Opti
             click.echo(f"  | {line}")
     else:
         click.echo("its standard output and error: empty")
+    if answer.problem.startswith("could not be started"):
+        sys.exit(EXIT_NOT_STARTED)
+
+
+def board_lines(check: "BoardCheck", size: int) -> list[str]:
+    """What the rerun found of the agent's board against the referee's, for people (both drawn at a difference)."""
+    if not check.source:
+        return [f"its board: none drawn (no {size} rows of {size} cells, W B . or O X -, in its (C ...) comments "
+                "or its standard output and error), so nothing can be compared with the referee's"]
+    where = " and ".join("its (C ...) comments" if source == "comments" else "its standard output and error"
+                         for source in check.source.split(" and "))
+    lines = []
+    diff = check.difference
+    first, last = check.moves
+    span = f"move {first}" if first == last else f"moves {first} to {last}"
+    if diff is None:
+        lines.append(f"its board, drawn in {where}: the same as the referee's each time ({check.compared} drawings, "
+                     f"{span})")
+    else:
+        squares = diff.squares()
+        earlier = f", the same before ({check.compared - 1} drawings)" if check.compared > 1 else ""
+        lines.append(f"its board, drawn in {where}: first differs from the referee's at move {diff.number}{earlier}; "
+                     f"{len(squares)} square{'s differ' if len(squares) != 1 else ' differs'}: {' '.join(squares)}")
+        lines += [f"  {line}" for line in side_by_side(diff.agent, diff.referee,
+                                                       (f"its board (drawn during move {diff.number})",
+                                                        f"the referee's, {diff.referee_at}"))]
+        if diff.closest is not None:
+            near = diff.squares(diff.closest)
+            lines.append(f"  (nearer to the referee's board {diff.closest_at}: {len(near)} "
+                         f"square{'s differ' if len(near) != 1 else ' differs'}: {' '.join(near)})")
+    if check.stopped:
+        lines.append(f"  compared no further: {check.stopped}")
+    if check.reading:
+        lines.append(f"  (its drawings read {check.reading}: so they agree with the referee's longest; PROTOCOL.md "
+                     f"draws row {size} at the top, W white and B black)")
+    elif check.unlabelled:
+        lines.append(f"  (rows without numbers were read with row {size} at the top, as PROTOCOL.md draws the board)")
+    return lines

@@ -8,20 +8,24 @@ the plain drawing of :func:`othello_arena.protocol.draw_board`.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import IO, Optional
+import shlex
 
-from rich.console import Console
-from rich.text import Text
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Optional
 
 from ..protocol import BLACK, WHITE, Board, Colour, GameRecord, Move, Termination, square
 from ..protocol.notation import legal_names
 from .game import GameEvent
 from .hints import hints, output_tail
 
+if TYPE_CHECKING:  # rich is imported where a board or a game is shown: othello match only prints lines
+    from rich.text import Text
+
 
 def board_text(board: Board, last_move: Optional[Move] = None) -> Text:
     """The board as rich text: white and black discs, the last move in reverse video."""
+    from rich.text import Text
+
     text = Text()
     n = board.size
     header = board.geometry.header + "\n"
@@ -46,6 +50,8 @@ class Display:
     """An ``on_event`` callback that prints the game for people."""
 
     def __init__(self, file: Optional[IO[str]] = None, quiet: bool = False, prompts: Optional[IO[str]] = None) -> None:
+        from rich.console import Console
+
         self.console = Console(file=file, highlight=False, soft_wrap=True)
         self.prompts = Console(file=prompts, highlight=False, soft_wrap=True, stderr=prompts is None)
         self.quiet = quiet
@@ -175,4 +181,15 @@ def fault_lines(record: GameRecord, game_dir: Path) -> list[str]:
         if fault is not None and fault.colour is colour and fault.line is not None:
             sent.append(fault.line)  # the faulty line came through NAME.out too
         lines += [f"hint: {hint}" for hint in hints(output, info.get("exit_code"), moves_made, out_name, sent)]
+        if fault is not None and fault.colour is colour and result.move_number is not None:
+            # The next step of the debugging loop (docs/STUDENTS.md): the same files again, at that move.
+            lines.append(f"to see it again: othello replay {shlex.quote(str(game_dir))} --rerun {shlex.quote(name)} "
+                         f"--at {result.move_number} (add --command \"...\" to try a fixed version there)")
     return lines
+
+
+def side_by_side(left: Board, right: Board, titles: tuple[str, str]) -> list[str]:
+    """Two boards drawn as the referee draws them, side by side under their titles (a board against another)."""
+    drawings = [board.draw().rstrip("\n").splitlines()[:-1] for board in (left, right)]  # (not whose turn: unknown)
+    width = max(len(titles[0]), *(len(line) for line in drawings[0])) + 4
+    return [f"{titles[0]:<{width}}{titles[1]}"] + [f"{a:<{width}}{b}" for a, b in zip(*drawings)]

@@ -216,6 +216,8 @@ class _Game:
         self.temp_fd = -1
         self.second_colour_deadline: Optional[float] = None  # the second side must delete its first NAME.in by then
         self.stopping: Optional[_PendingStop] = None  # a side told to stop, not yet seen stopped (see confirm_suspended)
+        self.move_event: Optional[tuple[str, dict[str, Any]]] = None  # the move judged, its event not sent yet
+        self.record_json = ""  # the text of game.json, once written
         self.starters: list[_Starter] = []  # the threads that started the other sides, held until teardown
         # Raises SandboxUnavailable before anything starts if the sandbox was
         # asked for and cannot run here.
@@ -572,8 +574,12 @@ class _Game:
             if verdict is None:
                 continue  # a person's mistake, asked again: same turn, same clock
             if isinstance(verdict, Result):
+                self.emit_move()
                 return verdict
-            fault = self.relay_move(mover, verdict)
+            try:
+                fault = self.relay_move(mover, verdict)
+            finally:
+                self.emit_move()  # (sent by the relay, unless it stopped before the relay: then here)
             if fault:
                 return self.fault_result(fault)
             mover = self.players[mover.colour.opponent]
@@ -624,14 +630,28 @@ class _Game:
             move = Move.pass_(mover.colour, self.board.size)
             self.record.moves.append(MoveRecord(move, seconds, [*comments, note], forfeit=True, clock=mover.clock.bank))
             self.board = self.board.play_unchecked(move)
-            self.emit("lost-turn", move=move, colour=mover.colour, player=mover.label, seconds=seconds, message=note,
-                      comments=[*comments, note])
+            self.move_event = ("lost-turn", dict(move=move, colour=mover.colour, player=mover.label, seconds=seconds,
+                                                 message=note, comments=[*comments, note]))
         else:
             self.record.moves.append(MoveRecord(move, seconds, comments, clock=mover.clock.bank))
             self.board = self.board.play_unchecked(move)  # checked just above
-            self.emit("move", move=move, colour=mover.colour, player=mover.label, seconds=seconds, comments=comments)
+            self.move_event = ("move", dict(move=move, colour=mover.colour, player=mover.label, seconds=seconds,
+                                            comments=comments))
         self.players[mover.colour.opponent].unsent = move
         return self.board.outcome() or move
+
+    def emit_move(self) -> None:
+        """Send the event of the move just judged, once (:meth:`relay_move` sends it as soon as the move is relayed).
+
+        Not before the relay: the event goes to every display and to the
+        game's live log (a line written to a file), about 50 us of the
+        referee's time that the other side waited for while it came
+        before its ``NAME.in`` (issue 38); it comes still before ``relayed``.
+        """
+        if self.move_event is not None:
+            kind, fields = self.move_event
+            self.move_event = None
+            self.emit(kind, **fields)
 
     def relay_move(self, mover: Player, move: Move) -> Optional[_Fault]:
         """Freeze the mover and put its move in the other side's ``NAME.in``; the other side's clock starts."""
@@ -644,6 +664,7 @@ class _Game:
                 return fault
         fault = self.relay(other, format_move(move) + self.clock_line(other), mover)
         other.clock.start(time.monotonic())
+        self.emit_move()
         if fault:
             return fault
         self.emit("relayed", move=move, colour=other.colour, player=other.label)
@@ -730,9 +751,10 @@ class _Game:
             record.extra["load_suspect"] = load > (os.cpu_count() or 1)
             referee["load_average"] = round(load, 2)
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.record_json = record.to_json()
         fd = os.open(self.out_dir, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            files.write_atomically(fd, "game.json", record.to_json())
+            files.write_atomically(fd, "game.json", self.record_json)
         finally:
             os.close(fd)
         return record
@@ -822,6 +844,24 @@ def play_game(
     may run at once in threads.  Every process an agent started is gone
     when it returns.
     """
+    return played_game(white, black, config, out_dir, seed, on_event, opening)[0]
+
+
+def played_game(
+    white: AgentSpec,
+    black: AgentSpec,
+    config: Optional[GameConfig] = None,
+    out_dir: Path | str = "game",
+    seed: Optional[int] = None,
+    on_event: Optional[EventCallback] = None,
+    opening: Sequence[Move] = (),
+) -> tuple[GameRecord, str]:
+    """:func:`play_game`, and the exact text of the ``game.json`` it wrote.
+
+    The tournament runner compares that file with the text, byte for
+    byte, and stores the text: serialised once, not twice (``json`` with an
+    indent runs in Python: a millisecond a game, issue 38).
+    """
     game = _Game(white, black, config or GameConfig(), Path(out_dir), seed, on_event, opening)  # refuses a size an agent does not play
     result: Optional[Result] = None
     try:
@@ -832,7 +872,7 @@ def play_game(
     game.teardown(result)
     record = game.finish(result)
     game.emit("end", record=record)
-    return record
+    return record, game.record_json
 
 
-__all__ = ["GameEvent", "check_opening", "check_sizes", "play_game"]
+__all__ = ["GameEvent", "check_opening", "check_sizes", "play_game", "played_game"]

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 TAIL_LINES = 12  # the last lines of an agent's output shown under its fault
+# What ``{home}`` is where the hint is read: on this machine (othello play, match, check), or on a class server
+# (the submission's own folder there, its built copy), so that a hint never points a student at the wrong folder.
+HOME_HERE = "the folder you ran othello in"
+HOME_ON_SERVER = "your submission's folder on the server (its files and what its build line made)"
 
 # A move line as an agent would write it, printed on standard output instead of into NAME.out.
 _PRINTED_MOVE = re.compile(r"^\s*(\(\s*[WBwb]\s+(?:[A-Na-n]\s*\d{1,2}|[Pp])\s*\))\s*$")
@@ -51,13 +55,14 @@ def _plain(line: str) -> str:
 
 
 def hints(output: str, exit_code: Optional[int] = None, moves_made: Optional[int] = None,
-          out_name: str = "NAME.out", sent: Iterable[str] = ()) -> list[str]:
+          out_name: str = "NAME.out", sent: Iterable[str] = (), home: str = HOME_HERE) -> list[str]:
     """What the agent's ``output``, its ``exit_code`` and ``moves_made`` point to, one sentence each.
 
     ``exit_code`` is ``None`` while it runs (or unknown), ``moves_made`` the
     moves the referee had read from it (``None``: unknown); ``out_name`` is
     its ``NAME.out``; ``sent`` the move lines the referee read from it
-    (a printed move among them is an echo, not a mistake: :func:`printed_move`).
+    (a printed move among them is an echo, not a mistake: :func:`printed_move`);
+    ``home`` what ``{home}`` is where the hint is read (:data:`HOME_HERE`, :data:`HOME_ON_SERVER`).
 
     >>> hints("", exit_code=0, moves_made=0)[0][:46]
     'it exited (code 0) before its first move: in t'
@@ -69,7 +74,7 @@ def hints(output: str, exit_code: Optional[int] = None, moves_made: Optional[int
                      "(a new file, then rename it to that name; PROTOCOL.md section 3)")
     if "Could not find or load main class" in output:
         found.append("the JVM looked for the class in the game folder, where the agent runs: "
-                     "use `java -cp {home} CLASS` ({home} is the folder you ran othello in)")
+                     f"use `java -cp {{home}} CLASS` ({{home}} is {home})")
     if exit_code == 0 and moves_made == 0 and move is None:
         found.append("it exited (code 0) before its first move: in the sandbox an agent runs in its own PID "
                      "namespace under process 1, so `getppid() == 1` holds from the start; to notice that the "
@@ -87,4 +92,4 @@ def output_tail(path: Path, lines: int = TAIL_LINES) -> list[str]:
     return text.rstrip("\n").splitlines()[-lines:]
 
 
-__all__ = ["ORIENTATION", "TAIL_LINES", "hints", "output_tail", "printed_move"]
+__all__ = ["HOME_HERE", "HOME_ON_SERVER", "ORIENTATION", "TAIL_LINES", "hints", "output_tail", "printed_move"]

@@ -206,7 +206,11 @@ def run_sandboxed(
         found = sandbox.toolchains()
         env.update(found.variables)
         seen += found.folders
-        header = [f"[referee: the build's environment: {name}={env[name]}]" for name in sorted(env)]
+        caches = [name for name in sandbox.SANDBOX_CACHES if name in env]
+        header = [f"[referee: the build's environment: {name}={env[name]}]" for name in sorted(env) if name not in caches]
+        if caches:  # one line: they are the same for every build
+            header.append("[referee: the build's environment: caches in the sandbox's /tmp, not kept after it: "
+                          + " ".join(f"{name}={env[name]}" for name in caches) + "]")
         header += [f"[referee: left out: {what}]" for what in found.skipped]
         # The shell prints the header into the same pipe as the build's output, then becomes the build.
         argv = ["/bin/sh", "-c", 'printf "%s\\n" "$1"; exec /bin/sh -c "$2"', "build", "\n".join(header), command]

@@ -32,11 +32,14 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
+import fcntl
 import os
 import resource
 import shutil
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 from dataclasses import dataclass, field
@@ -624,6 +627,34 @@ class AgentProcess:
         if not self.popen:
             return True
         return self._exited.wait(timeout)
+
+    def output_logged(self, timeout: float) -> bool:
+        """Wait until what the agent has written to its output so far is in its log: nothing left unread in the pipe,
+        and the log's size the same twice 5 ms apart.  Whether that happened within ``timeout`` seconds (not for an
+        agent that keeps writing).
+
+        A rerun reads it after each answer, while the agent waits for its next
+        ``NAME.in``: the log's size then marks where the next move's output
+        begins (the drain copies it a moment after the agent wrote it).
+        """
+        stream = self.popen.stdout if self.popen is not None else None
+        deadline = time.monotonic() + timeout
+        size = -1
+        while True:
+            try:
+                unread = struct.unpack("i", fcntl.ioctl(stream.fileno(), termios.FIONREAD, b"\0" * 4))[0] if stream else 0
+            except (OSError, ValueError):  # closed: the drain has read it all
+                unread = 0
+            try:
+                now = self.log_path.stat().st_size
+            except OSError:
+                now = 0
+            if unread == 0 and now == size:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            size = now
+            time.sleep(0.005)
 
     def kill_all(self, term_grace: float = 0.2) -> None:
         """``SIGTERM`` every process of the agent, then ``SIGKILL`` what is left."""

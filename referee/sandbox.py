@@ -76,6 +76,9 @@ ETC_ENTRIES = (
     "ssl/certs", "ca-certificates", "java-*", "perl", "mono",
 )
 
+# Where the referee's private copy of those /etc entries is made if it can (memory), before the temporary folder.
+_MEMORY_FOLDERS = ("/dev/shm",)
+
 # The folders whose programs need no extra binding: the system's.
 _SYSTEM_PREFIXES = tuple(Path(p) for p in SYSTEM_PATHS) + (Path("/etc"),)
 
@@ -230,22 +233,87 @@ def _curated_etc() -> Optional[str]:
     One bind of this folder costs one mount; binding each entry of
     :data:`ETC_ENTRIES` costs twenty (most of a sandbox's start-up time).
     Links are copied as links (``/etc/alternatives`` points into ``/usr``).
+    The copy is made in memory (``/dev/shm``) where the machine has it: it
+    holds about 700 links (the alternatives, the certificates), and on a
+    disk whose journal is slow each costs up to a millisecond to make, half
+    a second or more of every ``othello`` command's start (issue 38).
     """
+    for parent in (*_MEMORY_FOLDERS, None):
+        if parent is not None and not os.access(parent, os.W_OK | os.X_OK):
+            continue
+        if parent is not None:
+            _remove_stale_copies(parent)
+        folder: Optional[Path] = None
+        try:
+            folder = Path(tempfile.mkdtemp(prefix=f"{_ETC_COPY}{_pid_namespace()}-{os.getpid()}-", dir=parent))
+            for pattern in ETC_ENTRIES:
+                for found in sorted(glob.glob(f"/etc/{pattern}")):
+                    target = folder / Path(found).relative_to("/etc")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    _copy_tree(found, str(target), os.path.islink(found), os.path.isdir(found))
+            folder.chmod(0o755)
+        except OSError:  # a full /dev/shm: the next place; nowhere: one bind an entry instead
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            continue
+        atexit.register(shutil.rmtree, folder, True)
+        return str(folder)
+    return None
+
+
+_ETC_COPY = "othello-arena-etc-"  # then the PID namespace, the pid of the referee that made it, a random part
+
+
+def _pid_namespace() -> int:
     try:
-        folder = Path(tempfile.mkdtemp(prefix="othello-arena-etc-"))
-        for pattern in ETC_ENTRIES:
-            for found in sorted(glob.glob(f"/etc/{pattern}")):
-                target = folder / Path(found).relative_to("/etc")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if os.path.isdir(found) and not os.path.islink(found):
-                    shutil.copytree(found, target, symlinks=True, dirs_exist_ok=True)
-                else:
-                    shutil.copy2(found, target, follow_symlinks=False)
-        folder.chmod(0o755)
+        return os.stat("/proc/self/ns/pid").st_ino
     except OSError:
-        return None
-    atexit.register(shutil.rmtree, folder, True)
-    return str(folder)
+        return 0
+
+
+def _remove_stale_copies(parent: str) -> None:
+    """Remove the copies of referees that died without their exit's clean-up (killed): in memory they stay till a reboot.
+
+    Only this user's, made in this PID namespace (a pid means nothing in
+    another) by a process that no longer exists.
+    """
+    own = f"{_ETC_COPY}{_pid_namespace()}-"
+    try:
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith(own)]
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(own):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or entry.stat(follow_symlinks=False).st_uid != os.geteuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # its referee is gone
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:  # alive (another user's: refused), or gone meanwhile
+            continue
+
+
+def _copy_tree(source: str, target: str, is_link: bool, is_dir: bool) -> None:
+    """Copy a file, a link (as a link) or a folder with its contents, each with its permissions.
+
+    Not ``shutil.copytree``: its ``copystat`` (times, extended attributes) of
+    every one of the 700 links took most of the copy's time, and nothing
+    reads them in the sandbox; a folder's entries say what they are
+    (``os.scandir``) without a look at each.
+    """
+    if is_link:
+        os.symlink(os.readlink(source), target)
+    elif is_dir:
+        os.makedirs(target, exist_ok=True)
+        with os.scandir(source) as entries:
+            for entry in entries:
+                _copy_tree(entry.path, os.path.join(target, entry.name), entry.is_symlink(),
+                           entry.is_dir(follow_symlinks=False))
+        shutil.copymode(source, target)
+    else:
+        shutil.copyfile(source, target)
+        shutil.copymode(source, target)
 
 
 def _system_binds() -> list[str]:
@@ -591,12 +659,23 @@ def seccomp_file() -> Optional[int]:
     return fd
 
 
+# Where the languages' tools keep their caches in a sandbox: its own /tmp, which ends with it.  By default they
+# keep them under HOME, the agent's or the build's folder, which stays: a Go build left its 1.5 MB build cache
+# (~/.cache/go-build) in every version's folder on a class server, counted against the student's space.
+SANDBOX_CACHES = {
+    "XDG_CACHE_HOME": "/tmp/.cache",  # every tool that follows the XDG layout (pip among them)
+    "GOCACHE": "/tmp/go-build",  # Go's build cache (by default under XDG_CACHE_HOME, or ~/.cache)
+    "npm_config_cache": "/tmp/.npm",  # npm's (by default ~/.npm)
+}
+
+
 def minimal_environment(directory: Path, extra: dict[str, str], sandboxed: bool) -> dict[str, str]:
     """The whole environment of an agent: never the referee's own (its tokens, its paths).
 
     ``PATH`` (inside a sandbox: the referee's Python first, then the system),
-    ``HOME`` = the agent's directory, ``LANG``, ``TMPDIR``, and ``extra``
-    (the ``OTHELLO_*`` variables).
+    ``HOME`` = the agent's directory, ``LANG``, ``TMPDIR``, inside a sandbox
+    the tools' caches in its ``/tmp`` (:data:`SANDBOX_CACHES`), and
+    ``extra`` (the ``OTHELLO_*`` variables).
     """
     python_bin = str(Path(sys.executable).parent)
     system = "/usr/local/bin:/usr/bin:/bin"
@@ -607,6 +686,8 @@ def minimal_environment(directory: Path, extra: dict[str, str], sandboxed: bool)
         "LANG": os.environ.get("LANG", "C.UTF-8") or "C.UTF-8",
         "TMPDIR": "/tmp" if sandboxed else os.environ.get("TMPDIR", "/tmp"),
     }
+    if sandboxed:  # (without a sandbox /tmp is the machine's, shared: the caches stay where the tools put them)
+        env.update(SANDBOX_CACHES)
     env.update(extra)
     return env
 

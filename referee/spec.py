@@ -24,7 +24,7 @@ import shlex
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE
 from .fingerprint import command_version
@@ -34,6 +34,12 @@ OPENINGS_PREFIX = "openings:"  # openings:NAME=COMMAND: a program that understan
 SIZES_PREFIX = "sizes:"  # sizes:NAME=COMMAND: a program that plays on every board size (PROTOCOL.md section 9)
 CLOCK_PREFIX = "clock:"  # clock:NAME=COMMAND: a program that reads its bank in NAME.in (PROTOCOL.md section 10)
 ONLY_8X8 = (DEFAULT_SIZE,)
+# Each prefix, what it declares of the program, and why a built-in agent needs none.
+DECLARATIONS: tuple[tuple[str, dict[str, Any], str], ...] = (
+    (OPENINGS_PREFIX, {"openings": True}, "built-in agents understand openings already"),
+    (SIZES_PREFIX, {"sizes": BOARD_SIZES}, "a built-in agent knows its own board sizes"),
+    (CLOCK_PREFIX, {"reads_clock": True}, "built-in agents read the clock line already"),
+)
 
 # A file name an agent can use on any system: it becomes NAME.in / NAME.out.
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$")
@@ -165,12 +171,8 @@ class AgentSpec:
         text = text.strip()
         if not text:
             raise ValueError("empty agent: expected a built-in name, NAME=COMMAND or manual:NAME")
-        # A program declares a protocol extension with a prefix (PROTOCOL.md sections 8 and 9).
-        for prefix, declared, why in (
-            (OPENINGS_PREFIX, {"openings": True}, "built-in agents understand openings already"),
-            (SIZES_PREFIX, {"sizes": BOARD_SIZES}, "a built-in agent knows its own board sizes"),
-            (CLOCK_PREFIX, {"reads_clock": True}, "built-in agents read the clock line already"),
-        ):
+        # A program declares a protocol extension with a prefix (PROTOCOL.md sections 8, 9 and 10).
+        for prefix, declared, why in DECLARATIONS:
             if text.lower().startswith(prefix):
                 rest = text[len(prefix):].strip()
                 if "=" not in rest:
@@ -211,6 +213,27 @@ class AgentSpec:
             raise ValueError(f"{quoted!r}: NAME=COMMAND needs a command after '=', e.g. {name}=./{name}")
         home = (base or Path.cwd()).resolve()
         return cls.program(_checked(quoted, name), _absolute_paths(argv, home), home=home)
+
+    @classmethod
+    def from_declared_command(cls, name: str, command: str, base: Optional[Path] = None) -> "AgentSpec":
+        """A program named ``name`` run by ``command``, which may begin with the prefixes of ``NAME=COMMAND``.
+
+        ``openings:./v2 {name}`` is the program ``./v2 {name}`` that declares
+        openings, as ``openings:v2=./v2 {name}`` would be (``sizes:`` and
+        ``clock:`` likewise, in any order): the form of a command given
+        alone, as ``othello replay --command`` takes it.  Raises
+        :class:`ValueError` quoting ``command``.
+        """
+        declared: dict[str, Any] = {}
+        rest = command.strip()
+        while True:
+            prefix = next((entry for entry in DECLARATIONS if rest.lower().startswith(entry[0])), None)
+            if prefix is None:
+                break
+            declared.update(prefix[1])
+            rest = rest[len(prefix[0]):].strip()
+        spec = cls.from_command(name, rest, base, quoted=command)
+        return replace(spec, **declared)
 
     @classmethod
     def builtin(cls, name: str, file_name: Optional[str] = None, sizes: tuple[int, ...] = ONLY_8X8) -> "AgentSpec":
@@ -264,8 +287,9 @@ class AgentSpec:
     def start_entry(self) -> dict[str, object]:
         """How to start the agent again, as its entry in ``game.json`` keeps it (read back by ``othello replay --rerun``).
 
-        ``kind`` and ``command`` always; ``file_name``, ``home`` and
-        ``openings`` when they say more than the default.
+        ``kind`` and ``command`` always; ``file_name``, ``home``,
+        ``openings`` and ``reads_clock`` (a program's) when they say more
+        than the default.
         """
         entry: dict[str, object] = {"kind": self.kind}
         if self.command is not None:
@@ -276,6 +300,8 @@ class AgentSpec:
             entry["home"] = str(self.home)
         if self.openings and not self.is_manual:
             entry["openings"] = True
+        if self.reads_clock and self.kind == PROGRAM:
+            entry["reads_clock"] = True
         return entry
 
     def __str__(self) -> str:

@@ -17,6 +17,11 @@ It plays the first legal move, through its files, with one fault:
   empty: an illegal move);
 - ``drift``: from its third move on, puts the opponent's discs down without flipping any (its board drifts from the
   referee's, as with a flip-direction bug).
+
+``--board comments`` (or ``--board stderr``) after the name: before each of its moves it draws its own board, as the
+referee draws one, in ``(C ...)`` comment lines above its move in NAME.out (or on standard error), as students do to
+debug theirs.  ``--board upside-down`` draws it on standard error as an array printed in index order: row 1 at the
+top, no row numbers, ``X`` for White and ``O`` for Black.
 """
 
 import os
@@ -27,6 +32,7 @@ from othello_arena.protocol import WHITE, Board, Colour, Move, parse_line, squar
 from othello_arena.protocol.notation import is_end_line
 
 fault, name = sys.argv[1], sys.argv[2]
+shows_board = sys.argv[sys.argv.index("--board") + 1] if "--board" in sys.argv else ""
 seconds = float(os.environ.get("OTHELLO_TIME", "5"))
 inbox, outbox = f"{name}.in", f"{name}.out"
 seen = None  # keep-in: the content already read
@@ -64,7 +70,15 @@ def put(move: Move) -> None:
         return
     if fault == "echo":
         print(move.line(), file=sys.stderr, flush=True)
+    drawing = board.draw().splitlines()[:-1]  # its own board before its move (not the line of whose turn it is)
+    if shows_board == "stderr":
+        print("my board:\n" + "\n".join(drawing), file=sys.stderr, flush=True)
+    if shows_board == "upside-down":
+        rows = [line[4:19].replace("W", "X").replace("B", "O") for line in reversed(drawing[1:-1])]
+        print("my board:\n" + "\n".join(rows), file=sys.stderr, flush=True)
     with open(outbox + ".tmp", "w") as handle:
+        if shows_board == "comments":
+            handle.write("".join(f"(C {line})\n" for line in drawing))
         handle.write(move.line() + "\n")
     os.replace(outbox + ".tmp", outbox)
 

@@ -172,6 +172,10 @@ def test_analyze_rejects_a_bad_position():
     assert result.exit_code == 2
 
 
+# Two trainings, each compiling the fit and solving endgames: a minute idle, past the suite's 300 s
+# at a load average of 20 on two cores (seen as a non-root user).
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_train_is_reproducible_from_its_seed(tmp_path):
     runner = CliRunner()
     first, second = tmp_path / "a.npz", tmp_path / "b.npz"

@@ -194,7 +194,7 @@ def test_student_strings_round_trip_through_the_store_the_cards_and_the_sheet(cl
     version, _ = store.add_version(NewVersion("alice", "fp", HOSTILE_COMMANDS[0], "make 'x' \\", True, False, files),
                                    check_again=lambda _: False)
     card = Card("alice", version.id, "fp", VersionStatus.ADMITTED, "ok 😀", command=HOSTILE_COMMANDS[0],
-                build_log='"quoted" \\ 😀', stderr="é\tü")
+                build_log='"quoted" \\ 😀', stderr="é\tü", number=version.number)
     record_card(settings, store, card)
     again = store.version(version.id)
     assert again is not None and again.files == files and again.command == HOSTILE_COMMANDS[0]

@@ -137,6 +137,8 @@ def test_the_sheet_opens_in_a_spreadsheet_with_numbers_the_roster_and_the_names_
     zoe = by_id["zoe"]
     assert zoe["name"] == "Zoë Ångström" and zoe["email"] == "zoe@example.org" and zoe["group"] == "A"
     assert by_id["carol"]["email"] == ""
+    # the graded version as each student numbers it: their first, though bob's and carol's are the class's 2nd and 3rd
+    assert [by_id[who]["version"] for who in ("zoe", "bob", "carol")] == ["1", "1", "1"]
     # numbers as numbers: no a/b cell anywhere, points and games apart
     assert not any("/" in value for row in rows for value in row.values())
     assert zoe["vs_random_points"] == "1" and zoe["vs_random_games"] == "2"  # two draws

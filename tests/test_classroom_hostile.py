@@ -191,9 +191,9 @@ def test_fuzzed_paths_and_bodies_get_no_5xx(served: tuple[Server, dict[str, str]
 
 def test_another_students_version_is_answered_as_a_missing_one(served: tuple[Server, dict[str, str], Path]) -> None:
     server, tokens, _ = served
-    status, version = send_files(server.base, tokens["bob"], [("agent.py", b"print()\n")], "./missing {name}")
+    status, version = send_files(server.base, tokens["bob"], [("agent.py", b"print()\n")], "python3 agent.py {name}")
     assert status == 201
-    mine = f"/api/versions/{version['version']}"
+    mine = f"/api/versions/{version['id']}"
     assert call(server.base, mine, tokens["bob"])[0] == 200
     assert call(server.base, mine, tokens["instructor"])[0] == 200
     theirs = [call(server.base, path, tokens["alice"]) for path in (mine, mine + "/files/agent.py")]
@@ -253,7 +253,7 @@ def test_a_builds_terminal_escapes_are_made_visible_in_its_log(served: tuple[Ser
     build = r"printf 'compiling\033]0;pwned\007\033[2J\r\342\200\256done\n'"
     status, version = send_files(server.base, tokens["carol"], [("agent.py", b"print()\n")], "./missing {name}", build)
     assert status == 201, version
-    card = wait_for(lambda: version_status(server.base, tokens["carol"], version["version"]), 120, "carol's card")
+    card = wait_for(lambda: version_status(server.base, tokens["carol"], version["id"]), 120, "carol's card")
     log = (folder / "cards" / "carol" / f"{version['fingerprint']}.build.log").read_bytes()
     assert b"compiling" in log and b"done" in log
     assert b"\x1b" not in log and b"\x07" not in log and b"\r" not in log and "\u202e".encode() not in log

@@ -191,9 +191,9 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
 
         # bob: the rejected card with the compiler's error
         bob_tab = signed_in("bob")
-        wait_for(lambda: version_status(base, tokens["bob"], bob["version"]), 300, "bob's card")
+        wait_for(lambda: version_status(base, tokens["bob"], bob["id"]), 300, "bob's card")
         bob_tab.reload()
-        card = bob_tab.locator(f"#version-{bob['version']}")
+        card = bob_tab.locator(f"#version-{bob['id']}")
         assert card.get_attribute("data-status") == "rejected"
         assert "the build failed" in card.inner_text()
         build_log = card.locator("pre.build-log").inner_text()
@@ -201,7 +201,7 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
 
         # alice: the admitted card, then her games, their replay and her own stderr
         alice_tab = signed_in("alice")
-        alice_tab.wait_for_selector(f"#version-{alice['version']}[data-status=admitted] .card[data-card=admitted]")
+        alice_tab.wait_for_selector(f"#version-{alice['id']}[data-status=admitted] .card[data-card=admitted]")
         row = alice_tab.wait_for_selector("#my-games tr[data-status=finished]")
         game = int(row.get_attribute("data-game") or 0)
         log = alice_tab.context.request.get(f"{base}/api/games/{game}/log/alice")
@@ -227,7 +227,7 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
                 assert ALICE_STDERR not in text and ALICE_CODE not in text, path
         assert bob_tab.locator("a.log").count() == 0  # the game page links no stderr of alice's for bob
         assert bob_tab.context.request.get(f"{base}/api/games/{game}/log/alice").status == 403
-        assert bob_tab.context.request.get(f"{base}/api/versions/{alice['version']}/files/agent.py").status == 404  # as for no version at all
+        assert bob_tab.context.request.get(f"{base}/api/versions/{alice['id']}/files/agent.py").status == 404  # as for no version at all
         bob_tab.goto(base + "/standings")
         assert bob_tab.locator("#standings-table tr[data-student=alice] td").first.inner_text().strip() in ("1", "2")
 
@@ -237,12 +237,12 @@ def test_a_week_in_the_browser(tmp_path: Path, browser: Any) -> None:  # noqa: F
         for student, status in (("alice", "admitted"), ("bob", "rejected"), ("carol", "admitted")):
             assert teacher.locator(f"#students-table tr[data-student={student}]").get_attribute("data-status") == status
         teacher.click("#student-bob > summary")
-        teacher.click(f"#version-{bob['version']} > summary")
-        assert "missing_function" in teacher.locator(f"#student-bob #version-{bob['version']}").inner_text()
+        teacher.click(f"#version-{bob['id']} > summary")
+        assert "missing_function" in teacher.locator(f"#student-bob #version-{bob['id']}").inner_text()
         assert teacher.locator(f"#all-games a[href='/api/games/{game}/log/alice']").count() == 1
         assert ALICE_STDERR in teacher.context.request.get(f"{base}/api/games/{game}/log/alice").text()
         sheet = teacher.context.request.get(base + teacher.get_attribute("#grade-sheet", "href"))
-        assert sheet.status == 200 and sheet.body().startswith("\ufeffid,name,fingerprint".encode("utf-8"))  # a BOM: spreadsheets read UTF-8
+        assert sheet.status == 200 and sheet.body().startswith("\ufeffid,name,version,fingerprint".encode("utf-8"))  # a BOM: spreadsheets read UTF-8
 
         # the final from its button: alice's and carol's versions in the tournament runner, its report for her alone
         teacher.click("#final-button")

@@ -218,25 +218,31 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         # a body over the cap is refused before it is read whole
         status, body, _ = call(base, "/api/submissions", tokens["alice"], b"x" * 400_000, "multipart/form-data; boundary=x")
         assert status == 413
-        # a version whose program does not exist: stored, fingerprinted, checked and rejected with the reason
+        # a command naming a program the upload lacks, with no build line to make it: refused at once, naming it
         files = [("agent.py", b"print('hello')\n"), ("lib/util.py", b"X = 1\n")]
-        status, version = send_files(base, tokens["alice"], files, "./missing {name}")
-        assert status == 201 and version["status"] == "checking" and version["new"] and version["version"] == 2
+        status, data = send_files(base, tokens["alice"], files, "./missing {name}")
+        assert status == 400 and "the command runs missing, which is not among the files sent" in data["error"]
+        # ... and with a build line that might have made it: stored, fingerprinted, checked and rejected
+        status, version = send_files(base, tokens["alice"], files, "./missing {name}", "true")
+        # alice's first version, though the class's second row (bob's came first): its number is hers
+        assert status == 201 and version["status"] == "checking" and version["new"]
+        assert (version["version"], version["id"]) == (1, 2)
         stored = folder / "submissions" / "alice" / version["fingerprint"]
-        assert version["fingerprint"] == fingerprint(stored, "./missing {name}", "")
+        assert version["fingerprint"] == fingerprint(stored, "./missing {name}", "true")
         assert (stored / "lib" / "util.py").read_bytes() == b"X = 1\n"
-        status, again = send_files(base, tokens["alice"], files, "./missing {name}")
-        assert status == 200 and not again["new"] and again["version"] == version["version"]
-        card = wait_for(lambda: version_status(base, tokens["alice"], version["version"]), 120, "the card")
+        status, again = send_files(base, tokens["alice"], files, "./missing {name}", "true")
+        assert status == 200 and not again["new"] and again["id"] == version["id"] and again["version"] == 1
+        card = wait_for(lambda: version_status(base, tokens["alice"], version["id"]), 120, "the card")
         assert card["status"] == "rejected" and "no program" in card["reason"]
+        assert card["card"]["version"] == 1 and card["card"]["id"] == version["id"]
         # the version and its code: its owner and the instructor; another student 404, as for no version at all
-        assert call(base, f"/api/versions/{version['version']}", tokens["bob"])[0] == 404
-        assert call(base, f"/api/versions/{version['version']}", tokens["instructor"])[0] == 200
-        code = f"/api/versions/{version['version']}/files/lib/util.py"
+        assert call(base, f"/api/versions/{version['id']}", tokens["bob"])[0] == 404
+        assert call(base, f"/api/versions/{version['id']}", tokens["instructor"])[0] == 200
+        code = f"/api/versions/{version['id']}/files/lib/util.py"
         assert call(base, code, tokens["alice"])[1] == b"X = 1\n"
         assert call(base, code, tokens["instructor"])[0] == 200
         assert call(base, code, tokens["bob"])[0] == 404
-        assert call(base, f"/api/versions/{version['version']}/files/../../../class.toml", tokens["alice"])[0] == 404
+        assert call(base, f"/api/versions/{version['id']}/files/../../../class.toml", tokens["alice"])[0] == 404
 
         # a game's record for everybody in the class, never anybody's stderr
         for who in ("alice", "bob", "instructor"):
@@ -254,14 +260,14 @@ def test_who_reads_what_and_what_uploads_get(tmp_path: Path) -> None:
         assert call(base, "/api/class", tokens["bob"])[0] == 403
         status, sheet, _ = call(base, "/api/export.csv", tokens["instructor"])
         assert status == 200 and sheet.decode("utf-8-sig").splitlines()[0].startswith(
-            "id,name,fingerprint,submitted_at,status,games")
+            "id,name,version,fingerprint,submitted_at,status,games")
         view = get_json(base, "/api/class", tokens["instructor"])
         assert {s["id"] for s in view["students"]} == {"alice", "bob"}
         assert view["students"][0]["versions"][0]["card"]["status"] == "rejected"
         standings = get_json(base, "/api/standings", tokens["bob"])
         assert "duplicate_of" not in json.dumps(standings) and "secret" not in json.dumps(standings)
         # the rate limit: three versions an hour here (the first was the one above)
-        statuses = [send_files(base, tokens["alice"], [("agent.py", f"print({i})".encode())], "./missing")[0]
+        statuses = [send_files(base, tokens["alice"], [("agent.py", f"print({i})".encode())], "./missing", "true")[0]
                     for i in range(3)]
         assert statuses == [201, 201, 429]
         # the address with ?token= sets an HttpOnly, SameSite=Strict cookie and leaves the address bar
@@ -343,7 +349,7 @@ def test_four_students_and_an_instructor(tmp_path: Path) -> None:
         assert bob.returncode == 1, out + err
         assert "REJECTED" in out and "the build failed" in out and "missing_function" in out and "error" in out
         for who, version in (("carol", carol), ("dave", dave)):
-            card = wait_for(lambda: version_status(base, tokens[who], version["version"]), 900, f"{who}'s card")
+            card = wait_for(lambda: version_status(base, tokens[who], version["id"]), 900, f"{who}'s card")
             assert card["status"] == "admitted", card
         me = get_json(base, "/api/me", tokens["alice"])
         assert me["versions"][0]["status"] == "admitted" and me["versions"][0]["card"]["status"] == "admitted"
@@ -390,4 +396,4 @@ def test_four_students_and_an_instructor(tmp_path: Path) -> None:
     exported = run_cli("export", str(folder), "-o", str(tmp_path / "grades.csv"))
     assert exported.returncode == 0, exported.stderr
     assert (tmp_path / "grades.csv").read_text(encoding="utf-8-sig").startswith(
-        "id,name,fingerprint,submitted_at,status,games,score,rating")
+        "id,name,version,fingerprint,submitted_at,status,games,score,rating")

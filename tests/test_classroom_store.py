@@ -92,7 +92,11 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
         alice, bob = store.versions()
         assert alice.status is VersionStatus.ADMITTED and alice.openings and not alice.reads_clock
         assert alice.files == (("a.py", 12),) and alice.bytes == 12
-        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "build_status": None, "error": ""}
+        # the card as it was, with what a card says now: its id apart from its number, the referee's lines apart
+        assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "id": 1, "build_status": None,
+                                                                   "error": "", "build_environment": []}
+        # each student's versions numbered from 1 (bob's first is the class's second row): no column needed
+        assert (alice.number, bob.number, alice.card.number) == (1, 1, 1) and (alice.id, bob.id) == (1, 2)
         assert alice.card.items[0].status is None  # UNTESTED stays so
         assert bob.status is VersionStatus.CHECKING and bob.card is None and bob.reads_clock is False
         assert [v.id for v in store.current_versions()] == [alice.id]
@@ -102,6 +106,7 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
         games = store.games()
         assert [g.status for g in games] == [GameStatus.FINISHED, GameStatus.RUNNING, GameStatus.QUEUED, GameStatus.VOID]
         assert games[0].white_points == 1.0 and games[0].stderr_of("alice") == "alice's stderr"
+        assert (games[0].white_number, games[0].black_number, games[0].number_of("alice")) == (1, None, 1)
         assert store.game_counts() == {status: 1 for status in GameStatus}
         (tally,) = store.pair_tallies()
         assert (tally.points, tally.open) == (1.0, 2)  # alice won the finished game; one running, one queued
@@ -190,5 +195,32 @@ def test_a_pair_and_its_games_are_one_transaction_and_a_kill_requeues_what_ran(t
         voided, again = store.game(first.id), store.game(replayed)
         assert voided is not None and voided.status is GameStatus.VOID and voided.void_reason == "stopped"
         assert again is not None and again.status is GameStatus.QUEUED and again.sides == first.sides
+    finally:
+        store.close()
+
+
+def test_versions_are_numbered_per_student_and_keep_their_number(tmp_path: Path) -> None:
+    """Sent in turns, each student's versions are their 1, 2, 3 (the class's ids go on counting across students);
+    a game names each side's version by that number, and the instructor's command finds a version by it."""
+    store = ClassStore(tmp_path / "class.sqlite")
+    try:
+        for student in ("alice", "bob"):
+            store.add_student(student, student.title(), f"token-{student}", {})
+        sent = []
+        for turn, student in enumerate(["alice", "bob", "alice", "bob", "alice"]):
+            new = NewVersion(student, f"fp{turn}", "python3 a.py {name}", "", False, False, (("a.py", 3),))
+            version, _ = store.add_version(new, check_again=lambda version: False)
+            sent.append((student, version.id, version.number))
+        assert sent == [("alice", 1, 1), ("bob", 2, 1), ("alice", 3, 2), ("bob", 4, 2), ("alice", 5, 3)]
+        assert [v.number for v in store.versions("alice")] == [1, 2, 3]
+        assert [(v.student, v.number) for v in store.versions()] == [(s, n) for s, _, n in sent]
+        assert store.version(4) is not None and store.version(4).number == 2  # type: ignore[union-attr]
+        found = store.numbered_version("alice", 3)
+        assert found is not None and found.id == 5
+        assert store.numbered_version("alice", 4) is None and store.numbered_version("alice", 0) is None
+        pair = store.add_pair(Side("alice", 5, "fp4"), Side("bob", 4, "fp3"), PairKind.LADDER, (),
+                              [(Side("alice", 5, "fp4"), Side("bob", 4, "fp3"), 1)])
+        (game,) = [g for g in store.games() if g.pair == pair]
+        assert (game.white_number, game.black_number, game.number_of("bob")) == (3, 2, 2)
     finally:
         store.close()

@@ -56,7 +56,7 @@ def test_a_verdict_by_hand_is_kept_with_its_history_and_stops_the_versions_games
     assert row is not None and row.status is VersionStatus.REJECTED and row.reason == rejected.text
     voided = store.game(game)
     assert voided is not None and voided.status is GameStatus.VOID
-    assert voided.void_reason == f"version {version} was rejected by the instructor before this game started"
+    assert voided.void_reason == "alice's version 1 was rejected by the instructor before this game started"
     admitted = instructor_verdict(settings, store, "alice", version, VerdictAction.ADMIT, "bob copied her", "me")
     assert store.current_versions()[0].id == version  # plays again: its build is there
     assert [(v.action, v.reason, v.was) for v in store.verdicts(version)] == [
@@ -146,15 +146,17 @@ def test_the_instructors_hand_over_http_from_the_command_line_and_in_the_browser
         assert get_json(base, "/api/class", tokens["instructor"])["students"][1]["versions"][0]["card"]["error"]
 
         # the command line beside the running server: refusals name what was wrong (exit 2)
-        for args, said in (((str(folder), "zed", str(alice), "--reason", "x"), "no student 'zed'"),
-                           ((str(folder), "alice", str(bob), "--reason", "x"),
-                            f"alice has no version {bob} (their versions: {alice})"),
-                           ((str(folder), "alice", str(alice), "--reason", "   "), "give a reason")):
+        # VERSION is the student's own number of it: alice's first is 1; bob's first (the class's id 2) is not hers
+        assert (alice, bob) == (1, 2)
+        for args, said in (((str(folder), "zed", "1", "--reason", "x"), "no student 'zed'"),
+                           ((str(folder), "alice", "2", "--reason", "x"),
+                            "alice has no such version (their versions: 1)"),
+                           ((str(folder), "alice", "1", "--reason", "   "), "give a reason")):
             done = run_cli("admit", *args)
             assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
-        assert run_cli("admit", str(folder), "alice", str(alice)).returncode == 2  # --reason is required
-        done = run_cli("reject", str(folder), "alice", str(alice), "--reason", "the same moves as bob's")
-        assert done.returncode == 0 and f"alice's version {alice} is rejected and no longer plays" in done.stdout, \
+        assert run_cli("admit", str(folder), "alice", "1").returncode == 2  # --reason is required
+        done = run_cli("reject", str(folder), "alice", "1", "--reason", "the same moves as bob's")
+        assert done.returncode == 0 and "alice's version 1 is rejected and no longer plays" in done.stdout, \
             done.stderr
         mine = get_json(base, f"/api/versions/{alice}", tokens["alice"])
         assert mine["status"] == "rejected"
@@ -259,7 +261,8 @@ def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp
                 ("dave", [("starter.py", starter)], "openings:python3 starter.py {name} --depth 1")):
             status, version = send_files(base, tokens[who], files, command)
             assert status == 201, version
-            sent[who] = version["version"]
+            assert version["version"] == 1  # each student's first, whatever the class's ids
+            sent[who] = version["id"]  # (the API's URLs take the id)
         for who, version in sent.items():
             card = wait_for(lambda: (lambda v: v if v["status"] != "checking" else None)(
                 get_json(base, f"/api/versions/{version}", tokens[who])), 600, f"{who}'s card")
@@ -270,7 +273,7 @@ def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp
         assert status == 200 and 'data-pair="alice carol"' in text, text
         pairs = get_json(base, "/api/class", tokens["instructor"])["copies"]
         assert [(p["a"], p["b"]) for p in pairs] == [("alice", "carol")] and pairs[0]["similarity"] > 0.6
-        assert f"of alice&#39;s code (version {sent['alice']}) is in carol&#39;s (version {sent['carol']})" in text
+        assert "of alice&#39;s code (version 1) is in carol&#39;s (version 1)" in text
         side = f"/copies/{sent['alice']}/{sent['carol']}"
         assert f'href="{side}"' in text
         status, text = page(base, side, tokens["instructor"])
@@ -281,18 +284,18 @@ def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp
             assert "copies" not in get_json(base, "/api/standings", tokens[who])
 
         # alice plays; rejected by hand from the command line, her version stops at once
-        wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if sent["alice"] in
-                          (g["white_version"], g["black_version"]) and g["status"] == "finished"], 600, "alice's games")
-        done = run_cli("reject", str(folder), "alice", str(sent["alice"]), "--reason", "a copy of carol's")
+        wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if "alice" in
+                          (g["white"], g["black"]) and g["status"] == "finished"], 600, "alice's games")
+        done = run_cli("reject", str(folder), "alice", "1", "--reason", "a copy of carol's")
         assert done.returncode == 0 and "no longer plays" in done.stdout, done.stderr
         mark = max(g["id"] for g in games_of(base, tokens["instructor"]))
         # the class plays on (carol and dave), never alice's rejected version
         wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark and g["status"] == "finished"],
                  600, "a game after the rejection")
         later = [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark]
-        assert later and not [g for g in later if sent["alice"] in (g["white_version"], g["black_version"])]
+        assert later and not [g for g in later if "alice" in (g["white"], g["black"])]
         assert not [g for g in games_of(base, tokens["instructor"]) if g["status"] == "queued"
-                    and sent["alice"] in (g["white_version"], g["black_version"])]
+                    and "alice" in (g["white"], g["black"])]
 
         # admitted again over the API: she plays again
         status, answer, _ = call(base, f"/api/versions/{sent['alice']}/verdict", tokens["instructor"],
@@ -301,10 +304,10 @@ def test_the_ladder_follows_the_instructors_hand_and_a_renamed_copy_is_named(tmp
         assert status == 200 and "is admitted and plays" in json.loads(answer)["outcome"]
         mark = max(g["id"] for g in games_of(base, tokens["instructor"]))
         wait_for(lambda: [g for g in games_of(base, tokens["instructor"]) if g["id"] > mark and g["status"] == "finished"
-                          and sent["alice"] in (g["white_version"], g["black_version"])], 600, "alice playing again")
+                          and "alice" in (g["white"], g["black"])], 600, "alice playing again")
 
         # re-checked from the command line: the admission worker takes it and a new card comes
-        done = run_cli("recheck", str(folder), "alice", str(sent["alice"]), "--reason", "the check was updated")
+        done = run_cli("recheck", str(folder), "alice", "1", "--reason", "the check was updated")
         assert done.returncode == 0 and "waits for the admission worker" in done.stdout, done.stderr
         card = wait_for(lambda: (lambda v: v if v["status"] != "checking" else None)(
             get_json(base, f"/api/versions/{sent['alice']}", tokens["alice"])), 600, "alice's new card")

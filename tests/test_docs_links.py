@@ -133,3 +133,15 @@ def test_the_readme_is_a_front_page() -> None:
     assert len(lines) <= README_MOST_LINES, f"README.md has {len(lines)} lines: move detail to a guide in docs/"
     for guide in ("docs/STUDENTS.md", "docs/INSTRUCTORS.md", "docs/OPERATORS.md", "docs/MAINTAINERS.md"):
         assert f"]({guide})" in "\n".join(lines), f"README.md does not link {guide}"
+
+
+def test_the_readme_quotes_the_demos_last_line_and_sends_nobody_to_write_its_report_again() -> None:
+    """The demo writes its report and names it last (test_tournament_run checks that line on a real run)."""
+    from othello_arena.tournaments.results.state import planned_games
+    from othello_arena.tournaments.schedule.config import load
+
+    demo = load(ROOT / "tournaments" / "demo.toml")
+    results = demo.results_dir.resolve().relative_to(ROOT)
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"`Done: {planned_games(demo)} games. Report: .../{results.as_posix()}/report/index.html`" in readme
+    assert "then writes" not in readme and "`othello tournament report tournaments/demo.toml` then" not in readme

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sys
 from pathlib import Path
 
@@ -44,6 +46,12 @@ def test_a_move_echoed_on_stderr_is_no_stdout_mistake_and_a_move_printed_instead
     assert "v1 loses" in result.output and "illegal" in result.output, result.output
     assert "| (W " in result.output or "| (B " in result.output  # its echoes are in its output's last lines
     assert "on standard output" not in result.output, result.output
+    # ...and the next step is named, a command that works as printed.
+    record = json.loads((tmp_path / "e" / "game.json").read_text())
+    at = record["result"]["move_number"]
+    assert f"to see it again: othello replay {tmp_path / 'e'} --rerun v1 --at {at} " in result.output
+    again = CliRunner().invoke(cli, ["replay", str(tmp_path / "e"), "--rerun", "v1", "--at", str(at)])
+    assert again.exit_code == 0 and "recorded: " in again.output and "(the same)" in again.output, again.output
     printing = f"v2={sys.executable} {BROKEN} stdout {{name}}"
     result = CliRunner().invoke(cli, ["play", printing, "random", "--time", "1", "--seed", "1",
                                       "--out", str(tmp_path / "s")])

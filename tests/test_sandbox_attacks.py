@@ -118,7 +118,7 @@ def test_a_snooping_agent_sees_none_of_the_referee_the_opponent_or_the_instructo
     environ = attacker_found(games)["environ"]
     assert isinstance(environ, dict)
     assert set(environ) <= {"PATH", "HOME", "LANG", "TMPDIR", "OTHELLO_NAME", "OTHELLO_DIR", "OTHELLO_TIME",
-                            "OTHELLO_SEAT", "PWD"}
+                            "OTHELLO_SEAT", "PWD", *sandbox.SANDBOX_CACHES}
     assert environ["HOME"] == environ["OTHELLO_DIR"] == "/game/attacker"  # never the game's folder: it names the opponent
     processes = attacker_found(games)["processes"]
     assert isinstance(processes, list) and len(processes) <= 3  # bwrap's first process, itself, maybe a thread's child

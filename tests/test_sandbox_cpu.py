@@ -59,8 +59,11 @@ from othello_arena.referee import GameConfig
 from othello_arena.referee.launch import run_sandboxed
 
 folder, cpu, mode = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+# Unsandboxed, RLIMIT_NPROC counts every process and thread of the user: a test run beside others of the
+# same user (a browser's threads) could pass it between the count and the fork. This probe is about cores.
+processes = {"max_processes": 0} if mode == "none" else {}
 code, timed_out, _ = run_sandboxed(f"{sys.executable} probe.py", folder, folder.parent / "probe.log", 30,
-                                GameConfig(sandbox=mode, cpus=(cpu,)))
+                                GameConfig(sandbox=mode, cpus=(cpu,), **processes))
 sys.exit(0 if code == 0 and not timed_out else 1)
 '''
 

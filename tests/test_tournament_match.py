@@ -78,9 +78,10 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
                                       "--time", "3", "--out", str(tmp_path / "m"), "-q"])
     assert result.exit_code == 0, result.output
     assert "LLR " in result.output and "[-2.94, 2.94] (elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized)" in result.output
-    verdict = result.output.splitlines()[-1]  # fewer than 10 pairs: no decision yet, and what to do
-    assert verdict.startswith("no decision after 4 games (Elo ") and "more games expected. Start a new match with a " \
-        "larger --max-games (about " in verdict and "or ask a coarser question: elo1=50 decides sooner" in verdict
+    verdict = result.output.splitlines()[-1]  # fewer than 10 pairs: the test could not decide, and what to do
+    assert re.fullmatch(r"no decision after 4 games \(Elo .*, 95 %\): the SPRT decides, not the Elo interval, and it "
+                        r"decides only from 10 pairs \(20 games\) on: the cap came first \(its LLR ended at -?\d+\.\d\d"
+                        r"(, past its (upper|lower) bound)?\)\. Start a new match with --max-games 20 or more", verdict), verdict
     data = json.loads((tmp_path / "m" / "match.json").read_text())
     assert data["stopped"] == "max-games" and data["sprt"]["decision"] is None
 
@@ -88,9 +89,10 @@ def test_an_sprt_match_prints_the_llr_and_its_bounds_and_stops_at_the_cap(tmp_pa
 def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     # B crashes at its first move: A wins every game, so the SPRT accepts H1 at the tenth pair (min_pairs),
     # and the runner starts no new game: far fewer than the cap of 200 are played.
+    # 30 s a move: a slow start under a heavy load must not turn a win into a forfeit.
     loser = f"loser={sys.executable} {TINY_AGENT} --name {{name}} --crash-at 1"
     result = CliRunner().invoke(cli, ["match", "greedy", loser, "--sprt", "elo0=0", "elo1=10", "--max-games", "200",
-                                      "--seed", "2", "--time", "5", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
+                                      "--seed", "2", "--time", "30", "-j", "2", "--out", str(tmp_path / "m"), "-q"])
     assert result.exit_code == 0, result.output
     # Without openings every pair is the same two games: one distinct pair, and the verdict says so.
     assert result.output.splitlines()[-1] == (
@@ -104,6 +106,11 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
     assert 10 <= len(data["pairs"]) <= 11 and data["wins"] == data["games"] == 2 * len(data["pairs"])
     played = [row for row in query(tmp_path / "m" / "tournament.sqlite", "SELECT * FROM games WHERE status = 'finished'")]
     assert len(played) <= 2 * 11 + 1  # (a lone game of a pair started before the decision is stored, not counted)
+    # The game marked to start with the deciding result (one commit) was taken back, not voided: no trace.
+    rows = query(tmp_path / "m" / "tournament.sqlite", "SELECT status, attempts FROM games WHERE status != 'finished'")
+    assert rows and all(tuple(row) == ("scheduled", 0) for row in rows)
+    attempts = query(tmp_path / "m" / "tournament.sqlite", "SELECT outcome, COUNT(*) FROM attempts GROUP BY outcome")
+    assert [tuple(row) for row in attempts] == [("finished", len(played))]
 
 
 def test_a_stopped_match_resumes_where_it_stopped(tmp_path: Path) -> None:
@@ -180,26 +187,87 @@ def test_the_verdict_says_who_is_better_by_how_much_with_a_lower_bound() -> None
     assert _state([(0, 0)] * 10).verdict() == "v2 is better than v3: it won every game, at least +140 Elo (95 %)"
 
 
-def test_an_undecided_match_says_about_how_many_more_games_the_test_expects() -> None:
-    # 12 pairs [LL LD DD WD WW] = [0 3 3 3 3], A ahead: the LLR (0.57) is between its bounds; the wait comes
-    # from its drift (about 100 pairs).
-    state = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30))
+WHY = "the SPRT decides, not the Elo interval"
+ROUGH = "(a rough guess: one match may need far fewer or far more)"
+
+
+def test_an_undecided_match_says_what_decides_where_the_llr_is_and_about_how_many_more_games() -> None:
+    # 20 pairs [LL LD DD WD WW] = [2 1 2 4 11]: Elo +203 [+83, +396], the interval far above 0, yet the LLR
+    # (0.63) is far from +2.94: a test of elo1=10 nElo gathers evidence slowly whatever the gap.
+    state = _state([(0, 0)] * 2 + [(0, 0.5)] + [(0.5, 0.5)] * 2 + [(1, 0.5)] * 4 + [(1, 1)] * 11)
     assert state.decision is None and state.sprt is not None
     pairs = state.sprt.expected_pairs(state.counts)
-    assert pairs is not None and pairs > 12
     more = state.expected_games()
-    assert more is not None and abs(more - 2 * pairs) <= 0.05 * 2 * pairs + 2
-    assert state.verdict() == "not decided yet: about 200 more games expected (Elo +89 [-23, +223], 95 %)"
-    assert more == 200
+    assert pairs is not None and more is not None and abs(more - 2 * pairs) <= 0.05 * 2 * pairs + 2
+    assert state.verdict() == (
+        f"not decided yet after 40 games (Elo +203 [+83, +396], 95 %): {WHY}: it stops when its LLR (now 0.63) "
+        "reaches +2.94 (H1: v3 better than v2 by elo1=10 nElo) or -2.94 (H0: better by no more than elo0=0 nElo); "
+        f"at its drift so far that takes about {more} more games on average {ROUGH}")
+    assert more == 170
     assert state.to_dict()["expected_games"] == more and state.to_dict()["verdict"] == state.verdict()
+    # Before 20 pairs the guess says too little to be a number: the words say so instead.
+    early = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30, model="logistic"))
+    assert early.expected_games() is None and early.verdict().endswith(
+        "it stops when its LLR (now 0.68) reaches +2.94 (H1: v3 better than v2 by elo1=30 Elo) or -2.94 (H0: better "
+        "by no more than elo0=0 Elo); after only 12 pairs, how many more games it needs cannot be told yet "
+        "(a guess comes from 20 pairs on)")
     # The cap is said when the wait is longer than the games left.
-    capped = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30), limit=30)
-    assert f"more than the 6 left before the cap (--max-games 30)" in capped.verdict()
-    # Stopped at the cap undecided: what to do.
-    stopped = _state([(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 3, SPRT(0, 30), stopped="max-games", limit=24)
-    assert stopped.verdict().startswith("no decision after 24 games (Elo +89 [-23, +223], 95 %): "
-                                        f"about {more} more games expected. Start a new match with a larger "
-                                        f"--max-games (about {24 + more} games), or ask a coarser question: elo1=90")
+    pattern = [(1, 1), (1, 0.5), (0.5, 0.5), (0, 0.5)] * 6
+    capped = _state(pattern, SPRT(0, 30), limit=60)
+    assert capped.verdict().endswith(f"{ROUGH}, more than the 12 left before the cap (--max-games 60)")
+    # Stopped at the cap undecided: where the LLR ended, between which bounds, and what to do.
+    stopped = _state(pattern, SPRT(0, 30), stopped="max-games", limit=48)
+    assert stopped.verdict() == (
+        f"no decision after 48 games (Elo +89 [+9, +179], 95 %): {WHY}, and its LLR ended at 1.13, between its "
+        "bounds -2.94 (H0: better by no more than elo0=0 nElo) and +2.94 (H1: v3 better than v2 by elo1=30 nElo); "
+        f"at its drift so far it needs about 130 more games on average {ROUGH}. Start a new match with a larger "
+        "--max-games (about 178 games), or ask a coarser question: elo1=90 decides sooner (the games needed grow "
+        "as 1/(elo1 - elo0) squared)")
+
+
+def test_an_llr_past_its_bound_before_min_pairs_says_the_test_plays_on_to_the_minimum() -> None:
+    sweep = _state([(1, 1)] * 6)
+    assert sweep.decision is None and sweep.sprt is not None and sweep.sprt.llr(sweep.counts) > sweep.sprt.upper
+    assert sweep.progress_line() == ("12 games, W-D-L 12-0-0 | Elo at least +28 | LLR 6.91 (-2.94, +2.94), past the "
+                                     "upper bound already; playing on to the minimum of 10 pairs before deciding "
+                                     "(4 more to play)")
+    assert sweep.verdict().endswith("its LLR is past the upper bound already; playing on to the minimum of 10 pairs "
+                                    "before deciding (4 more to play)")
+    assert "past the lower bound already" in _state([(0, 0)] * 6).progress_line()
+    # Within its bounds, or decided, the line says nothing more.
+    assert _state([(1, 1)] * 2).progress_line().endswith("| LLR 1.33 (-2.94, +2.94)")
+    assert _state([(1, 1)] * 10).progress_line().endswith("| LLR 14.86 (-2.94, +2.94)")
+    # A cap below the minimum: no test could decide, and the advice is a larger cap, not a coarser question.
+    capped = _state([(1, 1)] * 4, stopped="max-games", limit=8)
+    assert capped.verdict() == (
+        f"no decision after 8 games (Elo at least -72, 95 %): {WHY}, and it decides only from 10 pairs (20 games) on: "
+        "the cap came first (its LLR ended at 3.76, past its upper bound). Start a new match with --max-games 20 or more")
+
+
+def test_the_count_line_says_a_decided_match_needed_no_more_games() -> None:
+    decided = _state([(1, 1)] * 11)  # decided at the tenth pair; the eleventh was running then
+    assert decided.decided_after == 20
+    assert decided.games_line(finished=20) == ("decided by the SPRT after 20 games; the remaining 980 of at most "
+                                               "1000 games were not needed")
+    assert decided.games_line(finished=22) == ("decided by the SPRT after 20 games; 2 more game(s) already running "
+                                               "then finished and count too; the remaining 978 of at most 1000 games "
+                                               "were not needed")
+    assert decided.games_line(finished=23, running=1) == (
+        "decided by the SPRT after 20 games; 3 more game(s) already running then finished, 2 of them in complete "
+        "pairs, which count (1 still running); the remaining 976 of at most 1000 games were not needed")
+    going = _state([(1, 0)] * 4)
+    assert going.games_line(finished=9, running=2) == ("9 games played, 2 in progress; not decided yet: the SPRT plays "
+                                                       "on until it decides, at most 1000 games")
+    assert _state([(1, 0)] * 4, stopped="max-games", limit=8).games_line(finished=8) == (
+        "8 of 8 games played, the most --max-games allows: the SPRT did not decide")
+    assert _state([(1, 0)] * 4, sprt=None, limit=10).games_line(finished=8, running=2) == (
+        "8 of 10 games played, 2 in progress")
+    # The Elo of each side, for the standings' column: A's estimate, and B's the same mirrored.
+    assert going.elo_of("v3").parts() == ("+0", "[-242, +242]")
+    lead = _state([(1, 0.5)] * 6 + [(0.5, 0.5)] * 4)
+    a, b = lead.elo_of("v3").parts(), lead.elo_of("v2").parts()
+    assert a[0].startswith("+") and b[0] == "-" + a[0][1:] and b[1] == "[-" + a[1].split(", +")[1][:-1] + ", -" \
+        + a[1][2:].split(",")[0] + "]"
 
 
 def test_no_difference_found_when_the_test_accepts_h0_or_the_interval_holds_zero() -> None:

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from othello_arena.cli import cli
 from othello_arena.protocol import BLACK, WHITE, GameRecord
 from tournament_helpers import agent, agent_with_build, query, write_tournament
+from web_helpers import browser  # noqa: F401 - a fixture
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -97,6 +98,10 @@ def test_a_game_replays_in_chromium(report: tuple[Path, Path], tmp_path: Path, s
 
     result = open_in_chromium(page, f"selftest={row['key']}:{steps}", tmp_path / "profile")
     assert result["errors"] == []
+    # A finished game opens at its end, its result right above the board; the start button goes back to move 0,
+    # from where the hook steps.
+    assert result["openedAt"] == result["lastPly"] == len(positions) - 1
+    assert result["resultText"] == _result_words(record) and 0 <= result["resultGap"] < 30, result
     assert result["game"] == row["key"] and result["ply"] == expected_ply
     assert result["board"] == drawn(positions[expected_ply])
     assert result["standings"] == 3 and result["crosstable"] == 3 and result["ratingDots"] == 3
@@ -113,6 +118,37 @@ def test_a_forfeited_game_replays_in_chromium(report: tuple[Path, Path], tmp_pat
     assert result["errors"] == []
     assert result["board"] == drawn(record.final_board())
     assert "crash" in result["info"]
+    assert result["openedAt"] == result["lastPly"] and "crash" in result["resultText"]
+
+
+def _result_words(record: GameRecord) -> str:
+    """The result as the viewer says it: ``White (first) wins 40-24 (normal)``."""
+    result = record.result
+    assert result is not None
+    end = {WHITE: f"White ({record.white}) wins", BLACK: f"Black ({record.black}) wins"}.get(result.winner, "Draw")
+    return (f"{end} {result.white_discs}-{result.black_discs} "
+            f"({result.termination.value}{': ' + result.detail if result.detail else ''})")
+
+
+def test_the_agent_pages_have_the_reports_look(report: tuple[Path, Path], browser) -> None:  # noqa: F811
+    """Each agent's page inlines the report's own stylesheet: the same header, fonts and tables, opened from disk."""
+    _, index = report
+    looks = {}
+    for page_path in (index, index.parent / "agents" / "first.html"):
+        text = page_path.read_text(encoding="utf-8")
+        for needle in ("<script src", "<link", "@import", "url(", "https://"):
+            assert needle not in text  # nothing fetched: it opens from disk, anywhere
+        page = browser.new_page()
+        page.goto(page_path.as_uri())
+        looks[page_path.name] = page.evaluate("""() => {
+          const style = (selector, property) => getComputedStyle(document.querySelector(selector))[property];
+          return {header: style("header", "backgroundColor"), font: style("body", "fontFamily"),
+                  background: style("body", "backgroundColor"), h2: style("h2", "borderBottomColor"),
+                  th: style("th", "backgroundColor"), headerText: style("header h1", "color")};
+        }""")
+        page.close()
+    assert looks["index.html"] == looks["first.html"], looks
+    assert looks["first.html"]["header"] == "rgb(27, 77, 48)" and looks["first.html"]["headerText"] == "rgb(255, 255, 255)"
 
 
 # ---------------------------------------------------------------------------

@@ -40,6 +40,11 @@ def test_round_robin_through_the_cli(tmp_path: Path) -> None:
     result = invoke("run", str(path), "-q")
     assert result.exit_code == 0, result.output
     assert "Started game 1 of 6" in result.output and "Done: 6 games" in result.output
+    # Its last line names the report it wrote (README's demo paragraph quotes it): no `report` to run after.
+    last = result.output[result.output.rindex("Done: "):].replace("\n", "")  # (rich wraps it at 80 columns here)
+    assert last.startswith("Done: 6 games. Report: ") and last.endswith("/report/index.html")
+    report = Path(last.split("Report: ", 1)[1])
+    assert report.is_file() and "Othello Arena tournament" in report.read_text(encoding="utf-8")
 
     state = status_json(path)
     assert state["scheduled"] == 6 and state["finished"] == 6 and state["complete"]

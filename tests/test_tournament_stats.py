@@ -8,6 +8,7 @@ import statistics
 
 import pytest
 
+from othello_arena.tournaments.results.pairs import GUESS_FROM_PAIRS
 from othello_arena.tournaments.stats import SPRT, Pentanomial, logistic_elo, logistic_score, pair_index, simulate_sprt
 
 
@@ -84,8 +85,12 @@ def test_the_expected_wait_follows_the_drift_and_is_longest_between_equals() -> 
     assert equal is not None and ahead is not None and equal > 2 * ahead > 0
 
 
-def test_the_expected_wait_is_within_a_factor_of_three_of_the_real_one() -> None:
-    """After 100 simulated pairs, the median estimate against the median of the pairs the test then needed."""
+@pytest.mark.parametrize("at", [GUESS_FROM_PAIRS, 100])
+def test_the_expected_wait_is_within_a_factor_of_three_of_the_real_one(at: int) -> None:
+    """After ``at`` simulated pairs, the median estimate against the median of the pairs the test then needed.
+
+    From GUESS_FROM_PAIRS on, a match's verdict gives the estimate (as a rough guess).
+    """
     sprt = SPRT(0, 10)
     for elo in (20, 50):
         rng = random.Random(7)
@@ -95,11 +100,11 @@ def test_the_expected_wait_is_within_a_factor_of_three_of_the_real_one() -> None
             counts, estimate = Pentanomial(), None
             while sprt.decision(counts) is None and counts.pairs < 20000:
                 counts.add(*(1.0 if r < win else 0.5 if r < win + 0.05 else 0.0 for r in (rng.random(), rng.random())))
-                if counts.pairs == 100:
+                if counts.pairs == at:
                     estimate = sprt.expected_pairs(counts)
-            if estimate is not None and counts.pairs > 100:
+            if estimate is not None and counts.pairs > at:
                 estimates.append(estimate)
-                waits.append(counts.pairs - 100)
+                waits.append(counts.pairs - at)
         ratio = statistics.median(estimates) / statistics.median(waits)
         assert 1 / 3 < ratio < 3, (elo, ratio)
 

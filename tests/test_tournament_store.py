@@ -41,6 +41,46 @@ def test_a_game_is_counted_once(tmp_path: Path) -> None:
         assert list(store.voided()) == ["r01-p001-g2"]
 
 
+def test_a_result_and_the_next_start_share_a_transaction_and_the_start_can_be_taken_back(tmp_path: Path) -> None:
+    """finish_then_start stores the result and begins the next attempt at once; unmark leaves the row as it was."""
+    three = [*GAMES, ScheduledGame("r01-p001-g3", 1, 1, 3, "a", "b", 9)]
+    with Store(tmp_path / "t.sqlite") as store:
+        store.bind("key", {})
+        store.add_round(1, three)
+        store.mark_running("r01-p001-g2", worker="w1")
+        store.void_running("runner died")  # g2: scheduled again, one voided attempt, its start and worker kept
+        before = store.game_row("r01-p001-g2")
+        store.mark_running("r01-p001-g1")
+        outcome = GameOutcome(Result(WHITE, Termination.NORMAL, 40, 24))
+        finished, mark = store.finish_then_start("r01-p001-g1", outcome, "r01-p001-g2", runner="me")
+        assert finished and mark is not None and mark.attempt == 2
+        assert store.counts() == {"scheduled": 3, "finished": 1, "running": 1, "excluded": 0}
+        assert [(r.key, r.attempt, r.outcome.value) for r in store.attempt_rows()] == [
+            ("r01-p001-g1", 1, "finished"), ("r01-p001-g2", 1, "voided"), ("r01-p001-g2", 2, "running")]
+        store.unmark(mark)  # the runner heard the result and started nothing more
+        assert store.game_row("r01-p001-g2") == before
+        assert [(r.key, r.attempt, r.outcome.value) for r in store.attempt_rows()] == [
+            ("r01-p001-g1", 1, "finished"), ("r01-p001-g2", 1, "voided")]
+        # A result stored twice is refused, and a finished game is never marked: nothing to take back.
+        assert store.finish_then_start("r01-p001-g1", outcome, "r01-p001-g1") == (False, None)
+        assert store.counts()["running"] == 0
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL for every commit that counts
+
+
+def test_set_up_commits_are_written_unsynced_and_the_setting_comes_back(tmp_path: Path) -> None:
+    """deferred_sync: NORMAL inside (WAL: the next synced commit syncs them), FULL again after, even on an error."""
+    with Store(tmp_path / "t.sqlite") as store:
+        with store.deferred_sync():
+            assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 1
+            store.bind("key", {})
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+        with pytest.raises(StoreError), store.deferred_sync():
+            store.bind("another key", {})
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    with Store(tmp_path / "t.sqlite") as store:  # what was written is there
+        store.bind("key", {})
+
+
 def test_a_schema_1_database_is_migrated_and_nothing_is_lost(tmp_path: Path) -> None:
     """A database written before attempts and hashes existed keeps its games and gains the new columns."""
     import sqlite3

@@ -106,7 +106,11 @@ def test_a_match_page_shows_the_match_figures_the_terminal_printed(tmp_path: Pat
             assert page.inner_text("#match-verdict") == verdict
             assert page.inner_text("#match-progress") == progress
             assert "LLR" in page.locator("#match-figures").text_content()
-            # The pool rating (1500 +- ...) would be a second Elo of the same fact: left out of a match's page.
-            assert [cells.split("\t")[6].strip() for cells in page.locator("#standings tr[data-agent]").all_inner_texts()
-                    ] == ["", ""]
+            # Not the pool rating (1500 +- ...), a second Elo of the same fact: the match's own, each side's over
+            # the other, as the terminal's line has it for greedy (A).
+            elo = {cells.split("\t")[1].strip(): cells.split("\t")[6].strip()
+                   for cells in page.locator("#standings tr[data-agent]").all_inner_texts()}
+            assert f"| Elo {elo['greedy']} |" in f"| {progress}", (elo, progress)
+            assert "1500" not in elo["random"] and "±" not in elo["random"]
+            assert page.inner_text("#counts") == "4 of 4 games played, the most --max-games allows: the SPRT did not decide"
             context.close()

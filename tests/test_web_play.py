@@ -54,7 +54,7 @@ def test_a_person_plays_a_whole_game_by_clicking_with_forced_passes(tmp_path: Pa
         page.fill("#name", "me")
         page.fill("#opponent", "beginner")
         page.select_option("#colour", "B")
-        page.fill("#time_per_move", "5")
+        page.fill("#time_per_move", "30")  # the agent's: a slow move under load must not end the game
         page.click("#start")
         page.wait_for_url("**/games/*")
         status = page.locator("#status")
@@ -167,7 +167,7 @@ def test_a_person_plays_a_whole_10x10_game_by_clicking(tmp_path: Path, browser) 
         page.fill("#name", "me")
         page.fill("#opponent", "beginner")
         page.select_option("#colour", "B")
-        page.fill("#time_per_move", "5")
+        page.fill("#time_per_move", "30")  # the agent's: a slow move under load must not end the game
         page.click("#start")
         page.wait_for_url("**/games/*")
         status = page.locator("#status")
@@ -229,7 +229,7 @@ def test_the_game_page_shows_the_faults_detail_move_number_and_output(tmp_path: 
         page.check("input[value=agents]")
         page.fill("#opponent", f"occ={sys.executable} {tmp_path / 'occ.py'} {{name}}")
         page.fill("#second_opponent", "random")
-        page.fill("#time_per_move", "5")
+        page.fill("#time_per_move", "30")  # the agent's: a slow move under load must not end the game
         page.click("#start")
         page.wait_for_url("**/games/*")
         page.wait_for_selector("#status[data-state=over]")

@@ -396,9 +396,12 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
         round_text = f"rounds: {rounds.complete} of {rounds.total} complete, {rounds.paired} paired"
     else:
         round_text = f"rounds: {rounds.complete} of {rounds.total} complete"
-    click.echo(f"{state.name}: {state.progress.finished} of {state.progress.scheduled} games finished"
-               + (f", {state.running} running" if state.running else "")
-               + f"; {round_text}.")
+    if state.match is not None:  # a match says what its SPRT decided, not rounds and games it never needed
+        click.echo(f"{state.name}: {state.progress_text()}.")
+    else:
+        click.echo(f"{state.name}: {state.progress.finished} of {state.progress.scheduled} games finished"
+                   + (f", {state.running} running" if state.running else "")
+                   + f"; {round_text}.")
     if state.progress.to_add:
         click.echo(f"The file adds {state.progress.to_add} game(s) (new agents' pairings): `othello tournament run "
                    f"{tournament_.path}` schedules and plays them.")
@@ -415,7 +418,9 @@ def status(file: Optional[str], demo: bool, as_json: bool) -> None:
     if state.match is not None:  # a match: its own figures over pairs, as othello match prints them
         click.echo(f"{state.match.a} vs {state.match.b}: {state.match.progress_line()}")
         click.echo(state.match.verdict())
-    click.echo(format_table(state.standings))
+    # A match: its own Elo over pairs in the table, as on its pages, not a pool rating.
+    click.echo(format_table(state.standings, elo=None if state.match is None else
+                            {name: state.match.elo_text(name) for name in tournament_.agent_names}))
     click.echo("")
     click.echo(format_crosstable(state.standings))
     if state.unsandboxed:

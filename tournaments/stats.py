@@ -191,11 +191,20 @@ class EloEstimate:
 
     def short(self) -> str:
         """``Elo +89 [-43, +254]``; ``Elo at least +115`` when every game so far was won (no finite estimate)."""
+        return "Elo " + " ".join(part for part in self.parts() if part)
+
+    def parts(self) -> tuple[str, str]:
+        """The estimate and its interval in whole Elo, ``("+89", "[-43, +254]")``; ``("at least +115", "")`` for a sweep."""
         if self.elo == math.inf:
-            return f"Elo at least {_whole(self.low)}"
+            return f"at least {_whole(self.low)}", ""
         if self.elo == -math.inf:
-            return f"Elo at most {_whole(self.high)}"
-        return f"Elo {_whole(self.elo)} [{_whole(self.low)}, {_whole(self.high)}]"
+            return f"at most {_whole(self.high)}", ""
+        return _whole(self.elo), f"[{_whole(self.low)}, {_whole(self.high)}]"
+
+    def mirrored(self) -> "EloEstimate":
+        """The same estimate seen from B's side: B's Elo over A."""
+        return EloEstimate(-self.elo, -self.high, -self.low, -self.nelo, self.nelo_error, 1 - self.score,
+                           self.score_error)
 
 
 def _whole(value: float) -> str:
@@ -331,8 +340,11 @@ class SPRT:
 
     def line(self, counts: Pentanomial) -> str:
         """``LLR 1.23 [-2.94, 2.94] (elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized)``."""
-        return (f"LLR {self.llr(counts):.2f} [{self.lower:.2f}, {self.upper:.2f}] "
-                f"(elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}, {self.model})")
+        return f"LLR {self.llr(counts):.2f} [{self.lower:.2f}, {self.upper:.2f}] ({self.parameters()})"
+
+    def parameters(self) -> str:
+        """``elo0=0 elo1=10 alpha=0.05 beta=0.05, normalized``."""
+        return f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}, {self.model}"
 
 
 def _walk_steps(drift: float, variance: float, below: float, above: float) -> float:

@@ -86,8 +86,10 @@ class TournamentView:
         data["crosstable"] = state.standings.crosstable_dict()
         data["withdrawn"] = state.withdrawn_names
         data["counts"] = {"scheduled": state.progress.scheduled, "finished": state.progress.finished,
-                          "running": state.running}
+                          "running": state.running, "text": state.progress_text()}
         for row in state.games:
+            if not state.listed(row):
+                continue
             status = state.shown_status(row)
             game = {"key": row.key, "round": row.round, "white": row.white, "black": row.black,
                     "status": status, "result": "", "reason": row.reason or ""}
@@ -159,7 +161,7 @@ class TournamentView:
         summary = state.agent(name) if state is not None else None
         if state is None or summary is None:
             return data
-        for row in (game for game in state.games if game.key in set(summary.games)):
+        for row in (game for game in state.games if game.key in set(summary.games) and state.listed(game)):
             words = result_from_row(row).summary() if row.is_finished else row.status.value
             data["games"].append({"key": row.key, "white": row.white, "black": row.black, "result": words})
             colour = "W" if row.white == name else "B"
@@ -176,12 +178,15 @@ class TournamentView:
 def _shown_line(line: dict[str, Any], state: TournamentState) -> dict[str, Any]:
     """A line of the standings as the page shows it: the rank among the students (``ref`` for a reference).
 
-    A match's page leaves the pool rating out: the match's own figures over
-    pairs (:func:`match_view`) say how far apart the two are, as the terminal does.
+    A match's page shows, in place of the pool rating, the match's own Elo
+    over pairs (each agent's over the other), as the terminal prints it.
     """
     rank = state.student_ranks.get(line["agent"])
     forfeits = ", ".join(f"{count} {kind}" for kind, count in line["forfeits"].items() if count)
-    elo = "" if state.match is not None else f"{round(line['elo'])} ± {round(line['elo_error'])}"
+    if state.match is not None:
+        elo = state.match.elo_text(line["agent"])
+    else:
+        elo = f"{round(line['elo'])} ± {round(line['elo_error'])}"
     return {**line, "reference": rank is None, "shown_rank": state.rank_text(line["agent"]),
             "tied": "-" in state.rank_text(line["agent"]), "forfeits_text": forfeits,
             "elo_text": elo}

@@ -5,6 +5,7 @@
 
 const ClassPages = (() => {
   let fetching = false, again = false;
+  let afterRefresh = () => {};  // what a page does once its parts are fresh (the upload form follows its version)
 
   // Fetch this page again and put its data-refresh parts in place; open <details> stay open.
   async function refresh() {
@@ -28,6 +29,7 @@ const ClassPages = (() => {
           if (closed.has(details.id)) details.open = false;
         }
       }
+      afterRefresh();
     } finally {
       fetching = false;
       if (again) { again = false; refresh(); }
@@ -47,6 +49,24 @@ const ClassPages = (() => {
     const form = document.getElementById("send");
     const $ = (id) => document.getElementById(id);
     let starters = null;
+    let sent = null;  // the version this form sent, {id, number}, until its card comes
+    // The form's line follows the version it sent: "being built and checked" only while it is, then its verdict.
+    afterRefresh = () => {
+      const block = sent && document.getElementById("version-" + sent.id);
+      if (!block || block.dataset.status === "checking") return;
+      const reason = (block.querySelector(".reason") || {}).textContent || "";
+      const result = $("send-result");
+      result.dataset.status = block.dataset.status;
+      if (block.dataset.status === "rejected") {
+        result.textContent = "";
+        $("send-error").textContent = "Version " + sent.number + " was rejected" + (reason ? ": " + reason : "")
+          + ". Its card below says why; the version you had playing plays on.";
+      } else {
+        result.textContent = "Version " + sent.number + " is admitted" + (reason ? " (" + reason + ")" : "")
+          + ": it plays the ladder now.";
+      }
+      sent = null;
+    };
     $("starter").addEventListener("change", async () => {
       const index = $("starter").value;
       if (index === "") return;
@@ -62,20 +82,28 @@ const ClassPages = (() => {
       event.preventDefault();
       $("send-error").textContent = "";
       $("send-result").textContent = "Sending…";
+      $("send-result").dataset.status = "sending";
+      sent = null;
       $("send-button").disabled = true;
       try {
         const response = await fetch("/api/submissions", { method: "POST", body: new FormData(form) });
         const data = await response.json().catch(() => ({ error: response.statusText }));
         if (!response.ok) throw new Error(data.error || response.statusText);
+        // (data.version: the student's number of it; data.id: the page's and the API's key)
         $("send-result").textContent = data.new
           ? "Version " + data.version + " (" + data.fingerprint.slice(0, 12) + ") is being built and checked."
-          : "The same program as version " + data.version + " (the same files, build line and command words): it plays on, with its games.";
+          : "The same program as version " + data.version + " (the same files, build line and command words): "
+            + ({ admitted: "it plays on, with its games.", rejected: "it was rejected, as its card says." }[data.status]
+               || "it is being built and checked.");
+        $("send-result").dataset.status = data.status;
+        if (data.status === "checking") sent = { id: data.id, number: data.version };
         $("files").value = "";
         await refresh();
-        const sent = document.getElementById("version-" + data.version);
-        if (sent) sent.open = true;
+        const block = document.getElementById("version-" + data.id);
+        if (block) block.open = true;
       } catch (error) {
         $("send-result").textContent = "";
+        $("send-result").dataset.status = "refused";
         $("send-error").textContent = error.message;
       } finally {
         $("send-button").disabled = false;

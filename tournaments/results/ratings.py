@@ -19,8 +19,6 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from .store import FinishedGame
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)
@@ -53,6 +51,8 @@ def expected_score(elo_a: float, elo_b: float) -> float:
 
 def fit(players: Sequence[str], games: Iterable[FinishedGame]) -> dict[str, Rating]:
     """Ratings of ``players`` from ``games`` (Bradley-Terry MLE with a one-draw prior)."""
+    import numpy as np  # here: its import is a tenth of a second of every command that only may show ratings
+
     index = {name: i for i, name in enumerate(players)}
     n = len(players)
     if n == 0:

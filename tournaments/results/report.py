@@ -99,11 +99,10 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "name": tournament.name,
         "format": tournament.format,
         "settings": {
-            "games per pairing": tournament.games_per_pairing,
+            **_length(tournament, state),
             "colours": tournament.colours,
             "time": tournament.time_text,
             "seed": tournament.seed,
-            "rounds": state.progress.rounds.total,
             **({"openings": f"{tournament.openings.name} (game pairs, drawn by the seed)"}
                if tournament.openings is not None else {}),
         },
@@ -125,7 +124,9 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "unsandboxed": len(state.unsandboxed),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "standings": [{**line, "student_rank": state.student_ranks[line["agent"]],
-                       "rank_text": state.rank_text(line["agent"])}
+                       "rank_text": state.rank_text(line["agent"]),
+                       # a match: the match's own Elo over pairs, each agent's over the other (not a pool rating)
+                       **({"match_elo": list(state.match.elo_of(line["agent"]).parts())} if state.match else {})}
                       for line in state.standings.to_list()],
         "repeats_note": state.standings.repeats_note(),
         "crosstable": state.standings.crosstable_dict(),
@@ -137,13 +138,23 @@ def report_data(tournament: Tournament, report_dir: Path, state: Optional[Tourna
         "time_use": [use.to_dict() for use in time_use(_records(state))],
         "match": None if state.match is None else {
             "a": state.match.a, "b": state.match.b, "verdict": state.match.verdict(),
-            "progress": state.match.progress_line(), "figures": state.match.lines()},
+            "progress": state.match.progress_line(), "figures": state.match.lines(),
+            "games_line": state.progress_text()},
         "voided": [
             {"game": item.game, "white": item.white, "black": item.black, "voided": item.voided,
              "flagged": item.flagged, "attempts": [{"attempt": a.attempt, "why": a.why} for a in item.attempts]}
             for item in state.voided
         ],
     }
+
+
+def _length(tournament: Tournament, state: TournamentState) -> dict[str, Any]:
+    """How long it is, for the header: games per pairing and rounds; a match its SPRT (its count line has its games)."""
+    if state.match is None:
+        return {"games per pairing": tournament.games_per_pairing, "rounds": state.progress.rounds.total}
+    if state.match.sprt is None:
+        return {}
+    return {"SPRT": f"{state.match.sprt.parameters()}, at most {tournament.games_per_pairing} games"}
 
 
 def _records(state: TournamentState) -> list[GameRecord]:
@@ -169,15 +180,19 @@ def _swiss_rounds(state: TournamentState) -> list[dict[str, Any]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
-PLACEHOLDER = re.compile(r"__TITLE__|__REPORT_DATA__")
+PLACEHOLDER = re.compile(r"__TITLE__|__REPORT_DATA__|__STYLE__")
+
+
+def _template(name: str) -> str:
+    return resources.files("othello_arena.tournaments").joinpath(f"templates/{name}").read_text(encoding="utf-8")
 
 
 def render(data: dict[str, Any]) -> str:
-    """The page for ``data``: the template with the data inlined."""
-    template = resources.files("othello_arena.tournaments").joinpath("templates/report.html").read_text(encoding="utf-8")
+    """The page for ``data``: the template with the data and the report's stylesheet inlined."""
+    template = _template("report.html")
     # JSON inside <script>: escape what could end the script element.
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    values = {"__TITLE__": html.escape(str(data["name"])), "__REPORT_DATA__": payload}
+    values = {"__TITLE__": html.escape(str(data["name"])), "__REPORT_DATA__": payload, "__STYLE__": _template("report.css")}
     # One pass over the template: a name holding "__REPORT_DATA__" stays a name (replacing one placeholder
     # after the other would pour the whole data into the <title>).
     return PLACEHOLDER.sub(lambda found: values[found.group(0)], template)
@@ -230,15 +245,17 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
     builds = {b["agent"]: b for b in data["builds"]}
     withdrawn = {w["agent"]: w["reason"] for w in data["withdrawn"]}
     rows = [row for row in state.games if row.is_finished]
+    style = _template("report.css")  # the report's own look, inlined: each page opens from disk on its own
     for agent in data["agents"]:
         name = agent["name"]
         e = html.escape
-        parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{e(name)}: "
-                 f"{e(str(data['name']))}</title><style>{AGENT_PAGE_STYLE}</style></head><body>",
-                 f"<p><a href=\"../index.html\">&larr; {e(str(data['name']))}</a></p>",
-                 f"<h1>{e(name)}</h1><p class=\"muted\">{e(agent['how'])}"
+        parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                 f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{e(name)}: "
+                 f"{e(str(data['name']))}</title><style>{style}</style></head><body>",
+                 f"<header><p><a href=\"../index.html\">&larr; {e(str(data['name']))}</a></p>"
+                 f"<h1>{e(name)}</h1><p>{e(agent['how'])}"
                  + (f" &middot; reads and writes {e(agent['files'])}.in / {e(agent['files'])}.out" if agent["files"] else "")
-                 + "</p>"]
+                 + "</p></header><main>"]
         if name in withdrawn:
             parts.append(f"<p class=\"flag\" id=\"withdrawn\">Withdrawn: {e(withdrawn[name])}. "
                          "Its games are kept below but do not count.</p>")
@@ -254,15 +271,17 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
             log = f" <a href=\"../{e(build['log'])}\">Build log</a>" if build["log"] else ""
             parts.append(f"<p class=\"flag\" id=\"build\">The build {e(build['status'])} ({e(build['detail'])}): every "
                          f"game is lost by forfeit.{log}</p>")
-        parts.append("<h2>Games</h2><table id=\"games\"><tr><th>game</th><th>White</th><th>Black</th><th>result</th></tr>")
+        parts.append("<h2>Games</h2><table id=\"games\"><tr><th class=\"name\">game</th><th class=\"name\">White</th>"
+                     "<th class=\"name\">Black</th><th class=\"name\">result</th></tr>")
         forfeits = []
         for row in rows:
             if name not in (row.white, row.black):
                 continue
             result = result_from_row(row)
             words = result.summary()
-            parts.append(f"<tr><td><a href=\"../index.html#game={e(row.key)}\">{e(row.key)}</a></td>"
-                         f"<td>{e(row.white)}</td><td>{e(row.black)}</td><td>{e(words)}</td></tr>")
+            parts.append(f"<tr><td class=\"name\"><a href=\"../index.html#game={e(row.key)}\">{e(row.key)}</a></td>"
+                         f"<td class=\"name\">{e(row.white)}</td><td class=\"name\">{e(row.black)}</td>"
+                         f"<td class=\"name\">{e(words)}</td></tr>")
             colour = WHITE if row.white == name else BLACK
             if result.termination.is_forfeit and result.loser is colour:
                 forfeits.append((row, colour, words))
@@ -280,13 +299,6 @@ def write_agent_pages(state: TournamentState, directory: Path, data: dict[str, A
                 parts.append(f"<h3>{e(row.key)}: {e(words)}</h3><p>{e(row.detail or '')}</p>"
                              f"<p class=\"muted\">The end of its stderr ({len(stderr)} characters kept):</p>"
                              f"<pre class=\"stderr\">{e(tail) or '(nothing)'}</pre>")
-        parts.append("</body></html>")
+        parts.append("</main></body></html>")
         (pages / f"{name}.html").write_text("\n".join(parts) + "\n", encoding="utf-8")
 
-
-AGENT_PAGE_STYLE = (
-    "body{font:15px/1.45 system-ui,sans-serif;margin:1rem 2rem;color:#222}"
-    "table{border-collapse:collapse}td,th{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:left}"
-    ".muted{color:#666}.flag{color:#b35c00;font-weight:600}"
-    "pre.stderr{background:#f4f4f0;padding:.5rem;max-height:20rem;overflow:auto;white-space:pre-wrap}"
-)

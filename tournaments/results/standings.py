@@ -181,19 +181,27 @@ def compute(
     return Standings([Line(**line) for line in ranked], cross, ratings, counted, repeats)
 
 
-def format_table(standings: Standings, *, width: Optional[int] = None) -> str:
-    """The standings as a plain-text table (for terminals and logs)."""
-    header = f"{'#':>3} {'agent':<16} {'games':>5} {'points':>6} {'W-D-L':>9} {'white':>9} {'black':>9} {'discs':>6} {'SB':>6} {'Elo':>11} {'forfeits':<12}"
+def format_table(standings: Standings, *, width: Optional[int] = None,
+                 elo: Optional[Mapping[str, str]] = None) -> str:
+    """The standings as a plain-text table (for terminals and logs).
+
+    ``elo``: each agent's Elo as text, in place of the pool rating (a match
+    shows its own Elo over pairs, each side's over the other).
+    """
+    column = max([11, *(len(text) for text in (elo or {}).values())])
+    header = (f"{'#':>3} {'agent':<16} {'games':>5} {'points':>6} {'W-D-L':>9} {'white':>9} {'black':>9} {'discs':>6} "
+              f"{'SB':>6} {'Elo':>{column}} {'forfeits':<12}")
     rows = [header, "-" * len(header)]
     for line in standings.lines:
         forfeits = " ".join(f"{k[0].upper()}{v}" for k, v in line.forfeits.items() if v) or "-"
+        rating = f"{line.elo:>5.0f}±{line.elo_error:<4.0f}" if elo is None else f"{elo.get(line.agent, ''):>{column}}"
         rows.append(
             f"{line.rank:>3} {line.agent[:16]:<16} {line.games:>5} {line.points:>6.1f} "
             f"{line.wins:>3}-{line.draws}-{line.losses:<3} "
             f"{line.white_wins:>3}-{line.white_draws}-{line.white_losses:<3} "
             f"{line.black_wins:>3}-{line.black_draws}-{line.black_losses:<3} "
             f"{line.disc_difference:>+6d} {line.sonneborn_berger:>6.2f} "
-            f"{line.elo:>5.0f}±{line.elo_error:<4.0f} {forfeits:<12}"
+            f"{rating} {forfeits:<12}"
         )
     if standings.repeats:
         rows.append(standings.repeats_note())

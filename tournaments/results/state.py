@@ -391,6 +391,25 @@ class TournamentState:
         withdrawn = self.withdrawn_names
         return row.white not in withdrawn and row.black not in withdrawn
 
+    def progress_text(self) -> str:
+        """How far it is, for people: ``12 of 28 games played, 2 in progress``; a match says it in its own words.
+
+        A match with an SPRT schedules its cap of games, most of which it
+        never plays: its line says what the test decided (or that it has not
+        yet) rather than counting those games as to be played.
+        """
+        if self.match is not None:
+            return self.match.games_line(self.progress.finished, self.running)
+        return f"{self.progress.finished} of {self.progress.scheduled} games played, {self.running} in progress"
+
+    def listed(self, row: GameRow) -> bool:
+        """Whether a page lists the game: every game, less a match's games its SPRT has not started.
+
+        Those are played only if the test still needs them, and never once it
+        decided; :meth:`progress_text` says how many there may be.
+        """
+        return not (self.match is not None and self.match.sprt is not None and row.status is GameStatus.SCHEDULED)
+
     def shown_status(self, row: GameRow) -> str:
         """A game's status for people: ``interrupted`` for a game marked running that no runner plays."""
         if row.status is GameStatus.RUNNING and self.runner is None:

@@ -133,7 +133,7 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
     hears the referee's events (the live display's moves and clocks; only
     where the game runs in this process).
     """
-    from ...referee import play_game
+    from ...referee.game import played_game
 
     white = dataclasses.replace(agent_spec(job.white), version=job.white_version)
     black = dataclasses.replace(agent_spec(job.black), version=job.black_version)
@@ -146,11 +146,11 @@ def play_job(job: GameJob, on_event: Optional[Callable[[Any], None]] = None) -> 
         started = time.monotonic()
         try:
             opening = [parse_move(line) for line in job.opening]
-            record = play_game(white, black, job.config, out_dir, seed=job.seed, on_event=on_event, opening=opening)
+            record, text = played_game(white, black, job.config, out_dir, seed=job.seed, on_event=on_event,
+                                       opening=opening)
         except OSError as exc:
             raise GameFileError(_record_problem(out_dir, f"the referee could not write it: {exc}")) from None
         wall = time.monotonic() - started
-        text = record.to_json()
         try:
             written = read_whole(out_dir, "game.json", GAME_RECORD_LIMIT)
         except OSError as exc:

@@ -41,8 +41,13 @@ COMMENTS_KEPT = 5  # comment lines of each move kept in the log (the record keep
 COMMENT_LENGTH = 300  # characters of each
 
 
+_LOGGED = frozenset({"start", "waiting", "move", "lost-turn", "retry", "end"})
+
+
 def event_entry(event: Any) -> dict[str, Any] | None:
     """The log line for a referee :class:`~othello_arena.referee.GameEvent`, or ``None`` for an event not logged."""
+    if event.kind not in _LOGGED:  # (a relay's own event, a warning: one a move, so said at once)
+        return None
     entry: dict[str, Any] = {"event": event.kind, "at": round(time.time(), 3)}
     colour = event.colour.value if event.colour is not None else None
     if event.kind == "start":
@@ -75,13 +80,20 @@ def event_entry(event: Any) -> dict[str, Any] | None:
 class LiveLogWriter:
     """A referee event callback that appends each event to ``directory/live.jsonl``.
 
-    A failure to write is swallowed (the referee would only note it as a
-    warning): a live view is a convenience, never a reason to lose a game.
+    The file is opened at the first event and closed after the ``end``
+    event (or when the writer is dropped): two events a move, each an open
+    and a close of its own, were a tenth of the referee's time a move
+    (issue 38).  Each line is still one ``write`` in append mode, so a
+    reader sees whole lines and a line being written, never a torn one in
+    the middle.  A failure to write is swallowed (the referee would only
+    note it as a warning): a live view is a convenience, never a reason to
+    lose a game.
     """
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / LIVE_LOG
         self._lock = threading.Lock()
+        self._fd = -1
 
     def __call__(self, event: Any) -> None:
         entry = event_entry(event)
@@ -89,16 +101,36 @@ class LiveLogWriter:
             return
         line = json.dumps(entry, separators=(",", ":")) + "\n"
         with self._lock:
+            if self._fd < 0:
+                try:
+                    self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                       0o644)
+                except OSError:
+                    return
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-            except OSError:
-                return
-            try:
-                os.write(fd, line.encode("utf-8"))
+                os.write(self._fd, line.encode("utf-8"))
             except OSError:
                 pass
-            finally:
-                os.close(fd)
+            if entry["event"] == "end":
+                self._close()
+
+    def close(self) -> None:
+        """Close the file (the next event opens it again)."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self, _close: Any = os.close) -> None:  # a game that ended without its end event (the referee failed)
+        if self._fd >= 0:
+            try:
+                _close(self._fd)
+            except OSError:
+                pass
+            self._fd = -1
 
 
 def read_live_log(directory: Path) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from ..results import lock as locking
 from ..results.standings import Standings
 from ..results.paths import game_directory
 from ..results.state import Progress, progress, standings_of, withdrawn_agents
-from ..results.store import BuildResult, GameOutcome, GameRow, Store
+from ..results.store import BuildResult, GameOutcome, GameRow, StartMark, Store
 from ..schedule import pairing
 from ..schedule.config import AgentEntry, Tournament, TournamentFileError, check_builtins
 from ..schedule.pairing import ScheduledGame, game_opening
@@ -152,28 +152,30 @@ class Runner:
                 agent_spec(agent)
             except ValueError as exc:
                 raise TournamentFileError(f"{self.tournament.path}: agent {agent.name!r}: {exc}") from None
-        self.store.bind(self.tournament.schedule_basis(), self.tournament.to_dict(),
-                        legacy_key=self.tournament.legacy_schedule_key)
-        self._check_no_agent_removed()
-        self.withdrawn = withdrawn_agents(self.tournament, self.store)
-        # We hold the lock, so nothing running under the games directory is a
-        # live game: it is what a killed runner left.
-        self.orphans_killed = kill_orphans(self.tournament.results_dir / "games")
-        self.voided_at_start = self.store.void_running(
-            "in flight when its runner stopped (killed, crashed or interrupted); replayed with the same seed and colours"
-        )
-        stored = self.store.scheduled_games()
-        if self.tournament.format == "swiss":
-            self._pair_next_swiss_round()
-        elif not stored:
-            schedule = pairing.fixed_schedule(self.tournament, self.withdrawn) or []
-            for number in sorted({game.round for game in schedule}):
-                self.store.add_round(number, [game for game in schedule if game.round == number])
-        else:
-            # Agents added to the file since: only their pairings, in a new round; nobody else's games move.
-            self.added = pairing.additions(self.tournament, stored, self.withdrawn)
-            if self.added:
-                self.store.add_round(self.added[0].round, self.added)
+        # Set-up that the next start writes again if a power cut takes it: synced by the first game's start.
+        with self.store.deferred_sync():
+            self.store.bind(self.tournament.schedule_basis(), self.tournament.to_dict(),
+                            legacy_key=self.tournament.legacy_schedule_key)
+            self._check_no_agent_removed()
+            self.withdrawn = withdrawn_agents(self.tournament, self.store)
+            # We hold the lock, so nothing running under the games directory is a
+            # live game: it is what a killed runner left.
+            self.orphans_killed = kill_orphans(self.tournament.results_dir / "games")
+            self.voided_at_start = self.store.void_running(
+                "in flight when its runner stopped (killed, crashed or interrupted); replayed with the same seed and colours"
+            )
+            stored = self.store.scheduled_games()
+            if self.tournament.format == "swiss":
+                self._pair_next_swiss_round()
+            elif not stored:
+                schedule = pairing.fixed_schedule(self.tournament, self.withdrawn) or []
+                for number in sorted({game.round for game in schedule}):
+                    self.store.add_round(number, [game for game in schedule if game.round == number])
+            else:
+                # Agents added to the file since: only their pairings, in a new round; nobody else's games move.
+                self.added = pairing.additions(self.tournament, stored, self.withdrawn)
+                if self.added:
+                    self.store.add_round(self.added[0].round, self.added)
         self._renumber()
         self._take_versions()
 
@@ -386,11 +388,12 @@ class Runner:
             return DaskPool(self.scheduler, self.concurrency, self.scheduler_timeout)
         return LocalPool(self.concurrency or default_concurrency())
 
-    def run(self) -> Standings:
-        """Play every unfinished game (pairing Swiss rounds as they complete); return the standings.
+    def run(self) -> None:
+        """Play every unfinished game (pairing Swiss rounds as they complete).
 
         Stops early, leaving the rest for ``resume``, after ``max_games``
-        games or when :meth:`request_stop` is called.
+        games or when :meth:`request_stop` is called.  The standings are
+        :meth:`standings`' (not computed here: a match never reads them).
         """
         pool = self.make_pool()
         queue = deque(self._to_play())
@@ -398,11 +401,16 @@ class Runner:
         played = 0
         abandoned = True
         failed_builds = self.failed_builds()
+        # The next game, marked running in the transaction of the last result (one sync for both).
+        marked: Optional[StartMark] = None
         try:
             while True:
                 while queue and len(pending) < pool.slots and not self._should_stop(played + len(pending)):
                     game = queue.popleft()
-                    attempt = self.store.mark_running(game.key, runner=self.identity)
+                    if marked is not None and marked.key == game.key:
+                        attempt, marked = marked.attempt, None
+                    else:
+                        attempt = self.store.mark_running(game.key, runner=self.identity)
                     self._emit(ScheduleEvent(ScheduleEventKind.STARTED, game, self.numbers.get(game.key, 0)))
                     self._set_aside(game, attempt)
                     culprits = [failed_builds[n] for n in (game.white, game.black) if n in failed_builds]
@@ -418,6 +426,9 @@ class Runner:
                                                   "clocks": {"W": 0.0, "B": 0.0}, "to_move": "W",
                                                   "since": time.monotonic(), "live": not pool.remote}
                     pending[pool.submit(self.job(game, pool.remote), self._watcher(game))] = game
+                if marked is not None:  # hearing the last result, the runner stopped (an SPRT decided, Ctrl-C...)
+                    self.store.unmark(marked)
+                    marked = None
                 if not pending:
                     if self._should_stop(played) or self.only or not (self.tournament.format == "swiss"
                                                                       and self._pair_next_swiss_round()):
@@ -439,7 +450,14 @@ class Runner:
                         continue
                     if pool.remote:
                         self._save_remote_files(game, result, outcome)
-                    if self.store.finish(game.key, outcome):
+                    following = queue[0] if (queue and marked is None and len(pending) < pool.slots
+                                             and not self._should_stop(played + 1 + len(pending))) else None
+                    if following is None:
+                        finished = self.store.finish(game.key, outcome)
+                    else:
+                        finished, marked = self.store.finish_then_start(game.key, outcome, following.key,
+                                                                        runner=self.identity)
+                    if finished:
                         played += 1
                     self._emit(ScheduleEvent(ScheduleEventKind.FINISHED, game, self.numbers.get(game.key, 0), outcome))
             abandoned = bool(pending)
@@ -451,7 +469,6 @@ class Runner:
             self.store.void_running(f"the runner ({self.identity}) was stopped (Ctrl-C, SIGTERM or an error) "
                                     "before the game ended")
             pool.close(abandon=abandoned)
-        return self.standings()
 
     def _to_play(self) -> list[ScheduledGame]:
         """The unfinished games this run plays: all of them, or only those of :attr:`only`."""

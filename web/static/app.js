@@ -344,8 +344,7 @@ const Arena = (() => {
       offset = (data.now || Date.now() / 1000) - Date.now() / 1000;
       $("waiting").textContent = data.waiting || "";
       const counts = data.counts || {};
-      $("counts").textContent = data.counts ? counts.finished + " of " + counts.scheduled + " games played, " +
-        counts.running + " in progress" : "";
+      $("counts").textContent = data.counts ? counts.text : "";  // (the server's words: a match says its own)
       standings(); crosstable(); ticking = live(); games();
     });
     setInterval(() => tick(ticking), 250);
@@ -358,7 +357,7 @@ const Arena = (() => {
       const line = data.line;
       $("summary").textContent = line ? "Rank " + line.rank + " · " + line.points + " points from " + line.games +
         " games · " + line.wins + " won, " + line.draws + " drawn, " + line.losses + " lost" +
-        (line.elo_text ? " · Elo " + line.elo_text : "") : "";  // (a match's page has its own figures instead)
+        (line.elo_text ? " · Elo " + line.elo_text : "") : "";  // (a match's: its Elo over the other, from the pairs)
       $("how").textContent = data.how;
       $("games").replaceChildren(el("tr", {}, ...["game", "White", "Black", "result"].map((h) => el("th", { text: h }))),
         ...data.games.map((g) => el("tr", {},
