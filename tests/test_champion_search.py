@@ -123,7 +123,7 @@ def test_a_search_stops_when_told(engines):
     try:
         engine._reset(0)
         engine.ctl[S.STOP] = 0
-        S.negascout(np.uint64(board.own), np.uint64(board.opp), 40, -S.INF, S.INF, 0, engine.tt, engine.ev, engine.ctl, engine.mbuf, engine.kbuf)
+        S.negascout(np.uint64(board.own), np.uint64(board.opp), 40, -S.INF, S.INF, 0, engine.tt, engine.ev, engine.ctl, engine.mbuf, engine.kbuf, engine.mpc)
     finally:
         timer.cancel()
     assert engine.aborted
@@ -173,7 +173,8 @@ def test_a_settled_move_is_clearly_the_best_at_its_depth():
     from othello_arena.agents.champion.engine import SETTLE_ITERATIONS, SETTLE_MARGIN, SETTLE_MIN_DEPTH
 
     board = random_position(random.Random(3), 24)
-    result = Engine().think(board, seconds=120)
+    # exact searches (no prob-cut): the margin is then a fact the reference searches can check
+    result = Engine(probcut=0).think(board, seconds=120)
     # it stops on the search's own findings, not on the clock (120 s is far away)
     assert result.settled.startswith("same move")
     assert result.depth >= SETTLE_MIN_DEPTH
@@ -209,3 +210,31 @@ def test_the_training_features_are_the_features_the_evaluation_reads(weights_kin
         from_features = int(weights[stage][out].sum())
         played = evaluation.evaluate_patterns(P, O, weights, TABLES.squares, TABLES.lengths, TABLES.offsets)
         assert played == from_features, board.draw()
+
+
+def test_an_iteration_cut_short_keeps_a_move_that_beat_the_last_best():
+    # Exact searches (no prob-cut), so that each value can be checked on its own; the node limit
+    # cuts the deepening at a node count, deterministically.
+    rng = random.Random(21)
+    engine = Engine(tt_bits=16, probcut=0)
+    seen = 0
+    for _ in range(12):
+        board = random_position(rng, rng.randint(12, 30))
+        if len(board.legal_moves()) < 3:
+            continue
+        for limit in (3_000, 6_000, 12_000, 25_000, 50_000):
+            engine.clear()
+            result = engine.think(board, node_limit=limit, exact=False)
+            if not result.unfinished_move:
+                continue
+            seen += 1
+            last_best = result.iterations[-1][2]
+            assert result.square != last_best and "beaten by" in result.comments()[0]
+
+            def value_at_next_depth(square: int) -> int:
+                engine_ref = Engine(tt_bits=16, probcut=0)
+                child = board.play(next(m for m in board.legal_moves() if m.square == square))
+                return -engine_ref.search_depth(child, result.depth)[0]
+
+            assert value_at_next_depth(result.square) > value_at_next_depth(last_best)
+    assert seen >= 1

@@ -22,8 +22,13 @@ from . import evaluation
 from . import search as S
 from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
+from .probcut import empty_table, load_table
 
 DEFAULT_TT_BITS = 20  # 2**20 entries of 32 bytes, 32 MB
+
+# Multi-prob-cut's threshold (:mod:`.probcut`), in hundredths of the regression's sigma: a node is
+# cut when the shallow search predicts the deep one beyond its bound by this many sigmas.
+PROBCUT_THRESHOLD = 150
 
 # A move is settled (the deepening stops before its time is up) when the best move has been the
 # same for the last SETTLE_ITERATIONS iterations, the last at least SETTLE_MIN_DEPTH deep, and every
@@ -31,6 +36,11 @@ DEFAULT_TT_BITS = 20  # 2**20 entries of 32 bytes, 32 MB
 SETTLE_MIN_DEPTH = 10
 SETTLE_ITERATIONS = 4
 SETTLE_MARGIN = 2 * evaluation.SCALE
+
+# The deepening starts another iteration while at most this fraction of the budget is used: one
+# costs about twice or three times the last (with multi-prob-cut), and one cut short by the clock
+# still gives the move that beat the last iteration's best, if any did.
+NEXT_ITERATION_FRACTION = 0.5
 
 # The exact solver's first guess: the evaluation after a deepening to GUESS_DEPTH plies, at most
 # the empties less GUESS_EMPTIES_LEFT (closer to the end the guess is not worth its time).
@@ -58,6 +68,7 @@ class SearchResult:
     seconds: float
     outcome_only: bool = False  # solved for win/draw/loss only: score is its sign
     settled: str = ""  # why the search stopped before its time was up ("" if it did not)
+    unfinished_move: bool = False  # the move beat the last finished iteration's in the iteration the clock cut short
     iterations: list[tuple[int, float, Optional[int]]] = field(default_factory=list)
 
     @property
@@ -76,6 +87,8 @@ class SearchResult:
             head = f"solved {self.score:+.0f} (empties to the winner) with {self.depth} empties"
         else:
             head = f"depth {self.depth} eval {self.score:+.2f}"
+            if self.unfinished_move:
+                head += " of its best, which the next depth (cut short by the clock) found beaten by"
         nps = self.nodes / self.seconds if self.seconds > 0 else 0.0
         return [f"champion {head} move {self.move_name} nodes {self.nodes} time {self.seconds:.2f}s nps {nps:.0f}"]
 
@@ -88,6 +101,9 @@ class Engine:
     shipped weights.  With ``settle`` (the default) a search under a clock
     stops early once its move is settled: a single legal move, or the same
     best move for several iterations with a clear margin over every other.
+    ``probcut`` is multi-prob-cut's threshold for :meth:`think`'s deepening
+    (hundredths of sigma, 0: exact searches; :meth:`search_depth` is exact
+    unless asked); ``probcut_table`` overrides the shipped regression table.
     """
 
     def __init__(
@@ -96,8 +112,15 @@ class Engine:
         eval_kind: int = evaluation.EVAL_PATTERNS,
         weights: Optional[np.ndarray] = None,
         settle: bool = True,
+        probcut: int = PROBCUT_THRESHOLD,
+        probcut_table: Optional[np.ndarray] = None,
     ) -> None:
         self.settle = settle
+        self.probcut = probcut
+        if probcut_table is None:
+            # The table is fitted on the learned evaluation's values: another evaluation cuts nothing.
+            probcut_table = load_table() if eval_kind == evaluation.EVAL_PATTERNS and weights is None else empty_table()
+        self.mpc = np.ascontiguousarray(probcut_table, dtype=np.float64)
         size = 1 << tt_bits
         # int64 words only: a cached recursive numba function must not cast
         # its return values (numba issue #6061/#6713: segfault on load).
@@ -130,8 +153,10 @@ class Engine:
 
     # -- one fixed search --------------------------------------------------------
 
-    def _search_root(self, P: np.uint64, O: np.uint64, depth: int, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.negascout(P, O, depth, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf)
+    def _search_root(self, P: np.uint64, O: np.uint64, depth: int, alpha: int, beta: int,
+                     selective: bool = False) -> tuple[int, int]:
+        self.ctl[S.PROBCUT] = self.probcut if selective else 0
+        value = S.negascout(P, O, depth, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.mpc)
         return int(value), int(self.ctl[S.BEST])
 
     def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int) -> tuple[int, int]:
@@ -142,10 +167,13 @@ class Engine:
         """The static evaluation of ``board``, in discs for the side to move."""
         return evaluation.evaluate(np.uint64(board.own), np.uint64(board.opp), self.ev) / evaluation.SCALE
 
-    def search_depth(self, board: Board, depth: int, node_limit: int = 0) -> tuple[int, int]:
-        """``(value in search units, square or -1)`` of one NegaScout search (no deepening)."""
+    def search_depth(self, board: Board, depth: int, node_limit: int = 0, selective: bool = False) -> tuple[int, int]:
+        """``(value in search units, square or -1)`` of one NegaScout search (no deepening).
+
+        Exact (minimax's value) unless ``selective``: then with multi-prob-cut, as :meth:`think` searches.
+        """
         self._reset(node_limit)
-        value, sq = self._search_root(np.uint64(board.own), np.uint64(board.opp), depth, -S.INF, S.INF)
+        value, sq = self._search_root(np.uint64(board.own), np.uint64(board.opp), depth, -S.INF, S.INF, selective)
         return int(value), int(sq)
 
     def solve_window(self, board: Board, alpha: int, beta: int, node_limit: int = 0) -> tuple[int, int]:
@@ -228,10 +256,17 @@ class Engine:
             budget_share = 0.3 if try_solve else 1.0
             while depth < min(max_depth, n_empty):
                 depth += 1
-                value, sq = self._search_root(P, O, depth, -S.INF, S.INF)
+                value, sq = self._search_root(P, O, depth, -S.INF, S.INF, selective=True)
                 nodes = int(self.ctl[S.NODES])
                 if self.ctl[S.ABORTED]:
                     depth -= 1
+                    # The root records a move only once its search at this depth has ended; searched
+                    # after the last iteration's best, another move recorded beat it at this depth.
+                    partial = int(self.ctl[S.BEST])
+                    if (result is not None and partial >= 0 and partial != result.square
+                            and int(self.ctl[S.ROOT_FIRST]) == result.square):
+                        result.square = partial
+                        result.unfinished_move = True
                     break
                 score = _to_discs(int(value))
                 sure = abs(int(value)) >= evaluation.WIN_BONUS
@@ -244,7 +279,8 @@ class Engine:
                     nodes = int(self.ctl[S.NODES])
                     break
                 # An iteration costs several times the last one: do not start what cannot end.
-                if not time_fraction_left(0.35 * budget_share):
+                # (It need not end to be of use: the stop keeps a better move found on the way.)
+                if not time_fraction_left(NEXT_ITERATION_FRACTION * budget_share):
                     break
         if try_solve and (solve_now or (not self.ctl[S.ABORTED] and time_fraction_left(0.5))):
             solved = self._solve(P, O, n_empty, None if result is None else result.score)
@@ -284,8 +320,9 @@ class Engine:
                 continue
             f = flips(P, O, sq)
             child_p, child_o = O ^ f, P | f | np.uint64(1 << sq)
+            self.ctl[S.PROBCUT] = self.probcut  # as the deepening searched them
             v = -S.negascout(child_p, child_o, depth - 1, -bound - 1, -bound, 1, self.tt, self.ev, self.ctl,
-                             self.mbuf, self.kbuf)
+                             self.mbuf, self.kbuf, self.mpc)
             if self.ctl[S.ABORTED] or v > bound:
                 return False
         return True

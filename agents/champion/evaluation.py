@@ -151,6 +151,12 @@ def pattern_indices(P, O, inst_sq, inst_len, inst_off, out) -> int:
 @njit(cache=True)
 def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
     """The learned evaluation, in centi-discs for the side to move."""
+    return _evaluate_patterns(P, O, legal_moves(P, O), legal_moves(O, P), weights, inst_sq, inst_len, inst_off)
+
+
+@njit(cache=True, inline="always")
+def _evaluate_patterns(P, O, moves_p, moves_o, weights, inst_sq, inst_len, inst_off) -> int:
+    """:func:`evaluate_patterns` given both sides' legal moves (the search's leaves have them already)."""
     n_empty = popcount(~(P | O))
     stage = n_empty // STAGE_WIDTH
     if stage >= weights.shape[0]:
@@ -166,8 +172,8 @@ def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
         total += w[inst_off[i] + idx]
     empty = ~(P | O)
     base = inst_off[n_inst]
-    total += w[base + min(popcount(legal_moves(P, O)), 31)]
-    total += w[base + 32 + min(popcount(legal_moves(O, P)), 31)]
+    total += w[base + min(popcount(moves_p), 31)]
+    total += w[base + 32 + min(popcount(moves_o), 31)]
     total += w[base + 64 + min(popcount(neighbours(O) & empty), 31)]
     total += w[base + 96 + min(popcount(neighbours(P) & empty), 31)]
     total += w[base + 128 + (n_empty & 1)]
@@ -177,10 +183,16 @@ def evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off) -> int:
 @njit(cache=True)
 def evaluate(P, O, ev) -> int:
     """The evaluation chosen by ``ev[0]``, from the side to move, never a sure result."""
+    return evaluate_given_moves(P, O, legal_moves(P, O), legal_moves(O, P), ev)
+
+
+@njit(cache=True)
+def evaluate_given_moves(P, O, moves_p, moves_o, ev) -> int:
+    """:func:`evaluate` given the legal moves of the side to move (``moves_p``) and of the other (``moves_o``)."""
     kind, weights, inst_sq, inst_len, inst_off = ev
     if kind == EVAL_PAPER_SIMPLIFIED:
         return evaluate_paper_simplified(P, O)
-    value = evaluate_patterns(P, O, weights, inst_sq, inst_len, inst_off)
+    value = _evaluate_patterns(P, O, moves_p, moves_o, weights, inst_sq, inst_len, inst_off)
     # Keep estimates below the value of a sure win.
     limit = WIN_BONUS - 1
     if value > limit:

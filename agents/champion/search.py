@@ -27,6 +27,9 @@ explicitly:
     was cut short and its result must be thrown away.
 ``mbuf``, ``kbuf``
     per-ply scratch rows for move ordering (no allocation in the search).
+``mpc``
+    multi-prob-cut's regression table (:mod:`.probcut`), read when
+    ``ctl[PROBCUT]`` is positive.
 ``fbuf``
     per-ply rows of 64 ``uint64``: the solver's flips of each move by square,
     computed once a node for its transposition cut-offs, ordering and moves.
@@ -50,7 +53,12 @@ from .bitboard import ONE, U64, ZERO, first_square, flips, legal_moves, popcount
 from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .endgame import (QUADRANT_ID, SHALLOW_EMPTIES, STABILITY_THRESHOLD, parity_of, shallow, stable_count,
                       unpack_nodes, unpack_score)
-from .evaluation import CORNERS, SCALE, WIN_BONUS, evaluate, neighbours
+from .evaluation import CORNERS, SCALE, WIN_BONUS, evaluate, evaluate_given_moves, neighbours
+from .probcut import MAX_DEPTH as PROBCUT_MAX_DEPTH
+from .probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
+from .probcut import N_PHASES as PROBCUT_PHASES
+from .probcut import PARAM_A, PARAM_B, PARAM_SHALLOW, PARAM_SIGMA
+from .probcut import PHASE_WIDTH as PROBCUT_PHASE_WIDTH
 
 use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
@@ -67,6 +75,8 @@ NODE_LIMIT = 2
 ABORTED = 3
 BEST = 4  # the root's best square, written by the searches at ply 0
 NEXT_CHECK = 5  # node count of the next look at the stop flag
+PROBCUT = 6  # multi-prob-cut's threshold in hundredths of sigma (:mod:`.probcut`); 0: none, the search is exact
+ROOT_FIRST = 7  # the root's first move searched (the table's move: the last iteration's best)
 CHECK_EVERY = 1024  # nodes between two looks at the stop flag
 
 _K1 = U64(0x9E3779B97F4A7C15)
@@ -111,9 +121,11 @@ def final_value(P: np.uint64, O: np.uint64) -> int:
 @njit(cache=True, inline="always")
 def leaf_value(P: np.uint64, O: np.uint64, ev) -> int:
     """Value at the search horizon: the result if the game is over, else the evaluation."""
-    if legal_moves(P, O) == ZERO and legal_moves(O, P) == ZERO:
+    moves_p = legal_moves(P, O)
+    moves_o = legal_moves(O, P)
+    if moves_p == ZERO and moves_o == ZERO:
         return final_value(P, O)
-    return evaluate(P, O, ev)
+    return evaluate_given_moves(P, O, moves_p, moves_o, ev)
 
 
 # ---------------------------------------------------------------------------
@@ -305,13 +317,36 @@ def _leaf_parent(P, O, moves, beta, ev, ctl) -> int:
     return best
 
 
+@njit(cache=True, inline="always")
+def _probcut_params(P, O, depth, ctl, mpc):
+    """``(shallow depth, a, b, margin)`` of multi-prob-cut at this node; shallow depth 0: no cut tried.
+
+    ``deep ~ a * shallow + b`` within ``margin`` (the threshold times sigma) (:mod:`.probcut`).
+    """
+    if ctl[PROBCUT] <= 0 or depth < PROBCUT_MIN_DEPTH:
+        return 0, 1.0, 0.0, 0.0
+    phase = min(popcount(~(P | O)) // PROBCUT_PHASE_WIDTH, PROBCUT_PHASES - 1)
+    row = min(depth, PROBCUT_MAX_DEPTH)
+    a = mpc[phase, row, PARAM_A]
+    sigma = mpc[phase, row, PARAM_SIGMA]
+    if a < 0.25 or not sigma < 1e9:  # no usable fit: never cut
+        return 0, 1.0, 0.0, 0.0
+    return np.int64(mpc[phase, row, PARAM_SHALLOW]), a, mpc[phase, row, PARAM_B], ctl[PROBCUT] * sigma / 100.0
+
+
 @njit(cache=True, nogil=True)
-def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
+def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, mpc) -> int:
     """The value of the position ``depth`` plies deep (fail-soft NegaScout).
 
     Called from Python with ``ply=0`` (the root), it also leaves the best
     square in ``ctl[BEST]`` (-1 for a pass).  The caller checks
     ``ctl[ABORTED]``: an aborted search's answer is void.
+
+    With ``ctl[PROBCUT]`` positive, a null-window node below the root first
+    asks a shallow search whether the deep one would almost surely fail high
+    or low (multi-prob-cut, :mod:`.probcut`), and if so returns the bound at
+    once: faster, no longer exact.  With ``ctl[PROBCUT]`` zero the value is
+    minimax's.
 
     (The root is not a separate compiled function on purpose: a cached
     function that calls a cached *recursive* one crashes when loaded from
@@ -327,7 +362,7 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_value(P, O)
-        return -negascout(O, P, depth, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf)
+        return -negascout(O, P, depth, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf, mpc)
 
     ti = tt_index(P, O, tt.shape[0] - 1)
     cut, hash_move = _midgame_probe(tt, ti, P, O, depth, alpha, beta)
@@ -336,11 +371,32 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
             return cut
         if depth == 1:
             return _leaf_parent(P, O, moves, beta, ev, ctl)
+        if beta == alpha + 1 and -WIN_BONUS < alpha and beta < WIN_BONUS:
+            shallow, a, b, margin = _probcut_params(P, O, depth, ctl, mpc)
+            if shallow > 0:
+                # The shallow searches run at this ply: this node's scratch rows are not filled yet.
+                bound = np.int64(np.ceil((beta + margin - b) / a))
+                if bound < WIN_BONUS:
+                    v = negascout(P, O, shallow, bound - 1, bound, ply, tt, ev, ctl, mbuf, kbuf, mpc)
+                    if ctl[ABORTED]:
+                        return 0
+                    if v >= bound:
+                        return beta
+                bound = np.int64(np.floor((alpha - margin - b) / a))
+                if bound > -WIN_BONUS:
+                    v = negascout(P, O, shallow, bound, bound + 1, ply, tt, ev, ctl, mbuf, kbuf, mpc)
+                    if ctl[ABORTED]:
+                        return 0
+                    if v <= bound:
+                        return alpha
+                hash_move = tt_move(tt, ti) if tt_holds(tt, ti, P, O) else hash_move
 
     row = mbuf[ply]
     n = _order_moves(P, O, moves, hash_move, depth if ply > 0 else max(depth, 3), ev, row, kbuf[ply])
     best = -INF
     best_move = row[0]
+    if ply == 0:
+        ctl[ROOT_FIRST] = row[0]
     a = alpha
     for i in range(n):
         sq = row[i]
@@ -348,11 +404,11 @@ def negascout(P, O, depth, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf) -> int:
         np_ = P | f | (ONE << U64(sq))
         no = O ^ f
         if i == 0:
-            v = -negascout(no, np_, depth - 1, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -negascout(no, np_, depth - 1, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, mpc)
         else:
-            v = -negascout(no, np_, depth - 1, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf)
+            v = -negascout(no, np_, depth - 1, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, mpc)
             if a < v < beta:
-                v = -negascout(no, np_, depth - 1, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf)
+                v = -negascout(no, np_, depth - 1, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf, mpc)
         if ctl[ABORTED]:
             return 0
         if v > best:

@@ -1,0 +1,72 @@
+"""Multi-prob-cut: the regression that lets a shallow search predict a deep one (Buro, 1997).
+
+A search ``depth`` plies deep of a position is, to a good approximation, a
+linear function of a shallower search of the same position plus noise:
+``deep = a * shallow + b + e``, with ``e`` of standard deviation ``sigma``.
+Where the shallow search says the deep one would almost surely fail high (or
+low), the midgame search (:func:`.search.negascout`) cuts without searching
+deep: the shallow value must exceed ``(beta + t * sigma - b) / a``, ``t`` the
+engine's cut threshold (:data:`.engine.PROBCUT_THRESHOLD`).
+
+The table, per phase of the game (empties // :data:`PHASE_WIDTH`) and per
+deep depth, is fitted by :mod:`.probcut_training` on positions the engine
+labels itself, and shipped as ``data/probcut.npz``.  This module has no
+compiled code and imports nothing of the engine (the search reads it): its
+table is a plain float64 array.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Optional
+
+import numpy as np
+
+PHASE_WIDTH = 10  # empties per phase of the regression table
+N_PHASES = 60 // PHASE_WIDTH + 1
+MIN_DEPTH = 3  # the shallowest search that tries a cut (its shallow search is depth 1)
+MAX_DEPTH = 24  # depths beyond the fitted ones use the deepest fitted row
+PARAM_A, PARAM_B, PARAM_SIGMA, PARAM_SHALLOW = 0, 1, 2, 3
+N_PARAMS = 4
+PROBCUT_FILE = "probcut.npz"
+
+
+def shallow_depth(depth: int) -> int:
+    """The depth of the shallow search that predicts a search ``depth`` deep.
+
+    About a quarter less than half the depth, of the same parity: the
+    evaluation swings with the side to move at the horizon, and two
+    searches ending on the same side agree best (Edax and Egaroucid pair
+    depths the same way).
+    """
+    return max(1, 2 * (depth // 4) + (depth & 1))
+
+
+def empty_table() -> np.ndarray:
+    """A table that cuts nothing: sigma infinite (float64 [N_PHASES, MAX_DEPTH + 1, N_PARAMS])."""
+    table = np.zeros((N_PHASES, MAX_DEPTH + 1, N_PARAMS), dtype=np.float64)
+    table[:, :, PARAM_A] = 1.0
+    table[:, :, PARAM_SIGMA] = np.inf
+    for depth in range(MAX_DEPTH + 1):
+        table[:, depth, PARAM_SHALLOW] = shallow_depth(depth)
+    return table
+
+
+def load_table(path: Optional[str] = None) -> np.ndarray:
+    """The fitted table, from ``path`` or the package's ``data/``; without a file, one that cuts nothing."""
+    if path is None:
+        ref = resources.files(__package__).joinpath("data", PROBCUT_FILE)
+        with resources.as_file(ref) as real:
+            if not real.exists():
+                return empty_table()
+            return _read(str(real))
+    return _read(path)
+
+
+def _read(path: str) -> np.ndarray:
+    with np.load(path) as data:
+        table: np.ndarray = np.ascontiguousarray(data["table"], dtype=np.float64)
+    expected = (N_PHASES, MAX_DEPTH + 1, N_PARAMS)
+    if table.shape != expected:
+        raise ValueError(f"probcut file {path} has shape {table.shape}, expected {expected}")
+    return table
