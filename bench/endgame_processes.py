@@ -3,7 +3,8 @@
     python bench/endgame_processes.py --edax EDAX/bin/lEdax-x86-64-v3 --edax-dir EDAX            # both sets
     python bench/endgame_processes.py --edax ... --edax-dir ... --set games --mode file          # one set, one mode
     python bench/endgame_processes.py --edax ... --edax-dir ... --busy 4                         # under a known load
-    python bench/endgame_processes.py --make-set results/demo/games > bench/endgame_games.obf    # remake the set
+    python bench/endgame_processes.py --make-set results/demo/games > bench/endgame_games.obf    # remake the set's first block
+    python bench/endgame_processes.py --make-set M1/games M2/games M3/games --empties 21 23 25   # a block more
 
 Two sets: ``games`` (bench/endgame_games.obf, 20-24 empties from the project's own games, its header
 says how it was made) and ``ffo`` (FFO #40-#44 from Edax's ``problem/fforum-40-59.obf``, 20-23
@@ -114,29 +115,31 @@ def read_ffo(edax_dir: Path) -> list[Position]:
     return positions
 
 
-def make_set(games_dir: Path, count: int) -> str:
-    """The games set from a folder of game records: see the header it writes."""
+def make_set(games_dirs: list[Path], count: int, empties_cycle: list[int]) -> str:
+    """A block of the games set from folders of game records: see the header it writes."""
     from othello_arena.protocol.record import GameRecord
 
     weak = ("random", "beginner", "greedy")
-    games = [g for g in sorted(games_dir.iterdir()) if (g / "game.json").exists() and not any(w in g.name for w in weak)]
+    games = [g for d in games_dirs for g in sorted(d.iterdir())
+             if (g / "game.json").exists() and not any(w in g.name for w in weak)]
+    in_turn = ", ".join(str(e) for e in empties_cycle)
     lines = [
-        f"# Positions of 20, 22 and 24 empties (in turn) from the games of the project's demo tournament",
-        "# (`othello tournament run --demo`, 1 s a move; its records results/demo/games/*/game.json),",
-        "# the games in the order of their folder names, leaving out those with random, beginner or greedy;",
-        "# a game that never had that many empties with a move to play gives none.  Made by",
-        f"# `python bench/endgame_processes.py --make-set results/demo/games --count {count}` (issue 27).",
+        f"# Positions of {in_turn} empties (in turn) from the games under {', '.join(str(d) for d in games_dirs)},",
+        "# the folders in that order and each one's games in the order of their names, leaving out those with",
+        "# random, beginner or greedy; a game that never had that many empties with a move to play gives none.",
+        f"# Made by `python bench/endgame_processes.py --make-set {' '.join(str(d) for d in games_dirs)} --count {count}"
+        f" --empties {' '.join(str(e) for e in empties_cycle)}`.",
         "# One OBF line each (X = White, who moves first), then the game it comes from.",
     ]
     wanted = 0
     for index, game in enumerate(games):
         if wanted >= count:
             break
-        empties = 20 + 2 * (index % 3)
+        empties = empties_cycle[index % len(empties_cycle)]
         record = GameRecord.load(str(game / "game.json"))
         for board, _ in record.positions():
             if 64 - bin(board.white | board.black).count("1") == empties and not board.is_game_over():
-                lines.append(f"{format_obf(board)}  % {game.name}, {empties} empties")
+                lines.append(f"{format_obf(board)}  % {game.parent.parent.name}/{game.name}, {empties} empties")
                 wanted += 1
                 break
     return "\n".join(lines) + "\n"
@@ -289,11 +292,14 @@ def main() -> None:
     parser.add_argument("--positions", type=Path, default=GAMES_SET, help="the games set (default bench/endgame_games.obf)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each solver on each position / file")
     parser.add_argument("--busy", type=int, default=0, metavar="N", help="run bench/busy_load.py --procs N meanwhile")
-    parser.add_argument("--make-set", type=Path, metavar="GAMES_DIR", help="print the games set made from GAMES_DIR")
+    parser.add_argument("--make-set", type=Path, nargs="+", metavar="GAMES_DIR",
+                        help="print a block of the games set made from the game records under GAMES_DIR ...")
     parser.add_argument("--count", type=int, default=12, help="positions of --make-set")
+    parser.add_argument("--empties", type=int, nargs="+", default=[20, 22, 24],
+                        help="--make-set's empties, game by game in turn (default 20 22 24)")
     args = parser.parse_args()
     if args.make_set:
-        print(make_set(args.make_set, args.count), end="")
+        print(make_set(args.make_set, args.count, args.empties), end="")
         return
     if args.edax is None or args.edax_dir is None:
         parser.error("--edax and --edax-dir are needed")

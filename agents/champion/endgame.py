@@ -13,6 +13,11 @@ is split by the number of empty squares, as the strong Othello programs do:
 - :func:`search_5` ... :func:`search_7` walk the empty squares the same way
   and try a stability cut-off first.
 
+Within the odd regions, and then within the even ones, the squares are tried
+in a fixed order of square types (:data:`QUARTER_RANK`: corners first,
+X-squares and the centre last), carried down as one integer
+(:func:`sorted_empties`).
+
 Each function returns ``pack(score, nodes)``: the exact score in the window
 (fail-soft) and the nodes it visited, so that nothing here needs the
 engine's control array.  They are separate functions rather than one
@@ -72,9 +77,32 @@ def _neighbours() -> np.ndarray:
     return near
 
 
+# The order the table-free solvers try squares in, within the odd regions and then within the even
+# ones: corners first, X-squares (next to a corner, diagonally) and the centre last; the rank of each
+# square of the board's A1 quarter (row by row, A1 B1 C1 D1 / A2 ... / A4 B4 C4 D4), mirrored onto the
+# other three.  The same classes in the same order as Edax's static list of empty squares (a fact
+# about which squares tend to be good, measured in bench/RESULTS.md: fewer nodes than square order).
+QUARTER_RANK = ((0, 7, 3, 4),
+                (7, 8, 6, 5),
+                (3, 6, 2, 1),
+                (4, 5, 1, 9))
+SQUARE_RANKS = 10
+
+
+def _rank_masks() -> np.ndarray:
+    """``RANK_MASK[r]``: the squares of rank ``r`` in :data:`QUARTER_RANK`, best first."""
+    masks = np.zeros(SQUARE_RANKS, dtype=np.uint64)
+    for sq in range(64):
+        row, col = sq // 8, sq % 8
+        rank = QUARTER_RANK[min(row, 7 - row)][min(col, 7 - col)]
+        masks[rank] |= np.uint64(1 << sq)
+    return masks
+
+
 QUADRANT_ID = _quadrant_ids()
 QUADRANT_MASK = _quadrant_masks()
 NEIGHBOUR = _neighbours()
+RANK_MASK = _rank_masks()
 
 # Stability cut-off: tried when alpha is at least this (by empties); below it the
 # cut-off almost never happens and costs more than it saves.  Figures as in Edax.
@@ -407,29 +435,69 @@ def parity_of(empty: np.uint64) -> int:
             | ((popcount(empty & QUADRANT_MASK[4]) & 1) << 2) | ((popcount(empty & QUADRANT_MASK[8]) & 1) << 3))
 
 
+# The table-free solvers carry their empty squares as one integer, a list of squares 6 bits each
+# (lowest first) in the order of :data:`QUARTER_RANK`: made once where the search comes in
+# (:func:`shallow`), each move's child gets the list without that square, so the order is never
+# sorted again and no array is allocated.  ``parity`` (:func:`parity_of`) is carried along too.
+
+
 @njit(cache=True, inline="always")
-def _take(first: np.uint64, then: np.uint64) -> tuple[int, np.uint64, np.uint64]:
-    """The next square to try: from ``first`` while any is left, then from ``then``."""
-    if first:
-        return first_square(first), first & (first - ONE), then
-    return first_square(then), first, then & (then - ONE)
+def sorted_empties(empty: np.uint64) -> int:
+    """The squares of ``empty`` as a list (6 bits a square, first lowest), best rank first."""
+    q = 0
+    shift = 0
+    for r in range(SQUARE_RANKS):
+        m = empty & RANK_MASK[r]
+        while m:
+            q |= first_square(m) << shift
+            shift += 6
+            m &= m - ONE
+    return q
+
+
+@njit(cache=True, inline="always")
+def _square_at(q: int, i: int) -> int:
+    return (q >> (6 * i)) & 63
+
+
+@njit(cache=True, inline="always")
+def _without(q: int, i: int) -> int:
+    """The list ``q`` without its ``i``-th square."""
+    low = q & ((1 << (6 * i)) - 1)
+    return low | ((q >> (6 * i + 6)) << (6 * i))
+
+
+@njit(cache=True, inline="always")
+def _parity_first(q: int, n: int, parity: int) -> int:
+    """The list ``q`` of ``n`` squares, those in odd regions first, each group in its order."""
+    odd = 0
+    n_odd = 0
+    even = 0
+    n_even = 0
+    for i in range(n):
+        sq = _square_at(q, i)
+        if parity & QUADRANT_ID[sq]:
+            odd |= sq << (6 * n_odd)
+            n_odd += 1
+        else:
+            even |= sq << (6 * n_even)
+            n_even += 1
+    return odd | (even << (6 * n_odd))
 
 
 @njit(cache=True)
-def solve_4(P, O, alpha, beta) -> int:
-    """Packed result with four empty squares left, tried in parity order."""
+def solve_4(P, O, alpha, beta, q, parity) -> int:
+    """Packed result with four empty squares left (the list ``q``), tried in parity order."""
     nodes = 1
     if alpha >= STABILITY_THRESHOLD[4]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
             return pack(bound, nodes)
-    empty = ~(P | O)
-    odd = empty & QUADRANT_MASK[parity_of(empty)]
-    even = empty ^ odd
-    x1, odd, even = _take(odd, even)
-    x2, odd, even = _take(odd, even)
-    x3, odd, even = _take(odd, even)
-    x4, odd, even = _take(odd, even)
+    o = _parity_first(q, 4, parity)
+    x1 = _square_at(o, 0)
+    x2 = _square_at(o, 1)
+    x3 = _square_at(o, 2)
+    x4 = _square_at(o, 3)
     for side in range(2):
         best = NO_MOVE
         f = _play(P, O, x1)
@@ -473,29 +541,33 @@ def solve_4(P, O, alpha, beta) -> int:
 
 
 @njit(cache=True)
-def search_5(P, O, alpha, beta) -> int:
-    """Packed result with 5 empty squares left: stability cut-off, then parity order."""
+def search_5(P, O, alpha, beta, q, parity) -> int:
+    """Packed result with 5 empty squares left (the list ``q``): stability cut-off, then parity order."""
     nodes = 1
     if alpha >= STABILITY_THRESHOLD[5]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
             return pack(bound, nodes)
-    empty = ~(P | O)
     for side in range(2):
         best = NO_MOVE
-        odd = empty & QUADRANT_MASK[parity_of(empty)]
-        even = empty ^ odd
-        while odd | even:
-            sq, odd, even = _take(odd, even)
-            f = _play(P, O, sq)
-            if f:
-                r = solve_4(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
-                nodes += unpack_nodes(r)
-                v = -unpack_score(r)
-                if v > best:
-                    best = v
-                    if v >= beta:
-                        break
+        for odd_pass in range(2):
+            want = 0 if odd_pass else 1
+            for i in range(5):
+                sq = _square_at(q, i)
+                if (1 if parity & QUADRANT_ID[sq] else 0) != want:
+                    continue
+                f = _play(P, O, sq)
+                if f:
+                    r = solve_4(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), _without(q, i),
+                                parity ^ QUADRANT_ID[sq])
+                    nodes += unpack_nodes(r)
+                    v = -unpack_score(r)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            break
+            if best >= beta:
+                break
         if best != NO_MOVE:
             break
         P, O = O, P
@@ -508,29 +580,33 @@ def search_5(P, O, alpha, beta) -> int:
 
 
 @njit(cache=True)
-def search_6(P, O, alpha, beta) -> int:
-    """Packed result with 6 empty squares left: stability cut-off, then parity order."""
+def search_6(P, O, alpha, beta, q, parity) -> int:
+    """Packed result with 6 empty squares left (the list ``q``): stability cut-off, then parity order."""
     nodes = 1
     if alpha >= STABILITY_THRESHOLD[6]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
             return pack(bound, nodes)
-    empty = ~(P | O)
     for side in range(2):
         best = NO_MOVE
-        odd = empty & QUADRANT_MASK[parity_of(empty)]
-        even = empty ^ odd
-        while odd | even:
-            sq, odd, even = _take(odd, even)
-            f = _play(P, O, sq)
-            if f:
-                r = search_5(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
-                nodes += unpack_nodes(r)
-                v = -unpack_score(r)
-                if v > best:
-                    best = v
-                    if v >= beta:
-                        break
+        for odd_pass in range(2):
+            want = 0 if odd_pass else 1
+            for i in range(6):
+                sq = _square_at(q, i)
+                if (1 if parity & QUADRANT_ID[sq] else 0) != want:
+                    continue
+                f = _play(P, O, sq)
+                if f:
+                    r = search_5(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), _without(q, i),
+                                parity ^ QUADRANT_ID[sq])
+                    nodes += unpack_nodes(r)
+                    v = -unpack_score(r)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            break
+            if best >= beta:
+                break
         if best != NO_MOVE:
             break
         P, O = O, P
@@ -543,29 +619,33 @@ def search_6(P, O, alpha, beta) -> int:
 
 
 @njit(cache=True)
-def search_7(P, O, alpha, beta) -> int:
-    """Packed result with 7 empty squares left: stability cut-off, then parity order."""
+def search_7(P, O, alpha, beta, q, parity) -> int:
+    """Packed result with 7 empty squares left (the list ``q``): stability cut-off, then parity order."""
     nodes = 1
     if alpha >= STABILITY_THRESHOLD[7]:
         bound = 64 - 2 * stable_count(O, P)
         if bound <= alpha:
             return pack(bound, nodes)
-    empty = ~(P | O)
     for side in range(2):
         best = NO_MOVE
-        odd = empty & QUADRANT_MASK[parity_of(empty)]
-        even = empty ^ odd
-        while odd | even:
-            sq, odd, even = _take(odd, even)
-            f = _play(P, O, sq)
-            if f:
-                r = search_6(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best))
-                nodes += unpack_nodes(r)
-                v = -unpack_score(r)
-                if v > best:
-                    best = v
-                    if v >= beta:
-                        break
+        for odd_pass in range(2):
+            want = 0 if odd_pass else 1
+            for i in range(7):
+                sq = _square_at(q, i)
+                if (1 if parity & QUADRANT_ID[sq] else 0) != want:
+                    continue
+                f = _play(P, O, sq)
+                if f:
+                    r = search_6(O ^ f, P | f | (ONE << U64(sq)), -beta, -max(alpha, best), _without(q, i),
+                                parity ^ QUADRANT_ID[sq])
+                    nodes += unpack_nodes(r)
+                    v = -unpack_score(r)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            break
+            if best >= beta:
+                break
         if best != NO_MOVE:
             break
         P, O = O, P
@@ -580,25 +660,22 @@ def search_7(P, O, alpha, beta) -> int:
 @njit(cache=True)
 def shallow(P, O, alpha, beta, n_empty) -> int:
     """Packed result of a position with ``n_empty`` <= :data:`SHALLOW_EMPTIES` empty squares."""
-    if n_empty == 7:
-        return search_7(P, O, alpha, beta)
-    if n_empty == 6:
-        return search_6(P, O, alpha, beta)
-    if n_empty == 5:
-        return search_5(P, O, alpha, beta)
-    if n_empty == 4:
-        return solve_4(P, O, alpha, beta)
     empty = ~(P | O)
+    q = sorted_empties(empty)
+    parity = parity_of(empty)
+    if n_empty == 7:
+        return search_7(P, O, alpha, beta, q, parity)
+    if n_empty == 6:
+        return search_6(P, O, alpha, beta, q, parity)
+    if n_empty == 5:
+        return search_5(P, O, alpha, beta, q, parity)
+    if n_empty == 4:
+        return solve_4(P, O, alpha, beta, q, parity)
     if n_empty == 3:
-        odd = empty & QUADRANT_MASK[parity_of(empty)]
-        even = empty ^ odd
-        x1, odd, even = _take(odd, even)
-        x2, odd, even = _take(odd, even)
-        x3, odd, even = _take(odd, even)
-        return solve_3(P, O, alpha, beta, x1, x2, x3)
+        o = _parity_first(q, 3, parity)
+        return solve_3(P, O, alpha, beta, _square_at(o, 0), _square_at(o, 1), _square_at(o, 2))
     if n_empty == 2:
-        x1 = first_square(empty)
-        return solve_2(P, O, alpha, beta, x1, first_square(empty & (empty - ONE)))
+        return solve_2(P, O, alpha, beta, _square_at(q, 0), _square_at(q, 1))
     if n_empty == 1:
         return pack(solve_1(P, first_square(empty)), 1)
     return pack(game_over_score(P, O), 1)
