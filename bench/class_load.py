@@ -411,7 +411,7 @@ class Client:
 
 
 MARKED = re.compile(r'data-part="([a-z-]+)" data-mark="([0-9a-f]+)"')
-OWN_PARTS = ("standing", "versions", "games")
+OWN_PARTS = ("versions", "games")  # passed on at once; the others (what moves with everybody's games) held 30-45 s
 
 
 class Page:
@@ -627,7 +627,8 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
 
 async def pages_current(pages: dict[str, Page]) -> str:
     """Whether each page shows what the server gives now, part by part: a fresh stream's first marks against
-    the marks the page holds after the run (its own parts, and the shared ones, which streams hold back)."""
+    the marks the page holds after the run (its own versions and games, passed on at once, and the parts that
+    move with everybody's games, which streams hold back)."""
     gate = asyncio.Semaphore(30)
 
     async def now(page: Page) -> dict[str, str]:
@@ -647,8 +648,8 @@ async def pages_current(pages: dict[str, Page]) -> str:
         shared = [name for name in page.marks if name not in OWN_PARTS]
         shared_pages += bool(shared)
         shared_current += bool(shared) and all(page.marks.get(name) == marks.get(name) for name in shared)
-    return (f"{own_moved} student pages saw their own parts move during the run; {own_current} show their own parts "
-            f"as the server has them at the end, {own_stale} do not; the shared parts (held 15-30 s by each stream): "
+    return (f"{own_moved} student pages saw their own versions or games move during the run; {own_current} show them "
+            f"as the server has them at the end, {own_stale} do not; the parts held 30-45 s by each stream: "
             f"{shared_current} of {shared_pages} pages current")
 
 

@@ -44,7 +44,7 @@ from .escapes import visible
 from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record
-from .live import HELD, LiveMarks, Marks, parts_of
+from .live import HELD, Kept, LiveMarks, Marks, parts_of
 from . import service
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, VerdictAction, Version
@@ -63,6 +63,7 @@ STREAM_RETRY_SECONDS = 30  # the Retry-After of a refused stream; the page refre
 STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
 STREAM_INTERVAL = 2.0
 STREAM_KEEPALIVE = 15.0  # seconds a quiet stream waits before a comment line (proxies close idle connections)
+ANSWERS_KEPT = 400  # the answers of /api/me (one a student) and /api/standings kept, the least recently used dropped
 STANDINGS_SHARE = 4.0  # live standings are computed again no sooner than this many times their own cost
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_ID = (1 << 63) - 1  # SQLite's largest integer: an id past it names no row
@@ -149,6 +150,7 @@ class ClassApi:
         self.marks: Optional[Marks] = None  # the last marks the watcher saw (for the streams)
         self.marks_changed = asyncio.Event()  # set (and replaced) when they moved
         self.watcher: Optional[asyncio.Future[None]] = None
+        self.answers: Kept[bytes] = Kept(ANSWERS_KEPT)  # /api/me and /api/standings, made once per change
         self.final = FinalProcess(settings)
 
     # -- who is asking -------------------------------------------------------------
@@ -244,8 +246,14 @@ class ClassApi:
             return self.unknown()
         if person == INSTRUCTOR:
             return JSONResponse({"id": INSTRUCTOR, "instructor": True, "name": "instructor", "versions": [], "games": []})
-        # the standing from the computation the streams share: polling /api/me costs what a stream does
-        return JSONResponse(await anyio.to_thread.run_sync(lambda: self.me_data(person, self.live.standings()[1])))
+        return Response(await anyio.to_thread.run_sync(self.me_json, person), media_type="application/json")
+
+    def me_json(self, person: str) -> bytes:
+        """``/api/me`` of a student, made once per change of their versions, games or the standings (polled by
+        scripts and ``othello class submit --wait``: a poll costs a lookup while nothing moved)."""
+        marks = self.views.current()
+        mark = (marks.of(person, ("versions", "games")), marks.key[1])
+        return self.answers.get(("me", person), mark, lambda: as_json(self.me_data(person, marks.ranked)))
 
     def me_data(self, person: str, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
         return service.student_json(service.student_view(self.settings, self.store, person, ranked))
@@ -308,10 +316,13 @@ class ClassApi:
     async def standings(self, request: Request) -> Response:
         if self.person(request) is None:
             return self.unknown()
-        return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
+        return Response(await anyio.to_thread.run_sync(self.standings_json), media_type="application/json")
 
-    def standings_data(self) -> dict[str, Any]:
-        return service.standings_json(service.standings_view(self.settings, self.store, fresh=False))
+    def standings_json(self) -> bytes:
+        """``/api/standings``, made once per change of the class."""
+        marks = self.views.current()
+        return self.answers.get(("standings",), marks.key, lambda: as_json(service.standings_json(
+            service.standings_view(self.settings, self.store, ranked=marks.ranked))))
 
     async def export(self, request: Request) -> Response:
         person = self.person(request)
@@ -457,31 +468,33 @@ class ClassApi:
             try:
                 self.watch()
                 ends = time.monotonic() + STREAM_SECONDS * chance.uniform(0.9, 1.0)  # the class's reconnections spread
-                marks = self.marks or await anyio.to_thread.run_sync(self.views.current)
-                sent = marks.of(person, parts)
+                marks = self.marks if self.marks is not None else await anyio.to_thread.run_sync(self.views.current)
+                sent, sent_urgent = marks.of(person, parts), marks.urgent(person, parts)
                 # (retry: the browser's wait before it opens the stream again, drawn per stream)
                 yield f"retry: {chance.randint(2000, 8000)}\ndata: {json.dumps({'id': person, 'parts': sent})}\n\n"
                 passed = {part: time.monotonic() for part in parts}  # when each part's mark was last passed on
                 quiet_since = time.monotonic()
                 while time.monotonic() < ends and not await request.is_disconnected():
                     now = time.monotonic()
-                    now_marks = (self.marks or marks).of(person, parts)
-                    waiting = [passed[part] + held[part] - now for part in parts if now_marks[part] != sent[part]]
-                    wait = min([STREAM_KEEPALIVE - (now - quiet_since), *waiting])
-                    if wait > 0:
-                        changed = self.marks_changed
-                        with contextlib.suppress(asyncio.TimeoutError):
-                            await asyncio.wait_for(changed.wait(), wait)
-                        continue
-                    fresh = dict(sent)
-                    for part in parts:
-                        if now_marks[part] != sent[part] and now >= passed[part] + held[part]:
-                            fresh[part], passed[part] = now_marks[part], now
-                    if fresh != sent:
-                        sent = fresh
-                        yield f"data: {json.dumps({'parts': sent})}\n\n"
-                    else:
+                    marks = self.marks if self.marks is not None else marks
+                    now_marks, urgent = marks.of(person, parts), marks.urgent(person, parts)
+                    moved = [part for part in parts if now_marks[part] != sent[part]]
+                    due = [part for part in moved
+                           if now >= passed[part] + held[part] or urgent.get(part) != sent_urgent.get(part)]
+                    if not due:
+                        wait = min([STREAM_KEEPALIVE - (now - quiet_since),
+                                    *(passed[part] + held[part] - now for part in moved)])
+                        if wait > 0:
+                            changed = self.marks_changed
+                            with contextlib.suppress(asyncio.TimeoutError):
+                                await asyncio.wait_for(changed.wait(), wait)
+                            continue
                         yield ": still here\n\n"
+                    else:  # every part that moved goes with it: one fetch for all
+                        for part in moved:
+                            sent[part], passed[part] = now_marks[part], now
+                        sent_urgent = urgent
+                        yield f"data: {json.dumps({'parts': sent})}\n\n"
                     quiet_since = time.monotonic()
             finally:
                 release()
@@ -514,6 +527,11 @@ class ClassApi:
             with self.streams_lock:
                 if not self.streams:
                     return
+
+
+def as_json(data: Any) -> bytes:
+    """``data`` as the API's JSON answers hold it (as Starlette's ``JSONResponse`` writes it)."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
 
 
 def encodes(text: str) -> bool:

@@ -16,10 +16,11 @@ mark that changes only when what the part *shows* changes:
   the games by status, whether the final pauses the ladder);
 - the dashboard: ``dashboard`` (anything in the class).
 
-A game between two students changes those two students' own parts, the
-shown standing of the few whose rank or rounded rating moved, and the shared
-parts (``class-games``, ``standings``, ``dashboard``), which a stream passes
-on no more often than :data:`HELD` says (each stream at its own moment).
+A game between two students changes those two students' own parts at once;
+the parts that move with everybody's games (``class-games``, ``standings``,
+``dashboard``, and a standing whose rank or rounded rating alone moved) are
+passed on by a stream no more often than :data:`HELD` says, each stream at
+its own moment, all in one message.
 
 A mark is a short hash salted once per server start (a page drawn by an
 earlier server never matches); a student's stream carries the marks of
@@ -33,8 +34,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generic, Hashable, Optional, TypeVar
 
 from .final import FinalMarker
 from .grades import StudentLine, Standings
@@ -45,11 +47,15 @@ STUDENT_PAGE = ("standing", "versions", "games", "class-games")  # a student's p
 STANDINGS_PAGE = ("standings",)
 DASHBOARD_PAGE = ("dashboard",)
 OWN_PARTS = frozenset({"standing", "versions", "games"})  # what only their student sees of them
-# Parts that change with everybody's games: a stream passes a change of one on no sooner than this many seconds
-# after the last (times 1 to 1.5, drawn per stream, so that 300 pages do not ask in the same second).
-HELD = {"class-games": 20.0, "standings": 15.0, "dashboard": 5.0}
+# Parts that move with everybody's games: a stream passes a move of one on no sooner than this many seconds after
+# the last (times 1 to 1.5, drawn per stream, so that 300 pages do not ask in the same second), and with any other
+# message it sends (one fetch for all).  A student's standing moves with everybody's games too (their rank, their
+# rating rounded), but at once when their own line does (their games, points, faults, version: URGENT).
+HELD = {"class-games": 30.0, "standings": 30.0, "standing": 30.0, "dashboard": 15.0}
+URGENT = {"standing": "standing-own"}  # a held part -> the mark of what moves it at once
 PARTS = {"student": STUDENT_PAGE + STANDINGS_PAGE, INSTRUCTOR: DASHBOARD_PAGE + STANDINGS_PAGE}
 _SALT = os.urandom(8)  # one server's marks are never another's
+T = TypeVar("T")
 
 
 def mark_of(value: Any) -> str:
@@ -60,6 +66,12 @@ def mark_of(value: Any) -> str:
 def shown_rating(value: Optional[float]) -> Optional[int]:
     """A rating as the pages print it (``{{ rating | round | int }}``: Jinja rounds as Python's ``round`` does)."""
     return None if value is None else int(round(value, 0))
+
+
+def own_line(line: StudentLine) -> tuple[Any, ...]:
+    """What of a student's line moves with their own games and versions alone (not with everybody's)."""
+    return (line.status, line.number, line.fingerprint[:12], line.games, line.score, line.crashes, line.timeouts,
+            tuple(line.against.items()))
 
 
 def shown_line(line: StudentLine) -> tuple[Any, ...]:
@@ -96,6 +108,11 @@ class Marks:
         """The marks of ``parts`` for ``person`` (their own parts and the shared ones: nobody else's)."""
         own = self.own.get(person, {})
         return {part: own.get(part, _NONE) if part in OWN_PARTS else self.shared[part] for part in parts}
+
+    def urgent(self, person: str, parts: tuple[str, ...]) -> dict[str, str]:
+        """For each of ``parts`` held back but passed on at once when something of ``person``'s own moved: its mark."""
+        own = self.own.get(person, {})
+        return {part: own.get(URGENT[part], _NONE) for part in parts if part in URGENT}
 
 
 _NONE = mark_of(None)
@@ -162,7 +179,8 @@ class LiveMarks:
         lines, references = ranked
         own: dict[str, dict[str, str]] = {}
         for line in lines:
-            own.setdefault(line.id, {})["standing"] = mark_of(shown_line(line))
+            marks = own.setdefault(line.id, {})
+            marks["standing"], marks[URGENT["standing"]] = mark_of(shown_line(line)), mark_of(own_line(line))
         versions: dict[str, list[Any]] = {}
         by_version: dict[int, str] = {}
         for version in self.store.versions(cards=False):
@@ -185,3 +203,27 @@ class LiveMarks:
         finished = counts.get(GameStatus.FINISHED, 0), self.store.finished_mark()[1]
         shared = {"standings": mark_of(table), "class-games": mark_of(finished), "dashboard": mark_of(key)}
         return Marks(key, ranked, shared, own)
+
+
+class Kept(Generic[T]):
+    """Things made once per mark (a part of a page drawn, an answer's JSON), by key, each with the mark it was made
+    at: made again only when the mark moved; the least recently used dropped past ``size``."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.kept: OrderedDict[Hashable, tuple[Any, T]] = OrderedDict()
+
+    def get(self, key: Hashable, mark: Any, make: Callable[[], T]) -> T:
+        with self.lock:
+            found = self.kept.get(key)
+            if found is not None and found[0] == mark:
+                self.kept.move_to_end(key)
+                return found[1]
+        made = make()  # (two pages asking at once may both make it: the same thing, kept once)
+        with self.lock:
+            self.kept[key] = (mark, made)
+            self.kept.move_to_end(key)
+            while len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+        return made

@@ -19,10 +19,9 @@ code or build log never reaches a student's HTML.
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
 import urllib.parse
-from collections import OrderedDict
 from importlib import resources
 from typing import Any, AsyncIterator, Optional
 
@@ -38,7 +37,7 @@ from .app import VERDICT_BODY, ClassApi, Refusal, TooLarge, path_id, read_capped
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
 from .copies import side_by_side
-from .live import STANDINGS_PAGE, STUDENT_PAGE, Marks, parts_of
+from .live import STANDINGS_PAGE, STUDENT_PAGE, Kept, Marks, parts_of
 from .service import MY_GAMES, TimeRule, class_view, game_as_seen, listed, standings_view, verdicts_by_version
 from .similarity import DEFAULT_THRESHOLD
 from .starters import starters
@@ -50,31 +49,6 @@ DASHBOARD_GAMES_SHOWN = 300
 PARTS_KEPT = 1500  # parts drawn and kept (a class of 300 with every page open: 5 a student), the least recently used go
 
 
-class PartCache:
-    """Parts of pages as drawn, by person and part, each with the mark it was drawn at: drawn again only when the
-    mark moved (the least recently used dropped past ``size``)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.lock = threading.Lock()
-        self.kept: OrderedDict[tuple[str, str], tuple[str, Markup]] = OrderedDict()
-
-    def get(self, person: str, name: str, mark: str, draw: Any) -> Markup:
-        key = (person, name)
-        with self.lock:
-            found = self.kept.get(key)
-            if found is not None and found[0] == mark:
-                self.kept.move_to_end(key)
-                return found[1]
-        html: Markup = draw()  # (two pages asking at once may both draw it: the same part, kept once)
-        with self.lock:
-            self.kept[key] = (mark, html)
-            self.kept.move_to_end(key)
-            while len(self.kept) > self.size:
-                self.kept.popitem(last=False)
-        return html
-
-
 class ClassPages:
     """The page handlers, over the API's handlers (who is asking, what they may read, the data)."""
 
@@ -84,7 +58,7 @@ class ClassPages:
         self.templates.env.filters["short"] = lambda fingerprint: (fingerprint or "")[:12]
         self.templates.env.filters["when"] = _when
         self.starters = starters()  # the starters' lines and files: read once, they come with the package
-        self.parts = PartCache(PARTS_KEPT)
+        self.parts: Kept[Markup] = Kept(PARTS_KEPT)  # each part drawn once per mark and person
         self.latest: tuple[str, list[Game]] = ("", [])  # the class's latest finished games, by their mark
 
     def render(self, request: Request, template: str, person: Optional[str], status: int = 200,
@@ -130,8 +104,11 @@ class ClassPages:
     def drawn(self, person: str, names: tuple[str, ...]) -> dict[str, Markup]:
         """The parts ``names`` of ``person``'s page as they are now (call it from a worker thread)."""
         marks = self.api.views.current()
-        return {name: self.parts.get(person, name, marks.of(person, (name,))[name],
-                                     lambda name=name: self.draw(person, name, marks)) for name in names}
+        drawn: dict[str, Markup] = {}
+        for name in names:
+            drawn[name] = self.parts.get((person, name), marks.of(person, (name,))[name],
+                                         functools.partial(self.draw, person, name, marks))
+        return drawn
 
     def draw(self, person: str, name: str, marks: Marks) -> Markup:
         """One part of ``person``'s page, drawn from the class as it is now (its mark ``marks`` says, or newer)."""

@@ -22,8 +22,7 @@ from test_classroom_server import call, make_class, serving
 from web_helpers import browser  # noqa: F401 - a fixture
 
 from othello_arena.classroom.grades import StudentLine
-from othello_arena.classroom.live import STUDENT_PAGE, mark_of, parts_of, shown_line
-from othello_arena.classroom.pages import PartCache
+from othello_arena.classroom.live import STUDENT_PAGE, Kept, mark_of, own_line, parts_of, shown_line
 from othello_arena.protocol import WHITE, GameRecord, Result, Termination
 
 CARD = {"status": "admitted", "reason": "", "check": [], "items": [], "stderr": ""}
@@ -111,6 +110,9 @@ def test_a_stream_speaks_only_of_what_its_page_shows_and_its_page_fetches_those_
         assert status == 200 and list(json.loads(body)["parts"]) == ["games"]
         assert f'data-game="{game}"' in games and f'data-mark="{moved["games"]}"' in games
         assert f"/api/games/{game}/log/alice" in games and SECRET not in games
+        # /api/me, made once per change and kept, is of the class as it is now: it lists the game
+        status, body, _ = call(base, "/api/me", tokens["alice"])
+        assert status == 200 and game in [row["id"] for row in json.loads(body)["games"]]
 
         # then a game of carol's: her next message is that one, so the game of alice's sent her none
         add_game(folder, "bob", bob, "carol", carol)
@@ -124,6 +126,7 @@ def test_a_stream_speaks_only_of_what_its_page_shows_and_its_page_fetches_those_
         assert SECRET not in body.decode() and "/log/alice" not in body.decode()
 
         # carol's version decided again (a re-check's verdict): her versions move, and her page shows it
+        assert [version["reason"] for version in json.loads(call(base, "/api/me", tokens["carol"])[1])["versions"]] == ["no"]
         db = sqlite3.connect(folder / "class.sqlite")
         db.execute("UPDATE versions SET reason = 'carol-newer', decided_at = '2026-01-02T00:00:00+00:00' WHERE id = ?",
                    (carol,))
@@ -134,6 +137,8 @@ def test_a_stream_speaks_only_of_what_its_page_shows_and_its_page_fetches_those_
         status, body, _ = call(base, "/parts?names=versions", tokens["carol"])
         assert f'id="version-{carol}"' in json.loads(body)["parts"]["versions"] and "carol-newer" in body.decode()
         assert "carol-newer" not in call(base, "/parts?names=versions", tokens["alice"])[1].decode()
+        status, body, _ = call(base, "/api/me", tokens["carol"])
+        assert [version["reason"] for version in json.loads(body)["versions"]] == ["carol-newer"]
 
         # the whole page holds the same parts with their marks (what the page's script compares)
         status, body, _ = call(base, "/", tokens["carol"])
@@ -153,6 +158,9 @@ def test_the_marks_move_with_what_a_page_prints() -> None:
     for changed in ({"rating": 1512.6}, {"rank": 2}, {"games": 11}, {"rating_error": 41.0}):
         other = StudentLine(**{**line.__dict__, **changed})
         assert mark_of(shown_line(other)) != mark_of(shown_line(line)), changed
+    # a rank or a rating moved by others' games is held back; the line's own games are passed on at once
+    assert mark_of(own_line(StudentLine(**{**line.__dict__, "rank": 2, "rating": 1530.0}))) == mark_of(own_line(line))
+    assert mark_of(own_line(StudentLine(**{**line.__dict__, "games": 11}))) != mark_of(own_line(line))
     assert parts_of("alice", "") == STUDENT_PAGE and parts_of("alice", "games, games,standings") == ("games", "standings")
     with pytest.raises(ValueError, match="'dashboard'"):
         parts_of("alice", "dashboard")
@@ -161,17 +169,17 @@ def test_the_marks_move_with_what_a_page_prints() -> None:
 
 def test_a_part_is_drawn_once_per_mark() -> None:
     drawn: list[str] = []
-    kept = PartCache(2)
+    kept: Kept[str] = Kept(2)
 
     def draw(text: str) -> Any:
         return lambda: (drawn.append(text), text)[1]
 
-    assert kept.get("alice", "games", "m1", draw("one")) == "one"
-    assert kept.get("alice", "games", "m1", draw("two")) == "one"  # the same mark: kept
-    assert kept.get("alice", "games", "m2", draw("three")) == "three"  # moved: drawn again
-    kept.get("bob", "games", "m1", draw("b"))
-    kept.get("carol", "games", "m1", draw("c"))  # past its size: alice's, the least recently used, dropped
-    assert kept.get("alice", "games", "m2", draw("four")) == "four"
+    assert kept.get(("alice", "games"), "m1", draw("one")) == "one"
+    assert kept.get(("alice", "games"), "m1", draw("two")) == "one"  # the same mark: kept
+    assert kept.get(("alice", "games"), "m2", draw("three")) == "three"  # moved: drawn again
+    kept.get(("bob", "games"), "m1", draw("b"))
+    kept.get(("carol", "games"), "m1", draw("c"))  # past its size: alice's, the least recently used, dropped
+    assert kept.get(("alice", "games"), "m2", draw("four")) == "four"
     assert drawn == ["one", "three", "b", "c", "four"]
 
 
