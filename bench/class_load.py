@@ -56,6 +56,7 @@ import math
 import os
 import pstats
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -344,14 +345,18 @@ class Client:
         self.timings.append(Timing(route, time.monotonic() - started, status, self.phase[0]))
         return status, data.split(b"\r\n\r\n", 1)[-1]
 
-    async def stream(self, until: float, on_message: Any, opened: list[int]) -> int:
-        """Hold ``/api/events`` until ``until``; call ``on_message`` for each message after the first; messages."""
+    async def stream(self, until: float, on_message: Any, opened: list[int], query: Any = lambda: "",
+                     open_now: Optional[list[int]] = None) -> int:
+        """Hold ``/api/events`` (``?parts=`` what ``query()`` gives) until ``until``; call ``on_message`` with each
+        message's data after the first (a dict, ``{}`` if not JSON); count the streams open in ``open_now``."""
         messages = 0
+        open_now = open_now if open_now is not None else [0]
         while time.monotonic() < until:
+            counted = False
             try:
                 reader, writer = await asyncio.wait_for(
                     asyncio.open_connection("127.0.0.1", self.port, local_addr=(self.address, 0)), 60)
-                writer.write(self.head("GET", "/api/events"))
+                writer.write(self.head("GET", "/api/events" + query()))
                 await writer.drain()
                 line = await asyncio.wait_for(reader.readline(), 60)
                 status = int(line.split(b" ", 2)[1]) if line.startswith(b"HTTP/") else 0
@@ -360,6 +365,8 @@ class Client:
                     writer.close()
                     await asyncio.sleep(30)
                     continue
+                open_now[0] += 1
+                counted = True
                 while time.monotonic() < until:
                     left = until - time.monotonic()
                     try:
@@ -370,13 +377,94 @@ class Client:
                         break
                     if line.startswith(b"data: "):
                         messages += 1
-                        if messages > 1:
-                            asyncio.ensure_future(on_message())
+                        try:
+                            data = json.loads(line[6:])
+                        except ValueError:
+                            data = {}
+                        if messages > 1 or "parts" in data:  # (a page by parts compares even the first)
+                            on_message(data if isinstance(data, dict) else {})
                 writer.close()
             except (OSError, asyncio.TimeoutError, ValueError, IndexError):
                 opened.append(0)
                 await asyncio.sleep(5)
+            finally:
+                if counted:
+                    open_now[0] -= 1
         return messages
+
+    async def first_marks(self, query: str) -> dict[str, str]:
+        """The marks a fresh stream of this person's gives first (what their page should show now)."""
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", self.port, local_addr=(self.address, 0)), 60)
+            writer.write(self.head("GET", "/api/events" + query))
+            await writer.drain()
+            while True:
+                line = await asyncio.wait_for(reader.readline(), 120)
+                if not line:
+                    return {}
+                if line.startswith(b"data: "):
+                    writer.close()
+                    return dict(json.loads(line[6:]).get("parts", {}))
+        except (OSError, asyncio.TimeoutError, ValueError):
+            return {}
+
+
+MARKED = re.compile(r'data-part="([a-z-]+)" data-mark="([0-9a-f]+)"')
+OWN_PARTS = ("versions", "games")  # passed on at once; the others (what moves with everybody's games) held 30-45 s
+
+
+class Page:
+    """A student's open page as classroom/static/class.js keeps it.
+
+    By parts (a server that marks them): the page's parts' marks; at a
+    message, the parts whose mark moved are fetched alone (``/parts``) after
+    a wait drawn per page (0.2-2 s, a burst fetched once).  Otherwise (the
+    server before): at each message after the first, and every 60 s, the
+    whole page again.
+    """
+
+    def __init__(self, client: Client, standings: bool, chance: random.Random) -> None:
+        self.client, self.chance = client, chance
+        self.path, self.route = ("/standings", "standings page") if standings else ("/", "student page /")
+        self.marks: dict[str, str] = {}
+        self.first: dict[str, str] = {}
+        self.wanted: set[str] = set()
+        self.fetching = False
+        self.fetches = 0
+
+    def query(self) -> str:
+        return "?parts=" + ",".join(self.marks) if self.marks else ""
+
+    async def load(self) -> None:
+        status, body = await self.client.request(self.route, self.path)
+        if status == 200:
+            self.marks.update(MARKED.findall(body.decode("utf-8", "replace")))
+            self.first = self.first or dict(self.marks)
+
+    def on_message(self, data: dict[str, Any]) -> None:
+        marks = data.get("parts")
+        if not isinstance(marks, dict) or not self.marks:
+            asyncio.ensure_future(self.load())
+            return
+        self.wanted |= {name for name, mark in marks.items() if name in self.marks and self.marks[name] != mark}
+        if self.wanted and not self.fetching:
+            self.fetching = True
+            asyncio.ensure_future(self.fetch())
+
+    async def fetch(self) -> None:
+        try:
+            await asyncio.sleep(self.chance.uniform(0.2, 2.0))
+            while self.wanted:
+                names = sorted(self.wanted)
+                self.wanted.clear()
+                status, body = await self.client.request("parts /parts", "/parts?names=" + ",".join(names))
+                self.fetches += 1
+                if status == 200:
+                    for html in json.loads(body).get("parts", {}).values():
+                        self.marks.update(MARKED.findall(html))
+        finally:
+            self.fetching = False
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -446,23 +534,26 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
                for number, student in enumerate(ids)}
     teacher = Client(port, tokens["instructor"], "127.0.9.1", timings, phase)
     on_standings = set(ids[::5])
-
-    def reload(student: str) -> Any:
-        async def again() -> None:
-            if student in on_standings:
-                await clients[student].request("standings page", "/standings")
-            else:
-                await clients[student].request("student page /", "/")
-        return again
+    pages = {student: Page(clients[student], student in on_standings, random.Random(number))
+             for number, student in enumerate(ids)}
+    open_now = [0]
+    samples: list[tuple[float, int]] = []
 
     async def browser(student: str) -> int:
         await asyncio.sleep(chance.uniform(0, 10))  # a class arriving, not one burst
-        await reload(student)()
-        minute = asyncio.ensure_future(every(60.0, reload(student)))
+        page = pages[student]
+        await page.load()
+        minute = None if page.marks else asyncio.ensure_future(every(60.0, page.load))  # the page before: 60 s
         try:
-            return await clients[student].stream(until, reload(student), opened)
+            return await clients[student].stream(until, page.on_message, opened, page.query, open_now)
         finally:
-            minute.cancel()
+            if minute is not None:
+                minute.cancel()
+
+    async def sampler() -> None:  # the streams open at each second (a stream counts from its answer's head to its end)
+        while time.monotonic() < until:
+            samples.append((seconds - (until - time.monotonic()), open_now[0]))
+            await asyncio.sleep(1.0)
 
     async def every(period: float, action: Any) -> None:
         while time.monotonic() < until:
@@ -475,7 +566,7 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
         sheet = asyncio.ensure_future(every(60.0, lambda: teacher.request("grade sheet", "/api/export.csv")))
         api = asyncio.ensure_future(every(20.0, lambda: teacher.request("/api/class", "/api/class")))
         await dashboard()
-        await teacher.stream(until, dashboard, opened)
+        await teacher.stream(until, lambda data: None if "id" in data else asyncio.ensure_future(dashboard()), opened)
         sheet.cancel()
         api.cancel()
 
@@ -499,7 +590,7 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
             if status != 201:
                 admissions.append((student, float("nan"), f"refused {status}: {data[:200]!r}"))
                 continue
-            version = json.loads(data)["version"]
+            version = json.loads(data)["id"]  # (its "version" is the student's number of it; the URL takes the id)
             pending.append(asyncio.ensure_future(card_wait(student, version, time.monotonic())))
         if pending:
             await asyncio.wait(pending, timeout=max(1.0, until + 240 - time.monotonic()))
@@ -517,14 +608,51 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
 
     tasks = [asyncio.ensure_future(browser(student)) for student in ids]
     tasks += [asyncio.ensure_future(instructor()), asyncio.ensure_future(api_pollers()),
-              asyncio.ensure_future(submitter())]
+              asyncio.ensure_future(submitter()), asyncio.ensure_future(sampler())]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     messages = [result for result in results[:len(ids)] if isinstance(result, int)]
     errors = [repr(result) for result in results if isinstance(result, BaseException)]
-    return {"streams_opened": sum(1 for status in opened if status == 200),
-            "streams_refused": sorted({status for status in opened if status != 200}),
-            "students_with_messages": sum(1 for count in messages if count), "messages": sum(messages),
-            "errors": errors[:5]}
+    found = {"streams_opened": sum(1 for status in opened if status == 200),
+             "streams_refused": sorted({status for status in opened if status != 200}),
+             "students_with_messages": sum(1 for count in messages if count), "messages": sum(messages),
+             "parts_fetches": sum(page.fetches for page in pages.values()), "errors": errors[:5]}
+    settled = [count for at, count in samples if at >= 15]  # (the class arrives over the first 10 s)
+    found["streams_open_at_once"] = (f"min {min(settled)}, median {sorted(settled)[len(settled) // 2]}, max "
+                                     f"{max(settled)} over {len(settled)} samples, one a second from 15 s"
+                                     if settled else "no sample")
+    if any(page.marks for page in pages.values()):
+        found["pages_at_the_end"] = await pages_current(pages)
+    return found
+
+
+async def pages_current(pages: dict[str, Page]) -> str:
+    """Whether each page shows what the server gives now, part by part: a fresh stream's first marks against
+    the marks the page holds after the run (its own versions and games, passed on at once, and the parts that
+    move with everybody's games, which streams hold back)."""
+    gate = asyncio.Semaphore(30)
+
+    async def now(page: Page) -> dict[str, str]:
+        async with gate:
+            return await page.client.first_marks(page.query())
+
+    fresh = await asyncio.gather(*(now(page) for page in pages.values()))
+    own_moved = own_current = own_stale = shared_current = shared_pages = 0
+    for page, marks in zip(pages.values(), fresh):
+        own = [name for name in OWN_PARTS if name in page.marks]
+        if own and any(page.first.get(name) != marks.get(name) for name in own):
+            own_moved += 1
+        if own and all(page.marks.get(name) == marks.get(name) for name in own):
+            own_current += 1
+        elif own:
+            own_stale += 1
+        shared = [name for name in page.marks if name not in OWN_PARTS]
+        shared_pages += bool(shared)
+        shared_current += bool(shared) and all(page.marks.get(name) == marks.get(name) for name in shared)
+    return (f"{own_moved} student pages saw their own versions or games move during the run; {own_current} show them "
+            f"as the server has them at the end, {own_stale} do not; the parts held 30-45 s by each stream: "
+            f"{shared_current} of {shared_pages} pages current")
+
+
 
 
 def report(timings: list[Timing]) -> None:

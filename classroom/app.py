@@ -23,8 +23,10 @@ event streams are capped per person, in all and in duration (:meth:`ClassApi.eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.policy
 import json
+import random
 import threading
 import time
 import weakref
@@ -42,6 +44,7 @@ from .escapes import visible
 from .final import FinalProcess
 from .grades import grade_sheet, standings
 from .ladder import game_record
+from .live import HELD, Kept, LiveMarks, Marks, parts_of
 from . import service
 from .settings import ClassSettings
 from .store import INSTRUCTOR, ClassStore, Game, VerdictAction, Version
@@ -52,12 +55,15 @@ VERDICT_BODY = 16 << 10  # bytes of a verdict's request (an action and a reason)
 FORM_OVERHEAD = 64 << 10  # bytes a multipart body may hold beyond the files (field names, boundaries)
 STREAMS_PER_PERSON = 4  # a person's event streams open at once: a page each (tabs, a phone); past it 429
 # Students' event streams open at once: every page of a class of 300 (the instructor's are apart, always served).
-# An open stream that has nothing new costs one query of the change mark every STREAM_INTERVAL (measured:
-# 300 idle streams took 4.5 % of a core); what a change costs is said at :class:`LiveStandings`.
+# The streams share one watcher of the class (one query of the change mark every STREAM_INTERVAL however many are
+# open); a change costs one computation of every part's marks (.live), and each stream a line to send if a part
+# of its page moved.
 MAX_STREAMS = 320
 STREAM_RETRY_SECONDS = 30  # the Retry-After of a refused stream; the page refreshes every 60 s without one anyway
 STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it still wants one
 STREAM_INTERVAL = 2.0
+STREAM_KEEPALIVE = 15.0  # seconds a quiet stream waits before a comment line (proxies close idle connections)
+ANSWERS_KEPT = 400  # the answers of /api/me (one a student) and /api/standings kept, the least recently used dropped
 STANDINGS_SHARE = 4.0  # live standings are computed again no sooner than this many times their own cost
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_ID = (1 << 63) - 1  # SQLite's largest integer: an id past it names no row
@@ -77,21 +83,18 @@ class Refusal:
 
 
 class LiveStandings:
-    """The standings that the event streams and the pages' refreshes share: computed once per change of the class.
+    """The standings that the event streams and the pages share: computed once per change of the class.
 
-    Every student's view holds their standing, so a game that finishes
-    changes every open page; computed for each stream, the standings of a
+    Every student's standing is in their page, so a game that finishes
+    changes every open page; computed for each page, the standings of a
     class of 300 (0.7 s after a game at 20,000 games; 10 s each at 6,000
     before :func:`.grades.standings` kept them) would take a core per open
-    page.  Here they are computed
-    again only when :meth:`.ClassStore.change_mark` moved, and no sooner than
-    :data:`STANDINGS_SHARE` times what the last round cost after it: their
-    own computation, and each open stream's view of its person built from
-    them (:meth:`spent`; about 30 ms a stream on that class).  So these take
-    at most a fifth of a core however many pages are open, and the pages lag
-    the ladder by four times what a round costs.  Measured on that class with
-    300 streams open and a change every second: 32 % of a core in all (with
-    the streams' polling, their JSON and their sockets).
+    page.  Here they are computed again only when
+    :meth:`.ClassStore.change_mark` moved, and no sooner than
+    :data:`STANDINGS_SHARE` times what the last computation cost after it,
+    so they take at most a fifth of a core, and the pages lag the ladder by
+    four times what a computation costs.  What each page shows of them is
+    marked once per change for everybody (:class:`.live.LiveMarks`).
     """
 
     def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
@@ -101,7 +104,6 @@ class LiveStandings:
         self.mark: Optional[tuple[int, int]] = None
         self.ranked: Optional[service.Standings] = None
         self.next_at = 0.0
-        self.work = 0.0  # seconds the streams spent on views of the last standings
 
     def standings(self) -> tuple[tuple[int, int], service.Standings]:
         """(the change mark they are of, the standings), computed again if due (call it from a worker thread).
@@ -119,8 +121,7 @@ class LiveStandings:
                 assert self.mark is not None and self.ranked is not None
                 return self.mark, self.ranked
             self.computing = True
-            views, self.work = self.work, 0.0  # what the last round's views cost: the next one will cost as much
-        started = time.thread_time()  # CPU, as the views' work is counted
+        started = time.thread_time()  # CPU: not the time the thread queued for the GIL
         ranked: Optional[service.Standings] = None
         try:
             ranked = standings(self.settings, self.store)
@@ -129,16 +130,11 @@ class LiveStandings:
                 self.computing = False
                 if ranked is not None:
                     self.mark, self.ranked = mark, ranked
-                    cost = time.thread_time() - started + views
+                    cost = time.thread_time() - started
                     self.next_at = time.monotonic() + max(STREAM_INTERVAL, STANDINGS_SHARE * cost)
                 self.changed.notify_all()
         assert ranked is not None  # (standings() returned: an exception went on above)
         return mark, ranked
-
-    def spent(self, seconds: float) -> None:
-        """``seconds`` of work a stream did on the current standings (its person's view): counted in the next wait."""
-        with self.changed:
-            self.work += seconds
 
 
 class ClassApi:
@@ -150,6 +146,11 @@ class ClassApi:
         self.streams: dict[str, int] = {}  # the event streams open, by person
         self.streams_lock = threading.Lock()
         self.live = LiveStandings(settings, store)
+        self.views = LiveMarks(settings, store, self.live.standings)  # every page part's mark, once per change
+        self.marks: Optional[Marks] = None  # the last marks the watcher saw (for the streams)
+        self.marks_changed = asyncio.Event()  # set (and replaced) when they moved
+        self.watcher: Optional[asyncio.Future[None]] = None
+        self.answers: Kept[bytes] = Kept(ANSWERS_KEPT)  # /api/me and /api/standings, made once per change
         self.final = FinalProcess(settings)
 
     # -- who is asking -------------------------------------------------------------
@@ -245,8 +246,14 @@ class ClassApi:
             return self.unknown()
         if person == INSTRUCTOR:
             return JSONResponse({"id": INSTRUCTOR, "instructor": True, "name": "instructor", "versions": [], "games": []})
-        # the standing from the computation the streams share: polling /api/me costs what a stream does
-        return JSONResponse(await anyio.to_thread.run_sync(lambda: self.me_data(person, self.live.standings()[1])))
+        return Response(await anyio.to_thread.run_sync(self.me_json, person), media_type="application/json")
+
+    def me_json(self, person: str) -> bytes:
+        """``/api/me`` of a student, made once per change of their versions, games or the standings (polled by
+        scripts and ``othello class submit --wait``: a poll costs a lookup while nothing moved)."""
+        marks = self.views.current()
+        mark = (marks.of(person, ("versions", "games")), marks.key[1])
+        return self.answers.get(("me", person), mark, lambda: as_json(self.me_data(person, marks.ranked)))
 
     def me_data(self, person: str, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
         return service.student_json(service.student_view(self.settings, self.store, person, ranked))
@@ -309,10 +316,13 @@ class ClassApi:
     async def standings(self, request: Request) -> Response:
         if self.person(request) is None:
             return self.unknown()
-        return JSONResponse(await anyio.to_thread.run_sync(self.standings_data))
+        return Response(await anyio.to_thread.run_sync(self.standings_json), media_type="application/json")
 
-    def standings_data(self) -> dict[str, Any]:
-        return service.standings_json(service.standings_view(self.settings, self.store, fresh=False))
+    def standings_json(self) -> bytes:
+        """``/api/standings``, made once per change of the class."""
+        marks = self.views.current()
+        return self.answers.get(("standings",), marks.key, lambda: as_json(service.standings_json(
+            service.standings_view(self.settings, self.store, ranked=marks.ranked))))
 
     async def export(self, request: Request) -> Response:
         person = self.person(request)
@@ -425,16 +435,22 @@ class ClassApi:
                 del self.streams[person]
 
     async def events(self, request: Request) -> Response:
-        """``/api/me`` (or the class view, for the instructor) each time it changes: capped per person, in all, in time.
+        """The marks of the parts of ``person``'s page (``?parts=a,b``, else their page's), each time one changes.
 
-        A person holds at most :data:`STREAMS_PER_PERSON` (429 past it); the
-        students at most :data:`MAX_STREAMS` together (503), and the
-        instructor's are never counted among them: one student's pages can
-        take neither the class's streams nor the instructor's.
+        The first message is every mark (``{"id": person, "parts": {part: mark}}``); the next come only when
+        a part's mark moved, the shared parts no more often than :data:`.live.HELD` says (:mod:`.live`), so a
+        page fetches again the parts it shows differently, and only those (``/parts?names=...``).  A person
+        holds at most :data:`STREAMS_PER_PERSON` (429 past it); the students at most :data:`MAX_STREAMS`
+        together (503), and the instructor's are never counted among them: one student's pages can take
+        neither the class's streams nor the instructor's.
         """
         person = self.person(request)
         if person is None:
             return self.unknown()
+        try:
+            parts = parts_of(person, request.query_params.get("parts", ""))
+        except ValueError as exc:
+            return self.refuse(400, str(exc))
         retry = {"Retry-After": str(STREAM_RETRY_SECONDS)}
         with self.streams_lock:
             if self.streams.get(person, 0) >= STREAMS_PER_PERSON:
@@ -445,29 +461,41 @@ class ClassApi:
                 return JSONResponse({"error": "too many open event streams: poll /api/me instead"},
                                     status_code=503, headers=retry)
             self.streams[person] = self.streams.get(person, 0) + 1
-
-        def produce(ranked: service.Standings) -> str:
-            started = time.thread_time()  # this thread's CPU: not the time it queued for a worker or the GIL
-            text = json.dumps(self.class_data(ranked) if person == INSTRUCTOR else self.me_data(person, ranked))
-            self.live.spent(time.thread_time() - started)
-            return text
+        chance = random.Random()
+        held = {part: HELD.get(part, 0.0) * chance.uniform(1.0, 1.5) for part in parts}
 
         async def stream() -> AsyncIterator[str]:
             try:
-                last, seen, ends = "", None, time.monotonic() + STREAM_SECONDS
+                self.watch()
+                ends = time.monotonic() + STREAM_SECONDS * chance.uniform(0.9, 1.0)  # the class's reconnections spread
+                marks = self.marks if self.marks is not None else await anyio.to_thread.run_sync(self.views.current)
+                sent, sent_urgent = marks.of(person, parts), marks.urgent(person, parts)
+                # (retry: the browser's wait before it opens the stream again, drawn per stream)
+                yield f"retry: {chance.randint(2000, 8000)}\ndata: {json.dumps({'id': person, 'parts': sent})}\n\n"
+                passed = {part: time.monotonic() for part in parts}  # when each part's mark was last passed on
+                quiet_since = time.monotonic()
                 while time.monotonic() < ends and not await request.is_disconnected():
-                    mark, ranked = await anyio.to_thread.run_sync(self.live.standings)
-                    if mark != seen:
-                        text = await anyio.to_thread.run_sync(produce, ranked)
-                        seen = mark
-                    else:
-                        text = last
-                    if text != last:
-                        last = text
-                        yield f"data: {text}\n\n"
-                    else:
+                    now = time.monotonic()
+                    marks = self.marks if self.marks is not None else marks
+                    now_marks, urgent = marks.of(person, parts), marks.urgent(person, parts)
+                    moved = [part for part in parts if now_marks[part] != sent[part]]
+                    due = [part for part in moved
+                           if now >= passed[part] + held[part] or urgent.get(part) != sent_urgent.get(part)]
+                    if not due:
+                        wait = min([STREAM_KEEPALIVE - (now - quiet_since),
+                                    *(passed[part] + held[part] - now for part in moved)])
+                        if wait > 0:
+                            changed = self.marks_changed
+                            with contextlib.suppress(asyncio.TimeoutError):
+                                await asyncio.wait_for(changed.wait(), wait)
+                            continue
                         yield ": still here\n\n"
-                    await asyncio.sleep(STREAM_INTERVAL)
+                    else:  # every part that moved goes with it: one fetch for all
+                        for part in moved:
+                            sent[part], passed[part] = now_marks[part], now
+                        sent_urgent = urgent
+                        yield f"data: {json.dumps({'parts': sent})}\n\n"
+                    quiet_since = time.monotonic()
             finally:
                 release()
 
@@ -476,6 +504,34 @@ class ClassApi:
         release = weakref.finalize(iterator, self.stream_closed, person)
         return StreamingResponse(iterator, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    def watch(self) -> None:
+        """Start the one watcher of the class for every open stream, unless it runs (it ends with the last stream)."""
+        if self.watcher is None or self.watcher.done():
+            self.watcher = asyncio.ensure_future(self.watching())
+
+    async def watching(self) -> None:
+        """Every :data:`STREAM_INTERVAL`, while a stream is open: the marks again, and the streams woken if they moved.
+
+        One query of the change mark a round however many streams are open
+        (each stream asked it every round before); a change costs one
+        computation of the marks (:class:`.live.LiveMarks`).
+        """
+        while True:
+            marks = await anyio.to_thread.run_sync(self.views.current)
+            if marks is not self.marks:
+                self.marks = marks
+                woken, self.marks_changed = self.marks_changed, asyncio.Event()
+                woken.set()
+            await asyncio.sleep(STREAM_INTERVAL)
+            with self.streams_lock:
+                if not self.streams:
+                    return
+
+
+def as_json(data: Any) -> bytes:
+    """``data`` as the API's JSON answers hold it (as Starlette's ``JSONResponse`` writes it)."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
 
 
 def encodes(text: str) -> bool:

@@ -2,10 +2,13 @@
 
 Each page is rendered whole on the server (Jinja2), so it is useful without
 JavaScript: the upload form posts to ``/submit``, the final's button to
-``/final``.  A small script (``static/class.js``) only refreshes: on each
-message of ``/api/events`` it fetches the page again and swaps in the parts
-marked ``data-refresh``; it sends the upload through ``/api/submissions``
-and fills the form from a starter.  A game's replay is the web app's own
+``/final``.  A small script (``static/class.js``) only refreshes: the parts
+of a page that change while it is open (``data-part``, each with its mark:
+:mod:`.live`) are fetched again alone (``/parts?names=...``) when a message
+of ``/api/events`` says their mark moved; each part is drawn once per mark
+and person, kept (:class:`PartCache`), however many times it is asked.  The
+dashboard is fetched whole at its stream's messages.  The script sends the
+upload through ``/api/submissions`` and fills the form from a starter.  A game's replay is the web app's own
 (``Arena.gamePage`` of ``web/static/app.js``), first drawn here.
 
 What a page shows is what the JSON API gives the same person, under the
@@ -16,6 +19,7 @@ code or build log never reaches a student's HTML.
 
 from __future__ import annotations
 
+import functools
 import json
 import urllib.parse
 from importlib import resources
@@ -23,6 +27,7 @@ from typing import Any, AsyncIterator, Optional
 
 import anyio
 from starlette.requests import Request
+from markupsafe import Markup
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -32,7 +37,8 @@ from .app import VERDICT_BODY, ClassApi, Refusal, TooLarge, path_id, read_capped
 from .arena import WEB_STATIC, GameRecord, NotServed, entries_from_record, game_view, page_templates, read_under
 from .ladder import game_summary
 from .copies import side_by_side
-from .service import class_view, game_as_seen, listed, standings_view, student_view
+from .live import STANDINGS_PAGE, STUDENT_PAGE, Kept, Marks, parts_of
+from .service import MY_GAMES, TimeRule, class_view, game_as_seen, listed, standings_view, verdicts_by_version
 from .similarity import DEFAULT_THRESHOLD
 from .starters import starters
 from .store import INSTRUCTOR, Game, GameStatus
@@ -40,6 +46,7 @@ from .store import INSTRUCTOR, Game, GameStatus
 PACKAGE = resources.files("othello_arena.classroom")
 CLASS_GAMES_SHOWN = 60  # the class's latest games on a student's page
 DASHBOARD_GAMES_SHOWN = 300
+PARTS_KEPT = 1500  # parts drawn and kept (a class of 300 with every page open: 5 a student), the least recently used go
 
 
 class ClassPages:
@@ -51,6 +58,8 @@ class ClassPages:
         self.templates.env.filters["short"] = lambda fingerprint: (fingerprint or "")[:12]
         self.templates.env.filters["when"] = _when
         self.starters = starters()  # the starters' lines and files: read once, they come with the package
+        self.parts: Kept[Markup] = Kept(PARTS_KEPT)  # each part drawn once per mark and person
+        self.latest: tuple[str, list[Game]] = ("", [])  # the class's latest finished games, by their mark
 
     def render(self, request: Request, template: str, person: Optional[str], status: int = 200,
                **context: Any) -> Response:
@@ -80,17 +89,77 @@ class ClassPages:
         return self.render(request, "student.html", person, status=status, error=error, **data)
 
     def student_data(self, person: str) -> dict[str, Any]:
-        me = student_view(self.api.settings, self.api.store, person, self.api.live.standings()[1])
-        mine = {game.id for game in me.games}
-        others = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + len(mine), records=False)
+        student = self.api.store.student(person)
+        if student is None:
+            raise LookupError(f"no student {person!r} in this class")
         settings = self.api.settings
-        return {"me": me, "versions": list(reversed(me.versions)),
-                "class_games": [listed(game, person, settings.folder) for game in others
-                                if game.id not in mine][:CLASS_GAMES_SHOWN],
+        return {"student": student, "parts": self.drawn(person, STUDENT_PAGE),
                 "starters": self.starters, "limits": {"bytes": settings.admission.max_upload_bytes, "files": settings.admission.max_files,
                                                    "per_hour": settings.admission.submissions_per_hour},
-                # walked on the page alone (not in the view every event stream builds each 2 s)
+                # walked on the page alone (not in a part drawn again at each change)
                 "space": space_line(settings, person)}
+
+    # -- the parts that change while a page is open ----------------------------------------
+
+    def drawn(self, person: str, names: tuple[str, ...]) -> dict[str, Markup]:
+        """The parts ``names`` of ``person``'s page as they are now (call it from a worker thread)."""
+        marks = self.api.views.current()
+        drawn: dict[str, Markup] = {}
+        for name in names:
+            drawn[name] = self.parts.get((person, name), marks.of(person, (name,))[name],
+                                         functools.partial(self.draw, person, name, marks))
+        return drawn
+
+    def draw(self, person: str, name: str, marks: Marks) -> Markup:
+        """One part of ``person``'s page, drawn from the class as it is now (its mark ``marks`` says, or newer)."""
+        settings, store = self.api.settings, self.api.store
+        mark = marks.of(person, (name,))[name]
+        module = self.templates.env.get_template("_parts.html").module
+        if name == "standing":
+            line = next((line for line in marks.ranked[0] if line.id == person), None)
+            return Markup(module.standing(line, TimeRule.of(settings).text, mark))  # type: ignore[attr-defined]
+        if name == "versions":
+            return Markup(module.versions(list(reversed(store.versions(person))),  # type: ignore[attr-defined]
+                                          verdicts_by_version(store, person), mark))
+        if name == "games":
+            rows = [listed(game, person, settings.folder)
+                    for game in store.games_of_student(person, latest=MY_GAMES, records=False)]
+            return Markup(module.games(person, rows, mark))  # type: ignore[attr-defined]
+        if name == "class-games":
+            rows = [listed(game, person, settings.folder) for game in self.class_games(marks)
+                    if not _played_by(game, person)][:CLASS_GAMES_SHOWN]
+            return Markup(module.class_games(rows, mark))  # type: ignore[attr-defined]
+        if name == "standings":
+            data = standings_view(settings, store, ranked=marks.ranked)
+            return Markup(module.standings(data, person, mark))  # type: ignore[attr-defined]
+        raise ValueError(f"no part {name!r}")
+
+    def class_games(self, marks: Marks) -> list[Game]:
+        """The class's latest finished games, newest first: enough for any student's page without their own (read
+        once per finished game for every page)."""
+        mark = marks.shared["class-games"]
+        with self.parts.lock:
+            if self.latest[0] == mark:
+                return self.latest[1]
+        found = self.api.store.games(GameStatus.FINISHED, latest=CLASS_GAMES_SHOWN + MY_GAMES, records=False)
+        with self.parts.lock:
+            self.latest = (mark, found)
+        return found
+
+    async def part(self, request: Request) -> Response:
+        """``/parts?names=a,b``: the parts of the asker's page, drawn (``{"parts": {name: html}}``)."""
+        person = self.api.person(request)
+        if person is None:
+            return self.api.unknown()
+        try:
+            names = parts_of(person, request.query_params.get("names", ""))
+        except ValueError as exc:
+            return self.api.refuse(400, str(exc))
+        if person == INSTRUCTOR and set(names) - set(STANDINGS_PAGE):
+            return self.api.refuse(400, "the dashboard is drawn whole: fetch / again")
+        parts = await anyio.to_thread.run_sync(self.drawn, person, names)
+        return JSONResponse({"parts": {name: str(html) for name, html in parts.items()}},
+                            headers={"Cache-Control": "no-store"})
 
     async def dashboard(self, request: Request, verdict_error: str = "", status: int = 200) -> Response:
         data = await anyio.to_thread.run_sync(lambda: class_view(self.api.settings, self.api.store,
@@ -173,8 +242,8 @@ class ClassPages:
         person = self.api.person(request)
         if person is None:
             return self.render(request, "signin.html", None, status=401)
-        data = await anyio.to_thread.run_sync(lambda: standings_view(self.api.settings, self.api.store, fresh=False))
-        return self.render(request, "standings.html", person, data=data)
+        parts = await anyio.to_thread.run_sync(self.drawn, person, STANDINGS_PAGE)
+        return self.render(request, "standings.html", person, data={"class_name": self.api.settings.name}, parts=parts)
 
     async def game_page(self, request: Request) -> Response:
         person = self.api.person(request)
@@ -224,6 +293,13 @@ class ClassPages:
         return self.api.refuse(404, "no such game, or it is not finished") if view is None else JSONResponse(view)
 
 
+def _played_by(game: Game, student: str) -> bool:
+    """Whether one of ``student``'s versions played ``game`` (it is in their own games: a reference of the same
+    name is not them)."""
+    return ((game.white == student and game.white_version is not None)
+            or (game.black == student and game.black_version is not None))
+
+
 def _when(text: Optional[str]) -> str:
     """An ISO time as a page shows it: date and time to the second, its zone kept."""
     return (text or "").replace("T", " ").replace("+00:00", " UTC")
@@ -242,6 +318,7 @@ def page_routes(api: ClassApi) -> list[BaseRoute]:
         Route("/copies/{a}/{b}", pages.copies_page),
         Route("/final/results/{path:path}", pages.final_file),
         Route("/standings", pages.standings_page),
+        Route("/parts", pages.part),
         Route("/games/{game}", pages.game_page),
         Route("/games/{game}/view", pages.game_view_json),
         Route("/games/{game}/view/events", pages.game_view_events),

@@ -952,6 +952,20 @@ class ClassStore:
                 self._results_sorted = tuple(self._results[key] for key in sorted(self._results))
             return self._results_sorted
 
+    def game_states(self, from_id: int) -> tuple[int, list[tuple[int, str, str, bool, bool, GameStatus]]]:
+        """(the lowest id still queued or running, else one past the last game; each game from ``from_id`` on as
+        ``(id, white, black, white is a version, black is a version, status)``): what may have changed in the games
+        lists since a reader last saw ``from_id`` as that lowest id (a row below it never changes)."""
+        with self.lock:
+            open_marks = ", ".join("?" for _ in OPEN_GAMES)
+            low = self._row(f"SELECT COALESCE(MIN(id), (SELECT COALESCE(MAX(id), 0) + 1 FROM games)) AS low "
+                            f"FROM games WHERE status IN ({open_marks})", *(status.value for status in OPEN_GAMES))
+            rows = self._rows("SELECT id, white, black, white_version, black_version, status FROM games WHERE id >= ? "
+                              "ORDER BY id", from_id)
+        return (int(low["low"]) if low else 0,
+                [(int(row["id"]), row["white"], row["black"], row["white_version"] is not None,
+                  row["black_version"] is not None, GameStatus(row["status"])) for row in rows])
+
     def standings_mark(self) -> tuple[int, int, str, str]:
         """A value that changes whenever what the standings read does: a game finished, a version stored or its
         status changed (a card, a verdict), a student added or renamed.  Read by one query, each time asked."""
