@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
 from . import memory
+from .busy import Usage
 from .keeper import KEEPER
 from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
@@ -102,6 +103,24 @@ def _read_stat(pid: int) -> Optional[_ProcInfo]:
         )
     except (IndexError, ValueError):
         return None
+
+
+_SCHEDSTAT = os.path.exists("/proc/self/schedstat")  # the kernel keeps scheduler statistics (CONFIG_SCHED_INFO)
+
+
+def _waited_ns(pid: int) -> int:
+    """Nanoseconds the live threads of ``pid`` spent runnable, waiting for a core (0 once it is gone)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    total = 0
+    for tid in threads:
+        raw = _read_proc(f"/proc/{pid}/task/{tid}/schedstat")  # on-CPU ns, run-queue wait ns, time slices
+        fields = raw.split() if raw else []
+        if len(fields) >= 2 and fields[1].isdigit():
+            total += int(fields[1])
+    return total
 
 
 def _children(pid: int) -> list[int]:
@@ -241,6 +260,7 @@ class AgentProcess:
     popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
+    waited: dict[int, int] = field(default_factory=dict, init=False)  # pid -> ns its threads waited for a core, last seen
     peak_processes: int = field(default=0, init=False)
     peak_memory: int = field(default=0, init=False)  # bytes: the watchdog's largest bound (0: not watched)
     out_of_memory_mb: int = field(default=0, init=False)  # the limit the watchdog found broken (then killed)
@@ -507,6 +527,25 @@ class AgentProcess:
         """CPU time (user + system) of every process of the agent seen so far."""
         with self._lock:
             return sum(self.cpu.values()) / _CLOCK_TICKS
+
+    def usage(self) -> Usage:
+        """The CPU of every process of the agent so far, and how long their threads waited for a core (run queue).
+
+        Looks at the processes now (a scan), so it is read where a move's
+        figures are wanted, not every poll.  The wait is ``None`` where the
+        kernel keeps no scheduler statistics (``/proc/PID/task/TID/schedstat``).
+        """
+        if self.popen:
+            self.scan()
+        if not _SCHEDSTAT:
+            return Usage(self.cpu_seconds(), None)
+        for pid in self.pids():
+            waited = _waited_ns(pid)
+            with self._lock:
+                self.waited[pid] = max(self.waited.get(pid, 0), waited)
+        with self._lock:
+            total = sum(self.waited.values())
+        return Usage(self.cpu_seconds(), total / 1e9)
 
     def pids(self) -> list[int]:
         """Alive processes known to belong to the agent (for the polling watcher)."""
