@@ -519,7 +519,7 @@ class ScriptedGame:
                                 f"{self.process.memory_note()}")
             if now > deadline:
                 timing = self.timing(started, now, clock.allowance() or 0.0)
-                if timing.machine_to_blame():
+                if timing.machine_to_blame(awaiting=True):
                     # Starved of a core, not slow: watched on while its own time is not used up, then no verdict.
                     if timing.own_seconds is not None and timing.clock < (clock.allowance() or 0.0) + BUSY_WATCH:
                         deadline = now + WATCH_LONGER
@@ -600,7 +600,7 @@ class ScriptedGame:
             started = self.send(last_move + format_end(outcome))
             if not self.process.wait_exit(END_GRACE_SECONDS + 0.5):
                 timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5)
-                if timing.machine_to_blame():  # starved: it had no core to exit with
+                if timing.machine_to_blame(awaiting=True):  # starved: it had no core to exit with
                     raise MachineBusy(timing, "exit")
                 return False
         return self.process.wait_exit(END_GRACE_SECONDS + 0.5)
@@ -711,7 +711,7 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
             problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s: "
                        + game.untaken())
             timing = game.timing(started, time.monotonic(), game.clock.allowance() or 0.0)
-            if timing.machine_to_blame():  # starved of a core: it may not have been able to read it
+            if timing.machine_to_blame(awaiting=True):  # starved of a core: it may not have been able to read it
                 raise MachineBusy(timing, f"deletion of {game.in_name}")
             card["deletes"].grade(False, problem, evidence=game.evidence())  # not UNTESTED under this line
             raise AgentGone(problem)

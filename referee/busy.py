@@ -46,11 +46,14 @@ class Usage:
 
     cpu: float
     waited: Optional[float]  # None: the kernel keeps no scheduler statistics here (or they were unreadable)
+    # A thread of it was runnable when measured (running, or queued for a core): the kernel adds a wait to
+    # ``waited`` only once it ends, so a thread queued now has waited more than ``waited`` says.
+    runnable: bool = False
 
     def since(self, before: "Usage") -> "Usage":
-        """What was used between ``before`` and this."""
+        """What was used between ``before`` and this (runnable: as now)."""
         waited = None if self.waited is None or before.waited is None else max(0.0, self.waited - before.waited)
-        return Usage(max(0.0, self.cpu - before.cpu), waited)
+        return Usage(max(0.0, self.cpu - before.cpu), waited, self.runnable)
 
 
 def machine_load() -> tuple[float, int]:
@@ -86,13 +89,18 @@ class MoveTiming:
     def loaded(self) -> bool:
         return self.load > self.cores
 
-    def machine_to_blame(self) -> bool:
-        """Whether the move's lateness is the machine's doing, or may be (see the module's rule)."""
+    def machine_to_blame(self, awaiting: bool = False) -> bool:
+        """Whether the move's lateness is the machine's doing, or may be (see the module's rule).
+
+        ``awaiting``: no move yet.  Then an agent runnable now may be in a
+        wait the kernel has not yet counted (it counts one when it ends):
+        it may still be the machine's doing.
+        """
         if self.used.cpu > self.limit:
             return False  # it thought too long, whatever the machine did
         own = self.own_seconds
         if own is not None:
-            return own <= self.limit
+            return own <= self.limit or (awaiting and self.used.runnable)
         return self.loaded and self.used.cpu < LOAD_CPU_SHARE * self.clock
 
     def figures(self, awaited: str = "") -> str:
@@ -104,7 +112,10 @@ class MoveTiming:
     def used_text(self) -> str:
         """``0.05 s of CPU (1.21 s waiting for a core)``: what the agent had of the machine meanwhile."""
         waited = self.used.waited
-        return f"{self.used.cpu:.2f} s of CPU" + (f" ({waited:.2f} s waiting for a core)" if waited is not None else "")
+        if waited is None:
+            return f"{self.used.cpu:.2f} s of CPU"
+        # (summed over its threads and processes, which may queue at once: never shown as more than the clock)
+        return f"{self.used.cpu:.2f} s of CPU ({min(waited, self.clock):.2f} s waiting for a core)"
 
     def busy_text(self, awaited: str = "", then: str = "") -> str:
         """Why a judge could not tell, with the figures (:meth:`figures`), for a card or a terminal (``then``: what to do)."""

@@ -108,19 +108,23 @@ def _read_stat(pid: int) -> Optional[_ProcInfo]:
 _SCHEDSTAT = os.path.exists("/proc/self/schedstat")  # the kernel keeps scheduler statistics (CONFIG_SCHED_INFO)
 
 
-def _waited_ns(pid: int) -> int:
-    """Nanoseconds the live threads of ``pid`` spent runnable, waiting for a core (0 once it is gone)."""
+def _waited_ns(pid: int) -> tuple[int, bool]:
+    """Nanoseconds the live threads of ``pid`` spent runnable, waiting for a core (0 once it is gone), and whether
+    one of them is runnable now (running or queued: state R)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0
-    total = 0
+        return 0, False
+    total, runnable = 0, False
     for tid in threads:
         raw = _read_proc(f"/proc/{pid}/task/{tid}/schedstat")  # on-CPU ns, run-queue wait ns, time slices
         fields = raw.split() if raw else []
         if len(fields) >= 2 and fields[1].isdigit():
             total += int(fields[1])
-    return total
+        stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+        if stat and stat[stat.rfind(b")") + 2:].startswith(b"R"):
+            runnable = True
+    return total, runnable
 
 
 def _children(pid: int) -> list[int]:
@@ -539,13 +543,15 @@ class AgentProcess:
             self.scan()
         if not _SCHEDSTAT:
             return Usage(self.cpu_seconds(), None)
+        runnable = False
         for pid in self.pids():
-            waited = _waited_ns(pid)
+            waited, running = _waited_ns(pid)
+            runnable = runnable or running
             with self._lock:
                 self.waited[pid] = max(self.waited.get(pid, 0), waited)
         with self._lock:
             total = sum(self.waited.values())
-        return Usage(self.cpu_seconds(), total / 1e9)
+        return Usage(self.cpu_seconds(), total / 1e9, runnable)
 
     def pids(self) -> list[int]:
         """Alive processes known to belong to the agent (for the polling watcher)."""
