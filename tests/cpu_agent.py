@@ -3,6 +3,7 @@
     python3 cpu_agent.py NAME --spin PROCESSES --seconds S   # the spinner
     python3 cpu_agent.py NAME --work S                        # the victim
     python3 cpu_agent.py NAME --work S --at N [--starve]      # thinks on its Nth move only (starved from then)
+    python3 cpu_agent.py NAME --sleep S --at N                # sleeps S seconds on its Nth move (no CPU)
 
 The spinner, on each of its own turns (legal: its opponent is frozen then),
 starts ``PROCESSES`` processes that each spin for ``S`` seconds of wall
@@ -69,6 +70,7 @@ def main() -> int:
     parser.add_argument("--work", type=float, default=0.0)
     parser.add_argument("--at", type=int, default=0)
     parser.add_argument("--starve", action="store_true")
+    parser.add_argument("--sleep", type=float, default=0.0)
     args = parser.parse_args()
     moves = 0
 
@@ -81,6 +83,8 @@ def main() -> int:
             starve()
         if args.work and (not args.at or moves == args.at):
             think(args.work)
+        if args.sleep and moves == args.at:
+            time.sleep(args.sleep)
         return board.legal_moves()[0]
 
     return run_agent(strategy, args.name)
