@@ -156,9 +156,9 @@ class Item:
 class MachineBusy(Exception):
     """The agent waited for a core so long that the check cannot go on judging it (its figures in ``timing``)."""
 
-    def __init__(self, timing: MoveTiming, awaited: str = "move") -> None:
-        super().__init__(timing.busy_text(awaited))
-        self.timing, self.awaited = timing, awaited
+    def __init__(self, timing: MoveTiming, awaited: str = "move", what: str = "the move") -> None:
+        super().__init__(timing.busy_text(awaited, what=what))
+        self.timing, self.awaited, self.what = timing, awaited, what
 
 
 @dataclass
@@ -217,10 +217,10 @@ class ReportCard:
         """The items the check could not tell (the machine was too busy to time the agent): no verdict either way."""
         return [item for item in self.items.values() if item.status == UNSURE]
 
-    def machine_busy(self, timing: MoveTiming, awaited: str = "") -> None:
-        """A move late (or, ``awaited``, what never came) while the machine kept the agent from a core:
+    def machine_busy(self, timing: MoveTiming, awaited: str = "", what: str = "the move") -> None:
+        """A move (``what``) late, or what was ``awaited`` not come, while the machine kept the agent from a core:
         ``answers in time`` is UNSURE, with the figures."""
-        self["in-time"].could_not_tell(timing.busy_text(awaited, then=self.busy_advice))
+        self["in-time"].could_not_tell(timing.busy_text(awaited, what=what, then=self.busy_advice))
 
     @property
     def untested(self) -> list[Item]:
@@ -390,9 +390,10 @@ class ScriptedGame:
         self.seat.write_in(text)
         return time.monotonic()
 
-    def timing(self, started: float, now: float, limit: float) -> MoveTiming:
-        """The figures of the turn begun at ``started`` (NAME.in written), at ``now``: the clock, the agent's use."""
-        return MoveTiming.measure(now - started, self.process.usage().since(self.used_at_send), limit)
+    def timing(self, started: float, now: float, limit: float, awaiting: bool = False) -> MoveTiming:
+        """The figures of the turn begun at ``started`` (NAME.in written), at ``now``: the clock, the agent's use
+        (``awaiting``: nothing came yet, so whether it is held in the run queue now is looked at too)."""
+        return MoveTiming.measure(now - started, self.process.usage(awaiting).since(self.used_at_send), limit)
 
     def clock_line(self) -> str:
         """The clock line that ends a ``NAME.in`` asking for a move, for an agent that reads it under a clock (section 10)."""
@@ -518,7 +519,7 @@ class ScriptedGame:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move"
                                 f"{self.process.memory_note()}")
             if now > deadline:
-                timing = self.timing(started, now, clock.allowance() or 0.0)
+                timing = self.timing(started, now, clock.allowance() or 0.0, awaiting=True)
                 if timing.machine_to_blame(awaiting=True):
                     # Starved of a core, not slow: watched on while its own time is not used up, then no verdict.
                     if timing.own_seconds is not None and timing.clock < (clock.allowance() or 0.0) + BUSY_WATCH:
@@ -599,9 +600,11 @@ class ScriptedGame:
                 self.wait_deleted(self.time)
             started = self.send(last_move + format_end(outcome))
             if not self.process.wait_exit(END_GRACE_SECONDS + 0.5):
-                timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5)
-                if timing.machine_to_blame(awaiting=True):  # starved: it had no core to exit with
-                    raise MachineBusy(timing, "exit")
+                # Watched longer before the figures are judged: just past the limit, any wait at all explains it.
+                late = self.process.wait_exit(WATCH_LONGER)
+                timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5, awaiting=not late)
+                if timing.machine_to_blame(awaiting=not late):  # starved: it had no core to exit with
+                    raise MachineBusy(timing, "" if late else "exit", "the exit")
                 return False
         return self.process.wait_exit(END_GRACE_SECONDS + 0.5)
 
@@ -710,9 +713,10 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
                                 f"{game.in_name}")
             problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s: "
                        + game.untaken())
-            timing = game.timing(started, time.monotonic(), game.clock.allowance() or 0.0)
-            if timing.machine_to_blame(awaiting=True):  # starved of a core: it may not have been able to read it
-                raise MachineBusy(timing, f"deletion of {game.in_name}")
+            late = game.wait_deleted(WATCH_LONGER)  # judged further from the limit (see ScriptedGame.end)
+            timing = game.timing(started, time.monotonic(), game.clock.allowance() or 0.0, awaiting=not late)
+            if timing.machine_to_blame(awaiting=not late):  # starved of a core: it may not have been able to read it
+                raise MachineBusy(timing, "" if late else f"deletion of {game.in_name}", f"deleting {game.in_name}")
             card["deletes"].grade(False, problem, evidence=game.evidence())  # not UNTESTED under this line
             raise AgentGone(problem)
         time.sleep(QUIET)
@@ -870,7 +874,7 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
         try:
             step()
         except MachineBusy as busy:  # no game can be judged on this machine now: stop, and say why
-            card.machine_busy(busy.timing, busy.awaited)
+            card.machine_busy(busy.timing, busy.awaited, busy.what)
             card.notes.append("stopped: the machine was too busy to time the program (see answers in time); what "
                               "was not reached is UNTESTED")
             break

@@ -46,14 +46,14 @@ class Usage:
 
     cpu: float
     waited: Optional[float]  # None: the kernel keeps no scheduler statistics here (or they were unreadable)
-    # A thread of it was runnable when measured (running, or queued for a core): the kernel adds a wait to
-    # ``waited`` only once it ends, so a thread queued now has waited more than ``waited`` says.
-    runnable: bool = False
+    # It was held in the run queue when measured (runnable throughout a short look, hardly on a core): the
+    # kernel adds a wait to ``waited`` only once it ends, so it has waited more than ``waited`` says.
+    queued: bool = False
 
     def since(self, before: "Usage") -> "Usage":
-        """What was used between ``before`` and this (runnable: as now)."""
+        """What was used between ``before`` and this (queued: as now)."""
         waited = None if self.waited is None or before.waited is None else max(0.0, self.waited - before.waited)
-        return Usage(max(0.0, self.cpu - before.cpu), waited, self.runnable)
+        return Usage(max(0.0, self.cpu - before.cpu), waited, self.queued)
 
 
 def machine_load() -> tuple[float, int]:
@@ -92,21 +92,21 @@ class MoveTiming:
     def machine_to_blame(self, awaiting: bool = False) -> bool:
         """Whether the move's lateness is the machine's doing, or may be (see the module's rule).
 
-        ``awaiting``: no move yet.  Then an agent runnable now may be in a
-        wait the kernel has not yet counted (it counts one when it ends):
-        it may still be the machine's doing.
+        ``awaiting``: no move yet.  Then an agent held in the run queue now
+        is in a wait the kernel has not yet counted (it counts one when it
+        ends): it may still be the machine's doing.
         """
         if self.used.cpu > self.limit:
             return False  # it thought too long, whatever the machine did
         own = self.own_seconds
         if own is not None:
-            return own <= self.limit or (awaiting and self.used.runnable)
+            return own <= self.limit or (awaiting and self.used.queued)
         return self.loaded and self.used.cpu < LOAD_CPU_SHARE * self.clock
 
-    def figures(self, awaited: str = "") -> str:
+    def figures(self, awaited: str = "", what: str = "the move") -> str:
         """``the move took 1.34 s of clock and 0.05 s of CPU (1.21 s waiting for a core), 0.35 s allowed``; with
         ``awaited`` (what never came: ``"move"``), ``no move after 2.40 s of clock and ...``."""
-        took = f"no {awaited} after {self.clock:.2f} s" if awaited else f"the move took {self.clock:.2f} s"
+        took = f"no {awaited} after {self.clock:.2f} s" if awaited else f"{what} took {self.clock:.2f} s"
         return f"{took} of clock and {self.used_text()}, {self.limit:g} s allowed"
 
     def used_text(self) -> str:
@@ -117,7 +117,7 @@ class MoveTiming:
         # (summed over its threads and processes, which may queue at once: never shown as more than the clock)
         return f"{self.used.cpu:.2f} s of CPU ({min(waited, self.clock):.2f} s waiting for a core)"
 
-    def busy_text(self, awaited: str = "", then: str = "") -> str:
+    def busy_text(self, awaited: str = "", then: str = "", what: str = "the move") -> str:
         """Why a judge could not tell, with the figures (:meth:`figures`), for a card or a terminal (``then``: what to do)."""
         return (f"could not tell: the machine was busy (load {self.load:.1f} on {self.cores} "
-                f"core{'s' * (self.cores != 1)}): {self.figures(awaited)}" + (f"; {then}" if then else ""))
+                f"core{'s' * (self.cores != 1)}): {self.figures(awaited, what)}" + (f"; {then}" if then else ""))

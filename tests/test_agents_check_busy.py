@@ -109,8 +109,8 @@ def test_an_agent_that_sleeps_past_its_time_fails_on_a_busy_core_too() -> None:
 
 # The rule, figure by figure (the figures as /proc gives them for one move).
 
-def timing(clock: float, cpu: float, waited: Optional[float], load: float = 0.5, runnable: bool = False) -> MoveTiming:
-    return MoveTiming(clock, Usage(cpu, waited, runnable), limit=0.35, load=load, cores=2)
+def timing(clock: float, cpu: float, waited: Optional[float], load: float = 0.5, queued: bool = False) -> MoveTiming:
+    return MoveTiming(clock, Usage(cpu, waited, queued), limit=0.35, load=load, cores=2)
 
 
 def test_the_rule_blames_the_machine_only_for_a_wait_for_a_core() -> None:
@@ -119,8 +119,8 @@ def test_the_rule_blames_the_machine_only_for_a_wait_for_a_core() -> None:
     assert not timing(1.34, 0.05, 0.10, load=18).machine_to_blame()
     assert not timing(1.34, 0.60, 1.00).machine_to_blame(), "its CPU alone is over the limit"
     # No move yet: a thread queued now is in a wait the kernel has not counted yet.
-    assert timing(2.4, 0.05, 1.0, runnable=True).machine_to_blame(awaiting=True)
-    assert not timing(2.4, 0.05, 1.0, runnable=True).machine_to_blame()
+    assert timing(2.4, 0.05, 1.0, queued=True).machine_to_blame(awaiting=True)
+    assert not timing(2.4, 0.05, 1.0, queued=True).machine_to_blame()
     assert not timing(2.4, 0.05, 1.0).machine_to_blame(awaiting=True)
     # Without scheduler statistics: the tournaments' sign (CPU under half the clock on a loaded machine) or nothing.
     assert timing(1.34, 0.05, None, load=9.3).machine_to_blame()
