@@ -181,7 +181,8 @@ class ReportCard:
     # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
     failed_by_illegal: Optional[frozenset[str]] = None
     illegal_game: Optional[tuple[str, GameRecord, Colour]] = None  # that game: its name, record, the agent's colour
-    busy_advice: str = QUIETER  # what to do after an UNSURE item (a class server checks again by itself)
+    busy_advice: str = QUIETER  # what to do after an UNSURE item (a class server checks again by itself: "")
+    stopped_busy: bool = False  # the check stopped before the end: the machine too busy to go on judging the agent
 
     def new_game(self) -> None:
         """A scripted game begins (games are played one at a time): what failed before it is known."""
@@ -252,7 +253,7 @@ class ReportCard:
         elif self.unsure:
             names = ", ".join(f'"{item.title}"' for item in self.unsure)
             out.append(f"no check failed; could not tell: {names} (the machine was too busy to time your program; "
-                       f"this does not count against it): {self.busy_advice}")
+                       "this does not count against it)" + (f": {self.busy_advice}" if self.busy_advice else ""))
         elif untested:
             names = ", ".join(f'"{item.title}"' for item in untested)
             out.append(f"no check failed; not tested: {names} (the check could not exercise "
@@ -875,6 +876,7 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
             step()
         except MachineBusy as busy:  # no game can be judged on this machine now: stop, and say why
             card.machine_busy(busy.timing, busy.awaited, busy.what)
+            card.stopped_busy = True
             card.notes.append("stopped: the machine was too busy to time the program (see answers in time); what "
                               "was not reached is UNTESTED")
             break
