@@ -95,8 +95,9 @@ def test_a_move_late_for_want_of_a_core_is_unsure_with_its_figures_not_failed(us
 def test_an_agent_whose_cpu_alone_passes_the_limit_fails_on_a_busy_core() -> None:
     card = check_beside_spinners(cpu_agent("--work", "0.6", "--at", "2"), None, fail_fast=True)
     status, detail = card["items"]["in-time"]
-    assert status == "FAIL", card["lines"]
-    assert "(limit 0.1 + 0.25 s; it used 0.6" in detail and " s of CPU" in detail
+    assert status == "FAIL" and not card["unsure"], card["lines"]
+    # late (its CPU in the figures), or later than the check watches (its share of the core decides which)
+    assert "(limit 0.1 + 0.25 s; it used 0.6" in detail or detail.startswith("no move within 2.4 s"), detail
 
 
 @pytest.mark.slow
