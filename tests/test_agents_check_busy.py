@@ -54,6 +54,7 @@ try:
 finally:
     for spinner in spinners:
         spinner.kill()
+        spinner.wait()
 print(json.dumps({"items": {key: [item.status, item.detail] for key, item in card.items.items()},
                   "lines": card.lines(), "failed": card.failed, "unsure": [item.key for item in card.unsure]}))
 '''

@@ -126,6 +126,7 @@ def test_a_check_the_server_was_too_busy_to_time_neither_admits_nor_rejects_and_
     finally:
         for spinner in spinners:
             spinner.kill()
+            spinner.wait()
     assert card.busy_checks == BUSY_CHECKS
     if card.status is VersionStatus.ADMITTED:  # every game got through, only the timing unsure
         assert card.reason.startswith(f"admitted; the server was too busy to time it in {BUSY_CHECKS} checks: its "
