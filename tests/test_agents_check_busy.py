@@ -136,3 +136,27 @@ def test_the_figures_read_as_the_card_says_them() -> None:
                     "0.05 s of CPU, 0.35 s allowed; run the check again on a quieter machine")
     assert timing(2.4, 0.05, 3.1).figures("move") == ("no move after 2.40 s of clock and 0.05 s of CPU (2.40 s waiting "
                                                       "for a core), 0.35 s allowed")
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_othello_check_prints_the_truth_and_exits_3_when_it_could_not_tell() -> None:
+    """The command line, pinned to the spinners' core with everything it starts (its agent inherits the core)."""
+    spin = f"import os; os.sched_setaffinity(0, {{{PINNED}}})\nwhile True: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    try:
+        done = subprocess.run([sys.executable, "-m", "othello_arena", "check", cpu_agent("--work", "0.05", "--at", "2",
+                                                                                           "--starve"),
+                               "--time", "0.1", "--attempts", "1", "-q"], capture_output=True, text=True, timeout=600,
+                              preexec_fn=lambda: os.sched_setaffinity(0, {PINNED}))
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    assert done.returncode == 3, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    unsure = [line for line in lines if line.startswith("  UNSURE   answers in time: ")]
+    assert len(unsure) == 1 and "could not tell: the machine was busy (load " in unsure[0], done.stdout
+    assert " on 1 core): " in unsure[0] and unsure[0].endswith("; run the check again on a quieter machine")
+    assert not [line for line in lines if line.startswith("  FAIL")], done.stdout
+    assert any(line.startswith('no check failed; could not tell: "answers in time"') for line in lines), done.stdout
