@@ -54,7 +54,7 @@ from .escapes import make_log_visible, visible
 from .settings import ClassSettings
 from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
 from .uploads import (Limits, UploadRefused, collect, file_list, make_read_only, make_writable, missing_file,
-                      parse_command, program_fingerprint, remove_tree, store_version)
+                      not_startable, parse_command, program_fingerprint, remove_tree, store_version)
 
 TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
@@ -107,7 +107,7 @@ def submit(settings: ClassSettings, store: ClassStore, student: str, uploads: li
         raise RateLimited(f"at most {limit} submissions an hour: the next one is taken in {_duration(wait)} "
                           f"(at {taken})", wait)
     files = collect(uploads, Limits.of(settings))
-    missing = missing_file(command, build, files)
+    missing = missing_file(command, build, files) or not_startable(command, build, files)
     if missing is not None:  # refused now rather than built, checked and rejected minutes later
         raise UploadRefused(missing)
     used, cap = student_bytes(settings, student), settings.admission.max_student_mb << 20

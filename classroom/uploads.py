@@ -225,6 +225,35 @@ FILE_OPTION_RUNNERS = re.compile(r"^[gm]?awk$")  # ... and those that take it af
 HOME_PREFIX = "{home}/"
 
 
+PROGRAM_HEADERS = (b"#!", b"\x7fELF")  # what the kernel can start: a script with its interpreter's line, a binary
+
+
+def started_program(command: str) -> Optional[str]:
+    """The file the command starts by its path (``./agent`` or ``{home}/bin/agent`` gives ``agent``, ``bin/agent``),
+    relative to the submission; ``None`` for a program of PATH (``python3 agent.py``) or a placeholder's."""
+    argv = shlex.split(command)
+    program = argv[0] if argv else ""
+    program = program[len(HOME_PREFIX):] if program.startswith(HOME_PREFIX) else program
+    if "/" not in program or any(char in program for char in "{}*?$"):
+        return None
+    return "/".join(part for part in program.split("/") if part not in ("", ".")) or None
+
+
+def not_startable(command: str, build: str, files: dict[str, bytes]) -> Optional[str]:
+    """Why the command's program, sent as it is (no build line), could not be started, or ``None``.
+
+    An upload keeps no file modes (a browser sends none): the program the command starts by its path is made
+    executable when it is one (:data:`PROGRAM_HEADERS`, :func:`store_version`); any other file would fail
+    with "exec format error" at its first move, so it is refused now, saying what to do.
+    """
+    program = started_program(command)
+    if build.strip() or program is None or program not in files or files[program].startswith(PROGRAM_HEADERS):
+        return None
+    return (f"the command starts {program} itself, which is neither a script with a '#!' first line (#!/bin/sh, "
+            f"#!/usr/bin/env python3) nor a compiled program: add that line, or start it with its interpreter "
+            f"(e.g. sh {program} {{name}})")
+
+
 def missing_file(command: str, build: str, files: Iterable[str]) -> Optional[str]:
     """Why the upload cannot run as its command says, or ``None``: the command runs a file the upload lacks.
 
@@ -274,12 +303,16 @@ def store_version(folder: Path, student: str, files: dict[str, bytes], command: 
     incoming = folder / "submissions" / ".incoming"
     incoming.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{student}-", dir=incoming))
+    program = started_program(command)
     try:
         for name, data in files.items():
             path = staging.joinpath(*name.split("/"))
             path.parent.mkdir(parents=True, exist_ok=True)
             # O_EXCL and O_NOFOLLOW: the staging folder is ours and fresh; nothing may be there already
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            # The program the command starts by its path runs as it is: executable, as its author's copy was
+            # (an upload keeps no modes); what is not a program stays a plain file.
+            mode = 0o755 if name == program and data.startswith(PROGRAM_HEADERS) else 0o644
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)
         print_ = fingerprint(staging, command, build)

@@ -6,6 +6,7 @@ import pytest
 from test_agents_check_passes import MOBILITY
 
 from othello_arena.classroom.admission import admit, submit
+from othello_arena.classroom.uploads import UploadRefused
 from othello_arena.classroom.store import VersionStatus
 
 
@@ -142,3 +143,25 @@ def test_a_check_the_server_was_too_busy_to_time_neither_admits_nor_rejects_and_
     instructor_verdict(settings, store, "alice", version.id, VerdictAction.ADMIT, "it is the starter", "instructor")
     admitted = store.version(version.id)
     assert admitted is not None and admitted.status is VersionStatus.ADMITTED
+
+
+def test_a_script_the_command_starts_by_its_path_runs_though_an_upload_keeps_no_modes(class_store) -> None:
+    """An upload keeps no file modes (a browser sends none): `./agent.py {name}` with a '#!' line was written
+    without its execute bit and rejected at the check ("permission denied") though the student's copy runs.
+    The program the command starts is made executable when it is one; a file that is none is refused at upload."""
+    from pathlib import Path
+
+    import othello_arena
+
+    settings, store = class_store(["alice"], ["greedy"], time=1.0)
+    starter = (Path(othello_arena.__file__).parent / "agents" / "examples" / "starter.py").read_bytes()
+    assert starter.startswith(b"#!/usr/bin/env python3\n")
+    version, _ = submit(settings, store, "alice", [("agent.py", starter), ("notes.txt", b"mine\n")],
+                        "./agent.py {name}", "")
+    card = admit(settings, version)
+    assert card.status is VersionStatus.ADMITTED, (card.reason, card.check)
+    folder = settings.folder / "submissions" / "alice" / version.fingerprint
+    assert (folder / "agent.py").stat().st_mode & 0o111 and not (folder / "notes.txt").stat().st_mode & 0o111
+    with pytest.raises(UploadRefused, match=r"starts agent\.py itself, which is neither a script with a '#!' first "
+                                             r"line .* or start it with its interpreter \(e\.g\. sh agent\.py \{name\}\)"):
+        submit(settings, store, "alice", [("agent.py", starter.split(b"\n", 1)[1])], "./agent.py {name}", "")

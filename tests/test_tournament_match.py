@@ -102,6 +102,9 @@ def test_the_sprt_stops_the_match_when_it_decides(tmp_path: Path) -> None:
         "for move and count once in the Elo (deterministic agents: --openings gives each pair its own opening)")
     data = json.loads((tmp_path / "m" / "match.json").read_text())
     assert data["stopped"] == "sprt" and data["sprt"]["decision"] == "H1"
+    finished = _count(tmp_path / "m" / "tournament.sqlite", "finished")
+    decided = next(line for line in result.output.splitlines() if line.startswith("decided by the SPRT after"))
+    assert decided.endswith(f"the remaining {200 - finished} of at most 200 games were not needed"), decided
     # The pairs in flight when it decided are counted too: at most one more with two games at once.
     assert 10 <= len(data["pairs"]) <= 11 and data["wins"] == data["games"] == 2 * len(data["pairs"])
     played = [row for row in query(tmp_path / "m" / "tournament.sqlite", "SELECT * FROM games WHERE status = 'finished'")]
@@ -351,3 +354,20 @@ def test_time_odds_go_into_the_match_file_and_every_game(tmp_path: Path) -> None
     assert 'name = "greedy"\nbuiltin = "greedy"\ntime_per_move = 5.0' in (out / "match.toml").read_text()
     records = [GameRecord.load(str(path)) for path in sorted(out.glob("games/*/game.json"))]
     assert len(records) == 2 and all(r.extra["referee"]["agent_times"] == {"greedy": 5.0} for r in records)
+
+
+
+def test_a_match_says_above_its_verdict_which_timeouts_may_be_the_machines(tmp_path: Path) -> None:
+    # The sleeper never answers its 3rd move, asleep (no CPU): the runner flags each such timeout as maybe the
+    # machine's load, and the match's closing lines say so, with where, above the verdict that counts them.
+    first = f"first={sys.executable} {TINY_AGENT} --name {{name}} --style first"
+    sleeper = f"sleeper={sys.executable} {TINY_AGENT} --name {{name}} --style last --sleep-at 3"
+    result = CliRunner().invoke(cli, ["match", first, sleeper, "--games", "2", "--seed", "3", "--time", "2", "-j", "1",
+                                      "--out", str(tmp_path / "m"), "-q"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    flagged = next(line for line in lines if "ended by a timeout that may be the machine's load" in line)
+    assert flagged.startswith("2 game(s) of 2 ended") and "they count in the figures above" in flagged, flagged
+    for line in lines[lines.index(flagged) + 1:lines.index(flagged) + 3]:
+        assert "timeout under load? CPU" in line and re.search(r"sleeper ran out of time at move \d+;", line), line
+    assert lines[-1] == json.loads((tmp_path / "m" / "match.json").read_text())["verdict"]  # the verdict stays last

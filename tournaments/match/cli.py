@@ -22,6 +22,7 @@ from ...referee.process import sigterm_as_interrupt
 from ...referee.sandbox import SandboxUnavailable
 from ...referee.time_use import time_use
 from ..results.lock import LockHeldError
+from ..results.state import read_state
 from ..results.store import StoreError
 from ..run.runner import Runner
 from ..schedule.config import MAX_GAMES_PER_PAIRING, TournamentFileError
@@ -198,6 +199,22 @@ def match_records(directory: Path) -> list[GameRecord]:
     return records
 
 
+def _closing_lines(directory: Path, state: MatchState) -> list[str]:
+    """What the verdict rests on, above it: why a decided match played no more games, and the timeouts that
+    may be the machine's fault rather than an agent's (flagged by the runner: they count in the figures above)."""
+    played = read_state(load_match(directory))
+    lines = [played.progress_text()] if state.decision is not None else []
+    if played.flagged:
+        games = len(played.flagged)
+        lines.append(f"{games} game(s) of {played.progress.finished} ended by a timeout that may be the machine's "
+                     "load rather than the agent's: they count in the figures above; on a quieter machine, or with "
+                     "fewer games at once (-j), a new match would tell")
+        lines.extend(f"  {item.game}: {item.describe()}" for item in played.flagged[:5])
+        if games > 5:
+            lines.append(f"  ... and {games - 5} more (othello tournament status {directory / MATCH_FILE} lists them)")
+    return lines
+
+
 def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: bool = False) -> None:
     """Play the match in ``directory`` on the runner, printing each pair; exit with the match's code."""
 
@@ -246,6 +263,8 @@ def _play(directory: Path, concurrency: Optional[int], quiet: bool, verbose: boo
     click.echo(f"final: {state.a} vs {state.b}: " + " | ".join(state.lines()))
     for use in sorted(time_use(match_records(directory)), key=lambda use: use.agent != state.a):  # A first
         click.echo(f"time: {use.line()}")
+    for line in _closing_lines(directory, state):
+        click.echo(line)
     click.echo(state.verdict())
     if state.stopped == "not-started":
         click.echo(f"error: an agent could not be started (see the game.json files under {directory / 'games'}); "

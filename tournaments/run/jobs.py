@@ -269,11 +269,14 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
     label = record.white if loser is WHITE else record.black
     own = record.extra.get("referee", {}).get("agent_times", {}).get(label)
     limit = (own or record.time_per_move or 0.0) + GRACE_SECONDS
-    wall = times.get("seconds") or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
+    # The referee's own figure when it has one; else its moves' time and the limit of the move it lost on, a lower
+    # bound: a first move's start-up allowance is not in the record, so the clock may have run longer.
+    measured = times.get("seconds")
+    wall = measured or ((outcome.white_seconds if loser is WHITE else outcome.black_seconds) + limit)
     cpu = times.get("cpu_seconds")
     notes = []
     if cpu is not None and wall > 0 and cpu < LOAD_CPU_SHARE * wall:
-        notes.append(f"CPU {cpu:.2f} s over {wall:.2f} s of clock")
+        notes.append(f"CPU {cpu:.2f} s over {'' if measured else 'at least '}{wall:.2f} s of clock")
     if load > cores or record.extra.get("load_suspect"):
         notes.append(f"load average {load:.1f} on {cores} cores")
     return "; ".join(notes) or None
