@@ -65,6 +65,7 @@ from ..protocol import (
 )
 from ..protocol.openings import format_opening, opening_board, parse_opening
 from ..referee import files
+from ..referee.busy import MoveTiming, Usage
 from ..protocol.notation import format_clock_line
 from ..referee.clock import CHECK_SECONDS, STARTUP_SECONDS, Clock, TimeControl, TimeRule, format_clock, parse_clock
 from ..referee.config import END_GRACE_SECONDS, GameConfig
@@ -90,6 +91,11 @@ _IN_NAME = re.compile(rb"(?<![A-Za-z0-9_./{}-])([A-Za-z0-9_-]{1,32})\.in(?![A-Za
 # ---------------------------------------------------------------------------
 
 PASS, FAIL, ADVISORY, UNTESTED = "PASS", "FAIL", "ADVISORY", "UNTESTED"
+# The check could not tell: a move was late, or none came, while the agent waited for a core (referee/busy.py).
+# Neither a pass nor a failure: the card says so, with the figures, and how to have it told.
+UNSURE = "UNSURE"
+QUIETER = "run the check again on a quieter machine"  # what the card advises after UNSURE (a class server: its own)
+BUSY_WATCH = 60.0  # seconds of clock a starved agent is watched for its move, its own time not yet used up
 
 ITEMS = [
     ("white", "starts as White"),
@@ -125,7 +131,7 @@ PASS_ITEMS = ("must-pass", "receives-pass")
 class Item:
     key: str
     title: str
-    status: Optional[str] = None  # PASS / FAIL / ADVISORY; None: never exercised (UNTESTED)
+    status: Optional[str] = None  # PASS / FAIL / ADVISORY / UNSURE; None: never exercised (UNTESTED)
     detail: str = ""
     evidence: list[str] = field(default_factory=list)  # shown under a failure: where, the agent's output
     to_test: str = ""  # UNTESTED only: what would have it tested (shown after the verdict)
@@ -140,6 +146,19 @@ class Item:
         else:
             self.status, self.detail = (ADVISORY if advisory else FAIL), detail
             self.evidence = list(evidence or [])
+
+    def could_not_tell(self, detail: str) -> None:
+        """The machine, not the agent, made a move late: no verdict (a failure stays; a later one overrides it)."""
+        if self.status not in (FAIL, UNSURE):
+            self.status, self.detail, self.evidence = UNSURE, detail, []
+
+
+class MachineBusy(Exception):
+    """The agent waited for a core so long that the check cannot go on judging it (its figures in ``timing``)."""
+
+    def __init__(self, timing: MoveTiming, awaited: str = "move", what: str = "the move") -> None:
+        super().__init__(timing.busy_text(awaited, what=what))
+        self.timing, self.awaited, self.what = timing, awaited, what
 
 
 @dataclass
@@ -162,6 +181,8 @@ class ReportCard:
     # the items failed by the end of the game of the first illegal move: a failure after it may be its consequence
     failed_by_illegal: Optional[frozenset[str]] = None
     illegal_game: Optional[tuple[str, GameRecord, Colour]] = None  # that game: its name, record, the agent's colour
+    busy_advice: str = QUIETER  # what to do after an UNSURE item (a class server checks again by itself: "")
+    stopped_busy: bool = False  # the check stopped before the end: the machine too busy to go on judging the agent
 
     def new_game(self) -> None:
         """A scripted game begins (games are played one at a time): what failed before it is known."""
@@ -193,6 +214,16 @@ class ReportCard:
         return any(item.status == FAIL for item in self.items.values())
 
     @property
+    def unsure(self) -> list[Item]:
+        """The items the check could not tell (the machine was too busy to time the agent): no verdict either way."""
+        return [item for item in self.items.values() if item.status == UNSURE]
+
+    def machine_busy(self, timing: MoveTiming, awaited: str = "", what: str = "the move") -> None:
+        """A move (``what``) late, or what was ``awaited`` not come, while the machine kept the agent from a core:
+        ``answers in time`` is UNSURE, with the figures."""
+        self["in-time"].could_not_tell(timing.busy_text(awaited, what=what, then=self.busy_advice))
+
+    @property
     def untested(self) -> list[Item]:
         """The items the check could not exercise (no finding either way)."""
         return [item for item in self.items.values() if item.status is None]
@@ -219,6 +250,10 @@ class ReportCard:
         untested = self.untested
         if self.failed:
             out.append("some checks FAILED")
+        elif self.unsure:
+            names = ", ".join(f'"{item.title}"' for item in self.unsure)
+            out.append(f"no check failed; could not tell: {names} (the machine was too busy to time your program; "
+                       "this does not count against it)" + (f": {self.busy_advice}" if self.busy_advice else ""))
         elif untested:
             names = ", ".join(f'"{item.title}"' for item in untested)
             out.append(f"no check failed; not tested: {names} (the check could not exercise "
@@ -275,6 +310,7 @@ class ScriptedGame:
         self.colour: Optional[Colour] = None  # the agent's, once sent
         self.moves_read = 0  # the agent's moves taken from NAME.out
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
+        self.used_at_send = Usage(0.0, 0.0)  # what the agent had used when NAME.in was last written
         # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4),
         # the same game clock if one is given (section 10).
         self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
@@ -350,8 +386,15 @@ class ScriptedGame:
 
     def send(self, text: str) -> float:
         """Write NAME.in atomically; return the time it was in place (the clock starts)."""
+        if self.seat.process is not None:
+            self.used_at_send = self.process.usage()
         self.seat.write_in(text)
         return time.monotonic()
+
+    def timing(self, started: float, now: float, limit: float, awaiting: bool = False) -> MoveTiming:
+        """The figures of the turn begun at ``started`` (NAME.in written), at ``now``: the clock, the agent's use
+        (``awaiting``: nothing came yet, so whether it is held in the run queue now is looked at too)."""
+        return MoveTiming.measure(now - started, self.process.usage(awaiting).since(self.used_at_send), limit)
 
     def clock_line(self) -> str:
         """The clock line that ends a ``NAME.in`` asking for a move, for an agent that reads it under a clock (section 10)."""
@@ -458,11 +501,16 @@ class ScriptedGame:
             now = time.monotonic()
             if message is not None:
                 first_move, late, limit = clock.first_move, clock.expired(now), clock.explain()
+                timing = self.timing(started, now, clock.allowance() or 0.0) if late else None
                 seconds = clock.stop(now)
-                if not first_move:  # a first move's start-up is not thinking
+                excused = timing is not None and timing.machine_to_blame()
+                if not first_move and not excused:  # a first move's start-up is not thinking; a starved one unjudged
                     self.card.slowest = max(self.card.slowest, seconds)
-                if late:
-                    self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {limit})", evidence=self.evidence())
+                if timing is not None and excused:
+                    self.card.machine_busy(timing)
+                elif timing is not None:
+                    self.card["in-time"].grade(False, f"a move took {seconds:.2f} s (limit {limit}; it used "
+                                               f"{timing.used_text()})", evidence=self.evidence())
                 self.moves_read += 1
                 self.card.moves_timed += 1
                 self.card.seconds_timed += seconds
@@ -472,6 +520,13 @@ class ScriptedGame:
                 raise AgentGone(f"the agent exited (code {self.process.returncode}) without a move"
                                 f"{self.process.memory_note()}")
             if now > deadline:
+                timing = self.timing(started, now, clock.allowance() or 0.0, awaiting=True)
+                if timing.machine_to_blame(awaiting=True):
+                    # Starved of a core, not slow: watched on while its own time is not used up, then no verdict.
+                    if timing.own_seconds is not None and timing.clock < (clock.allowance() or 0.0) + BUSY_WATCH:
+                        deadline = now + WATCH_LONGER
+                        continue
+                    raise MachineBusy(timing)
                 self.fault(Termination.TIMEOUT, "no move in time", FaultyMove(self.board.to_move, None, now - started))
                 # What the wait was made of: the limit (the time, the grace, a first move's start-up), then the
                 # checker's own watch, to tell a late move from none.
@@ -544,7 +599,14 @@ class ScriptedGame:
         if not self.process.exited:
             if self.in_present() and not last_move:
                 self.wait_deleted(self.time)
-            self.send(last_move + format_end(outcome))
+            started = self.send(last_move + format_end(outcome))
+            if not self.process.wait_exit(END_GRACE_SECONDS + 0.5):
+                # Watched longer before the figures are judged: just past the limit, any wait at all explains it.
+                late = self.process.wait_exit(WATCH_LONGER)
+                timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5, awaiting=not late)
+                if timing.machine_to_blame(awaiting=not late):  # starved: it had no core to exit with
+                    raise MachineBusy(timing, "" if late else "exit", "the exit")
+                return False
         return self.process.wait_exit(END_GRACE_SECONDS + 0.5)
 
 
@@ -652,6 +714,10 @@ def _start(game: ScriptedGame, colour: Colour, card: ReportCard, opening: tuple[
                                 f"{game.in_name}")
             problem = (f"{game.in_name} (the colour) was not deleted within {game.time + game.clock.control.startup:g} s: "
                        + game.untaken())
+            late = game.wait_deleted(WATCH_LONGER)  # judged further from the limit (see ScriptedGame.end)
+            timing = game.timing(started, time.monotonic(), game.clock.allowance() or 0.0, awaiting=not late)
+            if timing.machine_to_blame(awaiting=not late):  # starved of a core: it may not have been able to read it
+                raise MachineBusy(timing, "" if late else f"deletion of {game.in_name}", f"deleting {game.in_name}")
             card["deletes"].grade(False, problem, evidence=game.evidence())  # not UNTESTED under this line
             raise AgentGone(problem)
         time.sleep(QUIET)
@@ -704,20 +770,22 @@ def check_agent(spec: AgentSpec, time_per_move: float = CHECK_SECONDS, attempts:
                 workdir: Optional[Path] = None, log: Callable[[str], None] = lambda line: None,
                 startup: float = STARTUP_SECONDS, sandbox: str = GameConfig.sandbox,
                 fail_fast: bool = False, clock: Optional[tuple[float, float]] = None,
-                limits: Optional[GameConfig] = None, home: str = HOME_HERE) -> ReportCard:
+                limits: Optional[GameConfig] = None, home: str = HOME_HERE, busy_advice: str = QUIETER) -> ReportCard:
     """Run every scenario on the agent ``spec``; return the report card (``fail_fast``: stop at the first failure).
 
     ``startup`` is the extra time on each game's first move, as the referee
     gives; ``sandbox`` as for a game (``"bwrap"`` or ``"none"``); ``limits``
     the referee's other settings of the checker's games (memory, processes,
     disk: a class's ``[referee]``), their time and sandbox this call's;
-    ``home`` what its hints call ``{home}`` (a class server's check: the submission's folder).
+    ``home`` what its hints call ``{home}`` (a class server's check: the submission's folder);
+    ``busy_advice`` what the card says to do when the machine was too busy to time the agent (UNSURE).
     Raises :class:`~othello_arena.referee.sandbox.SandboxUnavailable` before
     any game if the sandbox cannot run here.
     """
     config = replace(limits or GameConfig(), time_per_move=time_per_move, sandbox=sandbox, clock=clock)
     isolation_for(config)
-    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "", home=home)
+    card = ReportCard(str(spec), time_per_move, clock=format_clock(*clock) if clock else "", home=home,
+                      busy_advice=busy_advice)
     if spec.openings:
         card.items[OPENINGS_ITEM[0]] = Item(*OPENINGS_ITEM)
     elif not spec.is_manual:
@@ -804,7 +872,14 @@ def _run_scenarios(spec: AgentSpec, card: ReportCard, root: Path, time_per_move:
         if scenarios.stopped():
             card.notes.append("stopped at the first failure (--fail-fast): what was not reached is UNTESTED")
             break
-        step()
+        try:
+            step()
+        except MachineBusy as busy:  # no game can be judged on this machine now: stop, and say why
+            card.machine_busy(busy.timing, busy.awaited, busy.what)
+            card.stopped_busy = True
+            card.notes.append("stopped: the machine was too busy to time the program (see answers in time); what "
+                              "was not reached is UNTESTED")
+            break
     return scenarios
 
 
@@ -826,10 +901,11 @@ def _untested_without_a_move(card: ReportCard) -> None:
     if card.moves_timed:
         return
     for key in NEEDS_A_MOVE:
-        if key in card.items:
+        if key in card.items and card.items[key].status != UNSURE:
             item = card.items[key]
             item.status, item.evidence, item.to_test = None, [], ""
-            item.detail = "not reached: no move was ever read from it (see starts as White)"
+            item.detail = ("not reached: the machine was too busy to time it (see answers in time)" if card.unsure
+                           else "not reached: no move was ever read from it (see starts as White)")
 
 
 def _drift_hint(card: ReportCard) -> None:

@@ -100,7 +100,11 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
     An item the check could not exercise (UNTESTED: e.g. no game reached a
     position where the agent must pass) and the advisory checks (an illegal
     opponent move, a lower-case move line) do not count against it: the card
-    says so.  2: a bad AGENT or option; 4: the sandbox cannot run here.
+    says so.  3: no check failed but one could not tell (UNSURE: the machine
+    was too busy to time the agent, which waited for a core rather than
+    thought; the card gives the clock, the CPU and the load): run it again
+    on a quieter machine.  2: a bad AGENT or option; 4: the sandbox cannot
+    run here.
     """
     from ..referee.cli import time_option
     from ..referee.clock import STARTUP_SECONDS
@@ -133,4 +137,4 @@ def check(agent_text: str, time_per_move: float, clock_text: Optional[str], atte
         sys.exit(130)
     for line in card.lines():
         click.echo(line)
-    sys.exit(1 if card.failed else 0)
+    sys.exit(1 if card.failed else 3 if card.unsure else 0)

@@ -22,6 +22,16 @@ removed), its check's card kept.
 
 Each student's files in the class folder (submissions, builds, cards) are
 capped (``[admission] max_student_mb``): past it, submissions are refused.
+
+A check that could not tell (the server too busy to time the program: a
+move late while it waited for a core, ``othello check``'s UNSURE) is no
+verdict: the version stays ``checking``, its card and reason say so ("waiting
+to be checked again: the server was too busy to time your agent", with the
+figures), and it is checked again :data:`BUSY_RECHECK_SECONDS` later, at most
+:data:`BUSY_CHECKS` checks in all.  At the last one, a check that got through
+its games (only the timing unsure) admits it, saying its speed was not
+checked; one the load stopped leaves it waiting for the instructor (admit or
+re-check by hand), which the reason says.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .arena import FAIL, HOME_ON_SERVER, AgentSpec, check_agent, run_build
+from .arena import FAIL, HOME_ON_SERVER, AgentSpec, ReportCard, check_agent, run_build
 from .cards import for_student, referee_lines_for_student, split_build_log
 from .escapes import make_log_visible, visible
 from .settings import ClassSettings
@@ -50,6 +60,10 @@ TAIL_LINES = 40  # lines of a build log or an agent's output on a card
 SERVER_FAULT = "the server could not check this version"  # a reason that is ours: the same files may be sent again
 MAX_VERDICT_REASON = 500  # characters of the instructor's reason for a verdict by hand
 STUDENT_FOLDERS = ("submissions", "builds", "cards")  # what of the class folder is a student's own (the cap)
+BUSY_WAIT = "waiting to be checked again: the server was too busy to time your agent"  # a busy check's reason
+BUSY_GAVE_UP = "not checked: the server was too busy to time your agent"  # ... after the last try (no more tries)
+BUSY_CHECKS = 3  # checks of a version the server may be too busy for, before it stops trying by itself
+BUSY_RECHECK_SECONDS = 300  # how long after a busy check the version is checked again (the load may have passed)
 
 
 class RateLimited(UploadRefused):
@@ -271,7 +285,7 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
     workdir.mkdir(exist_ok=True)
     # under a clock the checker's games have it too; time_per_move is then its cap, or a fair share of the bank
     report = check_agent(spec, time_per_move=settings.check_seconds, workdir=workdir, log=log, clock=settings.time.clock,
-                         limits=limits, home=HOME_ON_SERVER)
+                         limits=limits, home=HOME_ON_SERVER, busy_advice="")  # (what follows: the card's reason)
 
     def shown(text: str) -> str:
         """The card names the folder as the student knows it ({home}), and no other path of the class folder."""
@@ -294,6 +308,8 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
         first = failed[0]
         return _decided(card, VersionStatus.REJECTED,
                         f"the check failed: {first.title}" + (f": {first.detail}" if first.detail else ""))
+    if report.unsure:
+        return _busy(card, report, busy_checks(version) + 1)
     if report.untested:
         # What the check could not exercise is no evidence against the program (a strong program may never be
         # steered into a forced pass): admitted, and the card says which item went untested.  Rejecting here
@@ -302,6 +318,43 @@ def admit(settings: ClassSettings, version: Version, log: Callable[[str], None] 
         return _decided(card, VersionStatus.ADMITTED,
                         f"admitted; not tested, and not counted against it: {titles} (see the card)")
     return _decided(card, VersionStatus.ADMITTED, "")
+
+
+def _busy(card: Card, report: ReportCard, tries: int) -> Card:
+    """The check could not tell (the server too busy to time the program): no verdict, unless it was the last try.
+
+    Never rejected on it (a correct program is turned away by a busy
+    server otherwise: a class of 300 at its peak had all ten uploads of the
+    starter rejected so).  The card's reason says what happens next.
+    """
+    card = dataclasses.replace(card, busy_checks=tries)
+    figures = report.unsure[0].detail
+    if tries < BUSY_CHECKS:
+        return _decided(card, VersionStatus.CHECKING, f"{BUSY_WAIT} (check {tries} of at most {BUSY_CHECKS}, the next "
+                        f"in {BUSY_RECHECK_SECONDS // 60} min): {figures}")
+    if not report.stopped_busy:  # every other item was judged: its speed alone is unknown
+        return _decided(card, VersionStatus.ADMITTED, f"admitted; the server was too busy to time it in {tries} checks: "
+                        f"its speed was not checked, and is not counted against it ({figures})")
+    return _decided(card, VersionStatus.CHECKING, f"{BUSY_GAVE_UP} in {tries} checks, which stopped before the end: "
+                    f"your instructor can admit it or have it checked again ({figures})")
+
+
+def busy_checks(version: Version) -> int:
+    """How many checks in a row the server was too busy to time ``version`` (0 after any other verdict)."""
+    card = version.card
+    busy = version.status is VersionStatus.CHECKING and version.reason.startswith(BUSY_WAIT)
+    return card.busy_checks if busy and card is not None else 0
+
+
+def due_for_check(version: Version, moment: dt.datetime) -> bool:
+    """Whether a ``checking`` version may be checked at ``moment``: not while it waits out a busy check's pause,
+    and never again by itself once the server gave up on timing it (the instructor re-checks it by hand)."""
+    if version.reason.startswith(BUSY_GAVE_UP):
+        return False
+    if not version.reason.startswith(BUSY_WAIT) or not version.decided_at:
+        return True
+    pause = dt.timedelta(seconds=BUSY_RECHECK_SECONDS)
+    return dt.datetime.fromisoformat(version.decided_at) + pause <= moment
 
 
 def _decided(card: Card, status: VersionStatus, reason: str) -> Card:
@@ -391,7 +444,9 @@ class AdmissionWorker(threading.Thread):
         playing: set[int] = set()
         for game in self.store.games(GameStatus.RUNNING):
             playing.update(v for v in (game.white_version, game.black_version) if v is not None)
-        waiting = [version for version in self.store.checking_versions() if version.id not in playing]
+        moment = dt.datetime.now(dt.timezone.utc)
+        waiting = [version for version in self.store.checking_versions()
+                   if version.id not in playing and due_for_check(version, moment)]
         if not waiting:
             return None
         last_card = self.store.last_decided_by_student()
@@ -456,7 +511,8 @@ def instructor_verdict(settings: ClassSettings, store: ClassStore, student: str,
     if action is VerdictAction.RECHECK:
         return store.give_verdict(version.id, action, reason, by, VersionStatus.CHECKING,
                                   text + "; being built and checked again")
-    if version.status is VersionStatus.CHECKING:
+    if version.status is VersionStatus.CHECKING and due_for_check(version, dt.datetime.now(dt.timezone.utc)):
+        # (one waiting after a check the server was too busy for is not being checked: it may be decided by hand)
         raise VersionBusy(f"{student}'s version {version.number} is being built and checked: {action.value} it once "
                              "its card has come")
     if action is VerdictAction.REJECT:

@@ -26,7 +26,7 @@ from ..referee.spec import AgentSpec, check_file_name
 from ..tournaments.run.build import run_build
 from ..tournaments.schedule.config import (AgentEntry, TournamentFileError, key, parse_referee, read_table,
                                            table_template)
-from ..tournaments.run.jobs import GameJob, PlayedGame, play_job
+from ..tournaments.run.jobs import GameJob, PlayedGame, flagged_timeout, play_job
 from ..tournaments.run.pools import DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans
 from ..tournaments.results.ratings import Rating, fit
 from ..tournaments.results.store import FinishedGame
@@ -50,7 +50,7 @@ __all__ = [
     "Move", "Result", "Termination",
     "read_openings", "suite_path", "GameConfig", "TimeControl", "format_clock", "parse_clock", "fingerprint", "nth_opening", "AgentSpec", "check_file_name",
     "FILE_SECONDS", "TimeRule", "time_rule", "TournamentFileError", "key", "parse_referee", "read_table", "table_template",
-    "run_build", "AgentEntry", "GameJob", "PlayedGame", "play_job", "DaskPool", "LocalPool", "Pool",
+    "run_build", "AgentEntry", "GameJob", "PlayedGame", "flagged_timeout", "play_job", "DaskPool", "LocalPool", "Pool",
     "cpu_line", "default_concurrency", "kill_orphans", "Rating", "fit", "FinishedGame", "events", "is_loopback", "listen",
     "usable_cores", "result_from_dict", "TournamentStoreError", "tournament_tables", "load_tournament",
     "STARTERS_FILE", "EXAMPLES", "SandboxUnavailable", "is_system_path", "require_sandbox",

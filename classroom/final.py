@@ -58,7 +58,7 @@ from typing import Any, Callable, Optional
 import psutil
 import tomli_w
 
-from .arena import default_concurrency
+from .arena import default_concurrency, load_tournament, tournament_tables
 from .settings import ClassSettings
 from .store import ClassStore, GameStatus, Version
 
@@ -308,10 +308,43 @@ def run_final(settings: ClassSettings, store: ClassStore, jobs: Optional[int], f
         sys.stdout.flush()
         code = subprocess.call(command)
         if code == 0:
+            code = replay_flagged(path, jobs, echo)
+        if code == 0:
             code = subprocess.call([sys.executable, "-m", "othello_arena", "tournament", "report", str(path)])
     finally:
         marker.release()
     return path, code
+
+
+def flagged_games(path: Path) -> list[dict[str, Any]]:
+    """The final's finished games lost on a timeout the tournaments flag as caused by load (``load_flag``)."""
+    return [game for game in tournament_tables(load_tournament(path))["games"]
+            if game["load_flag"] and game["status"] == "finished"]
+
+
+def replay_flagged(path: Path, jobs: Optional[int], echo: Callable[[str], None] = print) -> int:
+    """Play again the final's games lost on a timeout flagged as caused by load, as the ladder does (at most
+    :data:`~.ladder.LOAD_RETRIES` times, same seeds and colours): ``othello tournament rerun FILE --flagged``.
+    Returns the runner's exit status; what is still flagged after the last try is said (the report flags it)."""
+    from .ladder import LOAD_RETRIES
+
+    for attempt in range(1, LOAD_RETRIES + 1):
+        flagged = flagged_games(path)
+        if not flagged:
+            return 0
+        echo(f"{len(flagged)} game(s) lost on a timeout the machine's load may have caused: played again "
+             f"({attempt} of at most {LOAD_RETRIES})")
+        sys.stdout.flush()
+        code = subprocess.call([sys.executable, "-m", "othello_arena", "tournament", "rerun", str(path), "--flagged"]
+                               + (["-j", str(jobs)] if jobs else []))
+        if code != 0:
+            return code
+    still = flagged_games(path)
+    if still:
+        echo(f"{len(still)} game(s) still lost on a timeout flagged as caused by load after {LOAD_RETRIES} replays "
+             f"(they count, flagged in the report): play them again on a quieter machine with `othello tournament "
+             f"rerun {path} --flagged`")
+    return 0
 
 
 class FinalProcess:

@@ -17,6 +17,14 @@ Everything is planned in the database first (``pairs``, then its games as
 ``queued``, in one transaction), so a SIGKILL loses nothing: at start,
 :func:`recover` voids the games that were running (their directories are
 kept) and queues each again under a new id; a queued game is simply played.
+
+A game lost on a timeout that the tournaments flag as caused by the machine's
+load (:func:`~othello_arena.tournaments.run.jobs.load_flag`: the agent used
+far less CPU than its clock ran, or the load average was over the cores) is
+not counted against the student: it is played again with the same seed and
+colours, as ``othello tournament rerun --flagged`` does, at most
+:data:`LOAD_RETRIES` times, then left void (never scored).  Its files stay
+in ``games/``, the flag in its void reason.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from typing import Any, Callable, Optional, Sequence
 from threadpoolctl import threadpool_limits
 
 from .arena import (AgentEntry, Colour, FinishedGame, GameJob, GameRecord, Move, PlayedGame, Pool, Rating, Result,
-                    Termination, fit, read_openings, suite_path)
+                    Termination, fit, flagged_timeout, read_openings, suite_path)
 from .escapes import make_logs_visible, visible
 from .matchmaking import (DEFAULT_RATING, UNRATED, Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung,
                           Snapshot, decide)
@@ -225,6 +233,8 @@ class Ladder:
 
 
 SERVER_RETRIES = 3  # times a game the server could not keep is queued again
+LOAD_RETRIES = 3  # times a game lost on a timeout flagged as caused by load is played again (then void, unscored)
+LOAD_VOID = "a timeout the machine's load may have caused (not counted against anyone)"  # its void reason begins so
 
 
 def moves_sha256(record: GameRecord) -> str:
@@ -316,6 +326,12 @@ class Scheduler(threading.Thread):
             again = self.ladder.store.requeue_game(game_id, f"no result, the server's fault: {exc}", SERVER_RETRIES)
             self.log(f"ladder: game {game_id} void: {exc}" + (f"; queued again as game {again}" if again
                                                                else f"; not queued again after {SERVER_RETRIES} tries"))
+            return
+        flag = flagged_timeout(played)
+        if flag is not None:
+            again = self.ladder.store.requeue_game(game_id, f"{LOAD_VOID}: {flag}", LOAD_RETRIES)
+            self.log(f"ladder: game {game_id} void, {LOAD_VOID}: {flag}" + (
+                f"; played again as game {again}" if again else f"; not played again after {LOAD_RETRIES} tries"))
             return
         self.ladder.record(game_id, played)
         game = self.ladder.store.game(game_id)

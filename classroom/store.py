@@ -244,7 +244,7 @@ class CardItem:
 
     key: str
     title: str
-    status: Optional[str]  # PASS, FAIL, ADVISORY; None: never exercised (UNTESTED)
+    status: Optional[str]  # PASS, FAIL, ADVISORY, UNSURE (the server too busy to time it); None: never exercised (UNTESTED)
     detail: str = ""
     evidence: tuple[str, ...] = ()
 
@@ -274,6 +274,7 @@ class Card:
     error: str = ""  # the card as stored could not be read: what was wrong (the page shows it as one line)
     number: int = 0  # the version's number among its student's (1, 2, 3...)
     build_environment: tuple[str, ...] = ()  # the referee's lines of the build log: the environment it gave the build
+    busy_checks: int = 0  # its checks in a row the server was too busy to time (admission.py: checked again, bounded)
 
     def to_dict(self) -> dict[str, Any]:
         """The card as the API and ``cards/ID/FP.json`` give it (every key, always): ``version`` is the student's
@@ -283,7 +284,7 @@ class Card:
                 "time_per_move": self.time_per_move, "clock": self.clock, "build_log": self.build_log,
                 "build_environment": list(self.build_environment), "build_status": self.build_status,
                 "check": list(self.check), "items": [item.to_dict() for item in self.items], "stderr": self.stderr,
-                "error": self.error}
+                "error": self.error, "busy_checks": self.busy_checks}
 
 
 @dataclass(frozen=True)
@@ -522,7 +523,7 @@ def _parse_card(data: dict[str, Any], row: sqlite3.Row) -> Card:
         build_environment=tuple(str(line) for line in environment or ()),
         build_status=str(data["build_status"]) if data.get("build_status") else None,
         check=tuple(str(line) for line in data.get("check") or ()), items=items, stderr=str(data.get("stderr") or ""),
-        error=str(data.get("error") or ""))
+        error=str(data.get("error") or ""), busy_checks=int(data.get("busy_checks") or 0))
     return card if environment is not None else _as_kept_today(card)
 
 

@@ -97,6 +97,7 @@ def wait_for_card(base: str, token: str, version_id: int, timeout: float, say: C
     address = f"{base.rstrip('/')}/api/versions/{version_id}"
     away_since: Optional[float] = None  # monotonic time of the first unanswered try of this outage
     tries = 0
+    said = ""  # the last waiting reason said
     while True:
         try:
             data: dict[str, Any] = request(address, token)
@@ -121,8 +122,14 @@ def wait_for_card(base: str, token: str, version_id: int, timeout: float, say: C
             away_since = None
         if data["status"] != "checking":
             return data
+        # A card while still checking: the server was too busy to time it and checks it again later (its reason)
+        waiting = str(data.get("reason") or "") if data.get("card") else ""
+        if waiting and waiting != said:
+            say(waiting)
+            said = waiting
         if time.monotonic() > deadline:
-            raise SubmitError(f"no card after {timeout:g} s: the server is still checking (see /api/me later)")
+            raise SubmitError(f"no card after {timeout:g} s: " + (waiting or "the server is still checking")
+                              + " (see /api/me later)")
         time.sleep(interval)
 
 

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
 from . import memory
+from .busy import Usage
 from .keeper import KEEPER
 from .sandbox import AgentCgroup, SandboxPlan, seccomp_file
 
@@ -102,6 +103,29 @@ def _read_stat(pid: int) -> Optional[_ProcInfo]:
         )
     except (IndexError, ValueError):
         return None
+
+
+_SCHEDSTAT = os.path.exists("/proc/self/schedstat")  # the kernel keeps scheduler statistics (CONFIG_SCHED_INFO)
+
+
+def _schedstat(pid: int) -> tuple[int, int, bool]:
+    """Of the live threads of ``pid`` (zeros once it is gone): nanoseconds on a core, nanoseconds runnable but
+    waiting for one, and whether one of them is runnable now (running or queued: state R)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0, 0, False
+    ran, waited, runnable = 0, 0, False
+    for tid in threads:
+        raw = _read_proc(f"/proc/{pid}/task/{tid}/schedstat")  # on-CPU ns, run-queue wait ns, time slices
+        fields = raw.split() if raw else []
+        if len(fields) >= 2 and fields[0].isdigit() and fields[1].isdigit():
+            ran += int(fields[0])
+            waited += int(fields[1])
+        stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+        if stat and stat[stat.rfind(b")") + 2:].startswith(b"R"):
+            runnable = True
+    return ran, waited, runnable
 
 
 def _children(pid: int) -> list[int]:
@@ -241,6 +265,7 @@ class AgentProcess:
     popen: Optional[subprocess.Popen[bytes]] = field(default=None, init=False)
     known: dict[int, int] = field(default_factory=dict, init=False)  # pid -> start time
     cpu: dict[int, int] = field(default_factory=dict, init=False)  # pid -> cpu ticks last seen
+    waited: dict[int, int] = field(default_factory=dict, init=False)  # pid -> ns its threads waited for a core, last seen
     peak_processes: int = field(default=0, init=False)
     peak_memory: int = field(default=0, init=False)  # bytes: the watchdog's largest bound (0: not watched)
     out_of_memory_mb: int = field(default=0, init=False)  # the limit the watchdog found broken (then killed)
@@ -507,6 +532,40 @@ class AgentProcess:
         """CPU time (user + system) of every process of the agent seen so far."""
         with self._lock:
             return sum(self.cpu.values()) / _CLOCK_TICKS
+
+    def usage(self, look_at_queue: bool = False) -> Usage:
+        """The CPU of every process of the agent so far, and how long their threads waited for a core (run queue).
+
+        Looks at the processes now (a scan), so it is read where a move's
+        figures are wanted, not every poll.  The wait is ``None`` where the
+        kernel keeps no scheduler statistics (``/proc/PID/task/TID/schedstat``).
+        ``look_at_queue``: also whether it is held in the run queue now (:meth:`held_in_queue`, 50 ms).
+        """
+        if self.popen:
+            self.scan()
+        if not _SCHEDSTAT:
+            return Usage(self.cpu_seconds(), None)
+        queued = look_at_queue and self.held_in_queue()
+        for pid in self.pids():
+            waited = _schedstat(pid)[1]
+            with self._lock:
+                self.waited[pid] = max(self.waited.get(pid, 0), waited)
+        with self._lock:
+            total = sum(self.waited.values())
+        return Usage(self.cpu_seconds(), total / 1e9, queued)
+
+    def held_in_queue(self, window: float = 0.05, looks: int = 5) -> bool:
+        """Whether the agent is kept from a core now: runnable at every look over ``window`` seconds, yet on a core
+        for less than half of it.  (A wait in progress is not in the kernel's count yet; an agent that polls
+        is runnable at moments only, one that thinks on a free core is on it all the time.)"""
+        pids = self.pids()
+        before = sum(_schedstat(pid)[0] for pid in pids)
+        for look in range(looks):
+            if look:
+                time.sleep(window / (looks - 1))
+            if not any(_schedstat(pid)[2] for pid in pids):
+                return False
+        return sum(_schedstat(pid)[0] for pid in pids) - before < window / 2 * 1e9
 
     def pids(self) -> list[int]:
         """Alive processes known to belong to the agent (for the polling watcher)."""

@@ -82,6 +82,69 @@ def test_checks_run_on_the_cores_the_ladders_games_leave_free() -> None:
 
 
 @pytest.mark.slow
+def test_a_check_the_server_was_too_busy_to_time_neither_admits_nor_rejects_and_is_tried_again(class_store) -> None:
+    """A class of 300 at its peak had every upload of the correct starter rejected for a move late for want of a
+    core.  Here the load is real: the check's games on one core, two spinners on it, the program (starved from its
+    second move: tests/cpu_agent.py --starve) waiting for a core.  No verdict; checked again later; bounded."""
+    import datetime as dt
+    import os
+    import subprocess
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+
+    from othello_arena.classroom.admission import (BUSY_CHECKS, BUSY_GAVE_UP, BUSY_RECHECK_SECONDS, BUSY_WAIT,
+                                                   AdmissionWorker, due_for_check, instructor_verdict, record_card)
+    from othello_arena.classroom.store import VerdictAction
+
+    settings, store = class_store(["alice"], ["greedy"], time=0.1)
+    program = (Path(__file__).resolve().parent / "cpu_agent.py").read_bytes()
+    version, _ = submit(settings, store, "alice", [("agent.py", program)],
+                        "python3 agent.py {name} --work 0.05 --at 2 --starve", "")
+    core = sorted(os.sched_getaffinity(0))[-1]
+    spin = f"import os; os.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    try:
+        card = admit(settings, version, cpus=(core,))
+        assert card.status is VersionStatus.CHECKING, (card.reason, card.check)
+        assert card.reason.startswith(f"{BUSY_WAIT} (check 1 of at most {BUSY_CHECKS}, the next in 5 min): "
+                                      "could not tell: the machine was busy (load "), card.reason
+        assert " s of clock and " in card.reason and " s waiting for a core)" in card.reason
+        assert [item.key for item in card.items if item.status == "UNSURE"] == ["in-time"] and card.busy_checks == 1
+        assert not [item for item in card.items if item.status == "FAIL"]
+        record_card(settings, store, card)
+        waiting = store.version(version.id)
+        assert waiting is not None and waiting.status is VersionStatus.CHECKING and waiting.reason == card.reason
+        # checked again later, not at once: the admission worker passes it by until then
+        now = dt.datetime.now(dt.timezone.utc)
+        assert not due_for_check(waiting, now) and AdmissionWorker(settings, store).next_to_check() is None
+        assert due_for_check(waiting, now + dt.timedelta(seconds=BUSY_RECHECK_SECONDS + 1))
+        # the last check allowed: no more tries by itself (this check stopped before its end: its games not played)
+        store.decide(replace(card, busy_checks=BUSY_CHECKS - 1))
+        last = store.version(version.id)
+        assert last is not None
+        card = admit(settings, last, cpus=(core,))
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    assert card.busy_checks == BUSY_CHECKS
+    if card.status is VersionStatus.ADMITTED:  # every game got through, only the timing unsure
+        assert card.reason.startswith(f"admitted; the server was too busy to time it in {BUSY_CHECKS} checks: its "
+                                      "speed was not checked, and is not counted against it"), card.reason
+        return
+    assert card.status is VersionStatus.CHECKING and card.reason.startswith(f"{BUSY_GAVE_UP} in {BUSY_CHECKS} checks")
+    record_card(settings, store, card)
+    gave_up = store.version(version.id)
+    assert gave_up is not None
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1)
+    assert not due_for_check(gave_up, later) and AdmissionWorker(settings, store).next_to_check() is None
+    # what the reason tells the student the instructor may do, the instructor may do
+    instructor_verdict(settings, store, "alice", version.id, VerdictAction.ADMIT, "it is the starter", "instructor")
+    admitted = store.version(version.id)
+    assert admitted is not None and admitted.status is VersionStatus.ADMITTED
+
+
 def test_a_script_the_command_starts_by_its_path_runs_though_an_upload_keeps_no_modes(class_store) -> None:
     """An upload keeps no file modes (a browser sends none): `./agent.py {name}` with a '#!' line was written
     without its execute bit and rejected at the check ("permission denied") though the student's copy runs.

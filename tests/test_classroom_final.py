@@ -371,3 +371,30 @@ def test_a_final_stopped_from_the_server_ends_its_runner_and_lets_the_ladder_go_
                 process.kill()
             except psutil.NoSuchProcess:
                 pass
+
+
+@pytest.mark.slow
+def test_the_finals_timeouts_flagged_as_caused_by_load_are_played_again_a_few_times(tmp_path: Path) -> None:
+    """As the ladder does: a game lost on a timeout the tournaments flag (here the loser slept: its clock ran, not
+    its CPU) is played again with `othello tournament rerun --flagged`, at most LOAD_RETRIES times, then named."""
+    from othello_arena.classroom.final import flagged_games
+    from othello_arena.classroom.ladder import LOAD_RETRIES
+
+    folder = tmp_path / "class"
+    make_class(folder, ["alice"], ["random", "greedy"], time=0.25)
+    text = (folder / "class.toml").read_text()
+    (folder / "class.toml").write_text(text.replace("references = []", 'references = ["greedy"]\ngames_per_pairing = 2'))
+    sleeper = Path(__file__).resolve().parent / "cpu_agent.py"
+    admitted(folder, "alice", "2026-05-30T10:00:00+00:00", "v1", command=f"python3 {sleeper} {{name}} --sleep 2 --at 2")
+    done = subprocess.run([sys.executable, "-m", "othello_arena", "class", "final", str(folder), "-j", "1"],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for attempt in range(1, LOAD_RETRIES + 1):
+        assert (f"2 game(s) lost on a timeout the machine's load may have caused: played again ({attempt} of at most "
+                f"{LOAD_RETRIES})") in done.stdout, done.stdout
+    assert (f"2 game(s) still lost on a timeout flagged as caused by load after {LOAD_RETRIES} replays (they count, "
+            "flagged in the report)") in done.stdout
+    flagged = flagged_games(folder / "final.toml")
+    assert len(flagged) == 2 and all(game["loser"] == "alice" and game["attempts"] == LOAD_RETRIES + 1
+                                     for game in flagged), flagged
+    assert (folder / "final" / "results" / "report").is_dir()

@@ -314,3 +314,46 @@ def test_a_game_the_server_could_not_keep_is_queued_again_a_few_times_at_most(la
             attempts.append(again[0].id)
         else:  # a fault that lasts does not spin: the server says so and stops trying that game
             assert again == [] and said[-1].endswith(f"not queued again after {SERVER_RETRIES} tries")
+
+
+def test_a_game_lost_on_a_timeout_flagged_as_caused_by_load_is_played_again_never_counted(ladder: Ladder) -> None:
+    """The tournaments' flag (tournaments/run/jobs.py load_flag), on a really played game: the loser's clock ran,
+    not its CPU (it slept: the flag cannot tell a sleep from a wait for a core, so it flags).  The ladder plays
+    the game again with the same seed and colours, a few times at most, then leaves it void: never scored."""
+    from concurrent.futures import Future
+
+    from othello_arena.classroom.arena import flagged_timeout, play_job
+    from othello_arena.classroom.ladder import LOAD_RETRIES, LOAD_VOID
+
+    agent = Path(__file__).resolve().parent / "cpu_agent.py"
+    version = admit_version(ladder.store, "alice", "a1", command=f"python3 {agent} {{name}} --sleep 3 --at 2")
+    (ladder.settings.folder / "builds" / "alice" / "a1").mkdir(parents=True)
+    pair = ladder.plan()
+    first = ladder.next_queued(set())
+    assert first is not None and first.pair == pair and version in (first.white_version, first.black_version)
+    played = play_job(ladder.job(first, remote=False))
+    record = GameRecord.from_dict(played.record)
+    assert record.result is not None and record.result.termination is Termination.TIMEOUT
+    assert (record.white if record.result.winner is BLACK else record.black) == "alice"
+    flag = flagged_timeout(played)
+    assert flag is not None and "of clock" in flag
+    said: list[str] = []
+    scheduler = Scheduler(ladder, HeldPool(), log=said.append)  # type: ignore[arg-type]
+    attempts = [first.id]
+    for attempt in range(LOAD_RETRIES + 1):
+        ladder.store.start_game(attempts[-1])
+        done: Future = Future()
+        done.set_result(played)
+        scheduler.running[done] = attempts[-1]
+        scheduler._finish(done)
+        voided = ladder.store.game(attempts[-1])
+        assert voided is not None and voided.status is GameStatus.VOID and voided.result is None
+        assert voided.void_reason == f"{LOAD_VOID}: {flag}"
+        again = [game for game in ladder.store.games(GameStatus.QUEUED) if game.game_index == first.game_index]
+        if attempt < LOAD_RETRIES:
+            assert len(again) == 1 and (again[0].pair, again[0].seed, again[0].white) == (pair, first.seed, first.white)
+            assert said[-1].endswith(f"; played again as game {again[0].id}")
+            attempts.append(again[0].id)
+        else:
+            assert again == [] and said[-1].endswith(f"not played again after {LOAD_RETRIES} tries")
+    assert not [game for game in ladder.store.games(GameStatus.FINISHED) if game.game_index == first.game_index]

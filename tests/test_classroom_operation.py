@@ -422,3 +422,42 @@ def test_a_go_build_leaves_no_cache_in_its_folder_and_games_get_the_same_caches(
     assert ran.code == 0, (tmp_path / "game.log").read_text()
     seen = dict(line.split("=", 1) for line in (game / "seen.txt").read_text().splitlines() if "=" in line)
     assert {name: seen.get(name) for name in SANDBOX_CACHES} == SANDBOX_CACHES
+
+
+def test_wait_says_when_the_server_was_too_busy_to_time_the_version_and_checks_it_again() -> None:
+    """A version whose check could not tell stays 'checking' with a card: the wait says the card's reason (once),
+    and gives up at --timeout saying it, not "still checking"."""
+    import json as json_module
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from othello_arena.classroom.admission import BUSY_WAIT
+
+    reason = f"{BUSY_WAIT} (check 1 of at most 3, the next in 5 min): could not tell: the machine was busy (load 9.3)"
+
+    class Busy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            body = json_module.dumps({"id": 7, "version": 1, "status": "checking", "reason": reason,
+                                      "card": {"status": "checking", "reason": reason}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    said: list[str] = []
+    try:
+        with pytest.raises(SubmitError) as gave_up:
+            wait_for_card(f"http://127.0.0.1:{server.server_address[1]}", "token", 7, timeout=1.0, say=said.append,
+                          interval=0.2)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert said == [reason]
+    assert str(gave_up.value) == f"no card after 1 s: {reason} (see /api/me later)"

@@ -94,7 +94,8 @@ def test_an_older_class_database_opens_in_place_and_keeps_every_row(tmp_path: Pa
         assert alice.files == (("a.py", 12),) and alice.bytes == 12
         # the card as it was, with what a card says now: its id apart from its number, the referee's lines apart
         assert alice.card is not None and alice.card.to_dict() == {**OLD_CARD, "id": 1, "build_status": None,
-                                                                   "error": "", "build_environment": []}
+                                                                   "error": "", "build_environment": [],
+                                                                   "busy_checks": 0}
         # each student's versions numbered from 1 (bob's first is the class's second row): no column needed
         assert (alice.number, bob.number, alice.card.number) == (1, 1, 1) and (alice.id, bob.id) == (1, 2)
         assert alice.card.items[0].status is None  # UNTESTED stays so

@@ -544,7 +544,9 @@ def check_agents(file: str, out_dir: Optional[str], attempts: int) -> None:
 
     Writes one card per agent (DIR/NAME.txt), to forward to its student as
     it is: the build log when the build failed, else the report of
-    `othello check`. Prints a summary; exit code 1 if any agent fails.
+    `othello check`. Prints a summary; exit code 1 if any agent fails, 3 if
+    none does but the check could not tell for one (the machine too busy to
+    time it: its card says so, with the figures).
     """
     from ..referee.sandbox import SandboxUnavailable
     from .run.roster import check_agents as check_all
@@ -559,10 +561,13 @@ def check_agents(file: str, out_dir: Optional[str], attempts: int) -> None:
     click.echo(f"{'agent':<{width}}  {'verdict':<14} card")
     for card in cards:
         click.echo(f"{card.agent:<{width}}  {card.verdict:<14} {target / (card.agent + '.txt')}")
-    failed = [card.agent for card in cards if card.verdict != "passed"]
-    click.echo(f"{len(cards) - len(failed)} of {len(cards)} agents passed" + (f"; failed: {', '.join(failed)}"
-                                                                             if failed else ""))
-    sys.exit(1 if failed else 0)
+    unsure = [card.agent for card in cards if card.verdict == "could not tell"]
+    failed = [card.agent for card in cards if card.verdict not in ("passed", "could not tell")]
+    click.echo(f"{len(cards) - len(failed) - len(unsure)} of {len(cards)} agents passed"
+               + (f"; failed: {', '.join(failed)}" if failed else "")
+               + (f"; could not tell (the machine was too busy to time them: check again on a quieter machine): "
+                  f"{', '.join(unsure)}" if unsure else ""))
+    sys.exit(1 if failed else 3 if unsure else 0)
 
 
 @tournament.command()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...protocol import BOARD_SIZES, WHITE, GameRecord, Termination, parse_move
+from ...referee.busy import LOAD_CPU_SHARE
 from ...referee.cores import usable_cores as usable_core_list
 from ...referee.clock import GRACE_SECONDS
 from ...referee.config import GameConfig
@@ -29,9 +30,6 @@ from ..results.safefiles import GAME_RECORD_LIMIT, STDERR_READ_LIMIT, read_ends,
 from ..results.store import GameOutcome
 from ..schedule.config import AgentEntry, Tournament
 
-# A timeout is flagged as caused by load when the agent got less than this
-# share of a core while its clock ran (an agent thinking hard uses ~100%).
-LOAD_CPU_SHARE = 0.5
 
 
 def usable_cores() -> int:
@@ -282,5 +280,15 @@ def load_flag(record: GameRecord, outcome: GameOutcome, load: float, cores: int)
     if load > cores or record.extra.get("load_suspect"):
         notes.append(f"load average {load:.1f} on {cores} cores")
     return "; ".join(notes) or None
+
+
+def flagged_timeout(result: PlayedGame) -> Optional[str]:
+    """The load flag of a played game as the tournaments keep it (:func:`load_flag`): a note, or ``None``.
+
+    For a runner that decides on the spot (a class's ladder replays such a
+    game rather than count it), where a tournament keeps the flag for
+    ``othello tournament rerun --flagged``.
+    """
+    return outcome_from(result).load_flag
 
 

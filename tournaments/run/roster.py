@@ -38,12 +38,15 @@ class AgentCard:
     build_log: str = ""
     checked: bool = False
     passed: bool = False
+    unsure: bool = False  # no item failed, but one could not be told: the machine was too busy to time the agent
     lines: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
         if self.build is not None and not self.build.ok:
             return f"build {self.build.status}"
+        if self.passed and self.unsure:  # (the card says which item, with the figures)
+            return "could not tell"
         return "passed" if self.passed else "FAILED" if self.checked else "not checked"
 
     def text(self, tournament: Tournament) -> str:
@@ -110,6 +113,7 @@ def check_agents(tournament: Tournament, out_dir: Path, *, attempts: int = 8,
                                  clock=clock)
             # An item the check could not exercise is no failure (the card says UNTESTED): only a FAIL fails it.
             card.checked, card.passed, card.lines = True, not report.failed, report.lines()
+            card.unsure = bool(report.unsure)
             # Kept for `tournament check`'s duration estimate, until the games measure the agent.
             with Store(tournament.database) as store:
                 store.record_check(agent.name, card.version, not report.failed, report.moves_timed,
