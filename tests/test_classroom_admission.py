@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_agents_check_passes import MOBILITY
 
-from othello_arena.classroom.admission import admit, submit
+from othello_arena.classroom.admission import BUSY_WAIT, admit, submit
 from othello_arena.classroom.uploads import UploadRefused
 from othello_arena.classroom.store import VersionStatus
 
@@ -159,7 +159,8 @@ def test_a_script_the_command_starts_by_its_path_runs_though_an_upload_keeps_no_
     version, _ = submit(settings, store, "alice", [("agent.py", starter), ("notes.txt", b"mine\n")],
                         "./agent.py {name}", "")
     card = admit(settings, version)
-    assert card.status is VersionStatus.ADMITTED, (card.reason, card.check)
+    # It started and played: admitted, or (a server too busy to time it) waiting to be checked again.
+    assert card.status is VersionStatus.ADMITTED or card.reason.startswith(BUSY_WAIT), (card.reason, card.check)
     folder = settings.folder / "submissions" / "alice" / version.fingerprint
     assert (folder / "agent.py").stat().st_mode & 0o111 and not (folder / "notes.txt").stat().st_mode & 0o111
     with pytest.raises(UploadRefused, match=r"starts agent\.py itself, which is neither a script with a '#!' first "
