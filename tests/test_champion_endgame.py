@@ -218,3 +218,64 @@ def test_the_solver_finds_the_published_ffo_scores(name, obf, best, score):
     assert result.exact and not result.outcome_only
     assert (result.score, result.move_name in best) == (score, True), (name, result.move_name, result.score)
     assert square_name(result.square) == result.move_name
+
+
+def test_the_enhanced_stability_cut_off_gives_true_lower_bounds():
+    # A move after which the mover's stable discs reach beta: the position is worth at least the bound.
+    frow = np.zeros(64, dtype=np.uint64)
+    cuts = 0
+    for board in endgame_positions(38, 40, 8, 11):
+        P, O = bits(board)
+        moves = np.uint64(S.legal_moves(P, O))
+        if not moves:
+            continue
+        for sq in range(64):
+            if int(moves) >> sq & 1:
+                frow[sq] = S.flips(P, O, sq)
+        exact = S.brute_force_score(P, O)
+        for beta in range(-63, 64, 4):
+            bound = S._esc_cutoff(P, O, moves, beta, frow)
+            if bound >= beta:
+                cuts += 1
+                assert exact >= bound, (board.draw(), beta, bound)
+    assert cuts > 20  # not vacuous
+
+
+# Positions of bench/endgame_games.obf (won by far, 20-24 empties) with the exact scores Edax 4.6 gives
+# them (bench/RESULTS.md, issue 38): the solver's cut-offs and ordering far from zero.
+GAMES_SET_WON = [
+    ("line 9", "--OOOO--X-OOOO-OXOXOXOOOXXOXXXOOXOOOOOOOXX---OOX-------O-------- X;", 58),
+    ("line 11", "X-OOXO--X-OXO---XOOOOOOOXOOOOOO-XOOXOO--OOOXOOOO--OXO-----OXO--- X;", 60),
+    ("line 17", "XXXXXXX-XXOOOOO-XXXXXOOOXXXXXXXOXXOOOOOOXX------OOOO------------ X;", 62),
+    ("line 35", "--XXXXX-O-XXXX--OOXXOX--OOXOOX--OXOXOX--OOXXXX--O-XXXX----XXXX-- O;", 30),
+]
+
+
+@pytest.mark.parametrize("name, obf, score", GAMES_SET_WON, ids=[row[0] for row in GAMES_SET_WON])
+def test_the_solver_finds_the_exact_score_of_large_wins(name, obf, score):
+    board = parse_obf(obf)
+    result = Engine(tt_bits=18).think(board, exact=True)
+    assert result.exact and not result.outcome_only
+    assert result.score == score, (name, result.move_name)
+    child = board.play(next(m for m in board.legal_moves() if m.square == result.square))
+    value, _ = Engine(tt_bits=18).solve_window(child, -score - 1, -score + 1)
+    assert -value == score, (name, result.move_name)  # the move it gives reaches that score
+
+
+def test_far_from_zero_the_solver_orders_without_the_evaluation():
+    # Windows at least EVAL_ORDER_MAX_ALPHA from zero: the same nodes with the learned evaluation as
+    # with an evaluation of zero weights (fastest first only); near zero the evaluation orders (the
+    # counts differ), so the comparison is not vacuous.
+    board = parse_obf(GAMES_SET_WON[2][1])  # line 17: 20 empties, +62
+    learned = Engine(tt_bits=18)
+    zero = Engine(tt_bits=18, weights=np.zeros_like(learned.ev[1]))
+    far = S.EVAL_ORDER_MAX_ALPHA
+
+    def nodes(engine: Engine, alpha: int) -> tuple[int, int]:
+        engine.clear()
+        value, _ = engine.solve_window(board, alpha, alpha + 1)
+        return value, int(engine.ctl[S.NODES])
+
+    for alpha in (far + 1, 61, 63):
+        assert nodes(learned, alpha) == nodes(zero, alpha), alpha
+    assert nodes(learned, -1)[1] != nodes(zero, -1)[1]

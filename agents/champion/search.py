@@ -506,6 +506,16 @@ W_PARITY = 1 << 3
 ETC_MIN_EMPTIES = 10  # from this many empties on, the children's table entries are looked at first (a cut-off for free)
 SORT_ALPHA_DELTA = 8  # discs below alpha where the ordering's look stops refining a move's value
 EVAL_ORDER_EMPTIES = 18  # from this many empties on, the evaluation orders too: 0-3 moves ahead, one more every 3 empties (from 15 on: more nodes and time, bench/RESULTS.md)
+# The evaluation (its shallow searches and the midgame table's moves) orders the solver's moves only
+# where the window is nearer zero than this many discs.  Far from zero (the tests of a large win) the
+# side that must hold a bound needs the move whose proof is cheapest, which is fastest first; the
+# evaluation's best move was dearer: line 9 of bench/endgame_games.obf (+58), its refutation of +60
+# 20.0 M nodes with the evaluation, 6.4 M without (issue 38, bench/RESULTS.md).
+EVAL_ORDER_MAX_ALPHA = 30
+# From this many empties on, a node whose side to move must reach a low bound (alpha at most minus the
+# stability threshold) looks first for a move after which its own stable discs already reach it
+# (Edax's enhanced stability cut-off): the loser's nodes in the tests of a large win.
+ESC_MIN_EMPTIES = 8
 SQUARE_VALUE = np.array([
     18, 4, 16, 12, 12, 16, 4, 18,
     4, 2, 6, 8, 8, 6, 2, 4,
@@ -674,14 +684,30 @@ def _etc_cutoff(tt, P, O, moves, beta, frow) -> int:
     return -65
 
 
+@njit(cache=True)
+def _esc_cutoff(P, O, moves, beta, frow) -> int:
+    """Enhanced stability cut-off: a move after which the side to move's stable discs alone
+    guarantee ``beta`` or more cuts the position; that guarantee (at least ``beta``) or -65."""
+    while moves:
+        sq = first_square(moves)
+        moves &= moves - ONE
+        f = frow[sq]
+        bound = 2 * stable_count(P | f | (ONE << U64(sq)), O ^ f) - 64
+        if bound >= beta:
+            return bound
+    return -65
+
+
 @njit(cache=True, inline="always")
 def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
     """The cut-offs that spare a solved position its search, cheapest first: ``(value, slot, alpha, beta)``.
 
     The stability cut-off (the opponent's stable discs cap the score), before
     the table is even read; the table's solved bounds (which also narrow the
-    window); then enhanced transposition cut-offs from :data:`ETC_MIN_EMPTIES`
-    empties.  ``value`` is :data:`NO_CUT` when the position must be searched
+    window); the enhanced stability cut-off (a move after which the side to
+    move's own stable discs reach ``beta``) from :data:`ESC_MIN_EMPTIES`
+    empties where alpha is low; then enhanced transposition cut-offs from
+    :data:`ETC_MIN_EMPTIES` empties.  ``value`` is :data:`NO_CUT` when the position must be searched
     in ``(alpha, beta)``; ``slot`` is the position's slot in the table's pair
     at ``ti`` (-1: none; not looked up when the stability cut).  Past the
     table, ``frow`` gets the flips of every move (:func:`_fill_flips`).
@@ -702,6 +728,10 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
         alpha = max(alpha, lower)
         beta = min(beta, upper)
     _fill_flips(P, O, moves, frow)
+    if n_empty >= ESC_MIN_EMPTIES and alpha <= -STABILITY_THRESHOLD[n_empty]:
+        cut = _esc_cutoff(P, O, moves, beta, frow)
+        if cut >= beta:
+            return cut, found, alpha, beta
     if n_empty >= ETC_MIN_EMPTIES:
         cut = _etc_cutoff(tt, P, O, moves, beta, frow)
         if cut >= beta:
@@ -715,12 +745,13 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys, frow) -
 
     Fastest first: fewest replies for the opponent (corners counted double),
     then parity and stability (:func:`_solver_key`); from
-    :data:`EVAL_ORDER_EMPTIES` empties on, a shallow evaluation weighs in too,
+    :data:`EVAL_ORDER_EMPTIES` empties on, and where alpha is within
+    :data:`EVAL_ORDER_MAX_ALPHA` of zero, a shallow evaluation weighs in too,
     half a disc of it as much as one reply less.
     """
     parity = parity_of(~(P | O))
     sort_depth = -1
-    if n_empty >= EVAL_ORDER_EMPTIES:
+    if n_empty >= EVAL_ORDER_EMPTIES and abs(alpha) < EVAL_ORDER_MAX_ALPHA:
         sort_depth = min((n_empty - EVAL_ORDER_EMPTIES) // 3, 3)
     # The reply's look stops as soon as it shows the move far below alpha (Edax's sort_alpha):
     # where every move fails low there is nothing to rank finely (no measurable change alone).
@@ -786,6 +817,8 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
         found = _solver_probe(tt, ti, P, O)
         _fill_flips(P, O, moves, frow)
     hash_move = tt_move(tt, found) if found >= 0 else -1
+    if found >= 0 and tt_depth(tt, found) < EXACT_DEPTH and abs(alpha) >= EVAL_ORDER_MAX_ALPHA:
+        hash_move = -1  # the midgame search's move: the evaluation's choice (see EVAL_ORDER_MAX_ALPHA)
     alpha0 = alpha  # the window narrowed by the table is the one the result is stored for
 
     row = mbuf[ply]
@@ -821,6 +854,10 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
                 a = v
                 if a >= beta:
                     break
+    if best <= alpha0:
+        # Every move failed low: the "best" is only the largest bound, no move to try first next
+        # time (as Edax keeps its table's moves); the position's earlier move, if any, stays.
+        best_move = tt_move(tt, found) if found >= 0 else -1
     _solver_store(tt, ti, found, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
     return best
 
