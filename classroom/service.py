@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from .admission import public_version
 from .cards import SERVER_FOLDER
-from .copies import CopyPair, copy_pairs
+from .copies import Copies, copies_now, copy_pairs
 from .final import PAUSED, FinalMarker
 from .grades import ReferenceLine, StudentLine, standings
 from .grades import Standings as Standings  # (named service.Standings by app.py)
@@ -94,7 +94,8 @@ class ClassView:
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
     ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
     verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's by hand, by version
-    copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
+    # students whose admitted versions share code (never shown to a student), and whether they are being compared
+    copies: Copies = Copies((), pending=False, compared=True)
 
 
 
@@ -176,7 +177,8 @@ def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
                ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
-    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
+    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`), and the
+    copies of the last comparison, never waited for (:func:`.copies.copies_now`: a newer one runs meanwhile)."""
     lines, references = ranked or standings(settings, store, fresh)
     by_id = {line.id: line for line in lines}
     versions: dict[str, list[Version]] = {}
@@ -189,7 +191,9 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
                      tuple(store.games(latest=latest_games, records=False)), duplicates, Ladder(settings, store).state(),
-                     verdicts_by_version(store), copy_pairs(settings, store))
+                     verdicts_by_version(store),
+                     Copies(copy_pairs(settings, store), pending=False, compared=True) if fresh
+                     else copies_now(settings, store))
 
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
@@ -235,4 +239,7 @@ def class_json(view: ClassView) -> dict[str, Any]:
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
                            for line in view.duplicates],
-            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies]}
+            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies.pairs],
+            # the admitted versions changed since those pairs: compared now (compared false: never yet, since the start)
+            "copies_pending": view.copies.pending, "copies_compared": view.copies.compared,
+            "copies_error": view.copies.error}

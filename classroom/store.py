@@ -136,6 +136,19 @@ GAMES_BY_PLAYER = AddTable((
     "CREATE INDEX IF NOT EXISTS games_black ON games(black)",
 ))
 
+# The copies' comparison (copies.py): each version's code fingerprints, kept so that a restart does not compute
+# them all again (300 versions took 40-108 s of a loaded core at every start).  Keyed by the version's fingerprint
+# (the same files give the same code fingerprints, whoever sent them) and by the method they were computed with
+# (similarity.method_of: the starters, the k-gram sizes, copydetect's version); the starters' own under STARTERS_PRINTS.
+COPY_PRINTS_TABLE = AddTable((
+    "CREATE TABLE IF NOT EXISTS copy_prints ("
+    " fingerprint TEXT NOT NULL,"  # a version's fingerprint, or STARTERS_PRINTS
+    " method TEXT NOT NULL,"
+    " hashes BLOB NOT NULL,"  # sorted 64-bit integers (similarity.pack_hashes)
+    " PRIMARY KEY (fingerprint, method))",
+))
+STARTERS_PRINTS = "starters"  # the copy_prints row of the starters' fingerprints (no version's fingerprint is a word)
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
@@ -143,6 +156,7 @@ MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
     VERDICTS_TABLE,  # the instructor's verdicts by hand
     GAMES_BY_PLAYER,  # a student's games found by index
+    COPY_PRINTS_TABLE,  # the copies' fingerprints, kept across restarts
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -841,6 +855,21 @@ class ClassStore:
             return [_verdict(row) for row in self._rows("SELECT * FROM verdicts ORDER BY id")]
         return [_verdict(row) for row in self._rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id", version_id)]
 
+    # -- the copies' fingerprints ----------------------------------------------------
+
+    def copy_prints(self, method: str) -> dict[str, bytes]:
+        """The code fingerprints kept under ``method``, by version fingerprint (and :data:`STARTERS_PRINTS`)."""
+        return {str(row["fingerprint"]): bytes(row["hashes"])
+                for row in self._rows("SELECT fingerprint, hashes FROM copy_prints WHERE method = ?", method)}
+
+    def keep_copy_prints(self, method: str, prints: dict[str, bytes]) -> None:
+        """Keep code fingerprints computed under ``method`` (by version fingerprint), and forget those of any other
+        method (the starters or the tool changed: they are never read again), in one transaction."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM copy_prints WHERE method != ?", (method,))
+            db.executemany("INSERT OR REPLACE INTO copy_prints (fingerprint, method, hashes) VALUES (?, ?, ?)",
+                           [(fingerprint, method, data) for fingerprint, data in prints.items()])
+
     # -- pairs and games ------------------------------------------------------------
 
     def pairs(self) -> list[Pair]:
@@ -1070,4 +1099,4 @@ class _Transaction:
 
 __all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
            "PairTally", "Game", "GameResult", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
-           "MIGRATIONS", "SCHEMA_VERSION"]
+           "MIGRATIONS", "SCHEMA_VERSION", "STARTERS_PRINTS"]
