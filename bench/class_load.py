@@ -499,7 +499,7 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
             if status != 201:
                 admissions.append((student, float("nan"), f"refused {status}: {data[:200]!r}"))
                 continue
-            version = json.loads(data)["version"]
+            version = json.loads(data)["id"]  # (its "version" is the student's number of it, not the key)
             pending.append(asyncio.ensure_future(card_wait(student, version, time.monotonic())))
         if pending:
             await asyncio.wait(pending, timeout=max(1.0, until + 240 - time.monotonic()))
