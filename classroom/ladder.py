@@ -294,6 +294,8 @@ class Scheduler(threading.Thread):
             except LookupError as exc:
                 self.ladder.void(game.id, str(exc))
                 continue
+            if self.paused() and not self.pool.remote:
+                return  # (asked again: planning took a while, and a check may have been given these cores meanwhile)
             self.ladder.store.start_game(game.id)
             self.running[self.pool.submit(job)] = game.id
 
