@@ -21,6 +21,7 @@ import logging
 import os
 import ssl
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -34,6 +35,7 @@ from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, def
                     kill_orphans, listen, prepare_builtins, require_sandbox, usable_cores)
 from .ladder import Ladder, Scheduler, game_folder, recover
 from .roster import keep_private, read_instructor_token
+from .service import warm
 from .settings import ClassSettings, SettingsError, load
 from .store import ClassStore, GameStatus
 from .uploads import remove_tree
@@ -191,6 +193,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
     admission.start()
     scheduler.start()
+    threading.Thread(target=warm, args=(settings, store), name="warm", daemon=True).start()
     limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots), trusted_proxies=trusted_proxies)
     try:
         # uvicorn believes forwarded headers from 127.0.0.1 unless told otherwise: here from the proxies named alone

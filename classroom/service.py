@@ -243,6 +243,13 @@ def roster(store: ClassStore) -> Roster:
     return fresh
 
 
+def warm(settings: ClassSettings, store: ClassStore) -> None:
+    """Compute what the pages read first (the standings, the roster) once, at the server's start, so that the
+    first page asks for what is kept (the standings of 20,000 games take 2-8 s the first time)."""
+    standings(settings, store)
+    roster(store)
+
+
 _ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the state)
 LADDER_STATE_SECONDS = 10.0  # an idle ladder's state is asked again at least this often (its hourly budget frees)
 

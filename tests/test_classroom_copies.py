@@ -128,3 +128,27 @@ def test_the_dashboard_never_waits_for_the_comparison_and_says_it_runs(class_sto
     view = class_json(class_view(settings, store, fresh=False))  # the dashboard's: the same pairs, none pending
     assert view["copies_pending"] is False and [(p["a"], p["b"]) for p in view["copies"]] == [
         (p.a, p.b) for p in fresh.pairs]
+
+
+def test_the_dashboard_says_the_versions_are_being_compared_then_shows_the_pairs(class_store) -> None:
+    from othello_arena.classroom.app import ClassApi
+    from othello_arena.classroom.pages import ClassPages
+
+    settings, store = class_store(["alice", "bob"], [])
+    send(settings.folder, "alice", {"agent.py": STARTER + MOBILITY})
+    send(settings.folder, "bob", {"my_player.py": STARTER + MOBILITY_RENAMED})
+    pages = ClassPages(ClassApi(settings, store, lambda: None))
+
+    def dashboard() -> str:
+        data = class_view(settings, store, fresh=False)
+        return pages.templates.env.get_template("dashboard.html").render(
+            class_name="class", person="instructor", instructor=True, data=data, final=pages.api.final.state(),
+            verdict_error="", copy_threshold=0.6, versions_html=pages.versions_html(data))
+
+    restart()
+    first = dashboard()  # the comparison starts now, in a thread of its own: the page does not wait for it
+    assert "being compared (since the server started)" in first and "/copies/" not in first
+    assert "None: no two students" not in first  # (it cannot say none before it has compared)
+    comparisons_done()
+    done = dashboard()
+    assert "being compared" not in done and "/copies/" in done and "alice</b> and <b>bob" in done
