@@ -148,7 +148,7 @@ def test_the_dashboard_says_the_versions_are_being_compared_then_shows_the_pairs
     restart()
     first = dashboard()  # the comparison starts now, in a thread of its own: the page does not wait for it
     assert "being compared (since the server started)" in first and "/copies/" not in first
-    assert "admitted versions share" not in first  # (it cannot say none share code before it has compared)
+    assert "of either's code beyond" not in first  # (it cannot say none share code before it has compared)
     comparisons_done()
     done = dashboard()
     assert "being compared" not in done and "/copies/" in done and "alice</b> and <b>bob" in done
