@@ -137,6 +137,22 @@ def standings(settings: ClassSettings, store: ClassStore, fresh: bool = True) ->
     return _keep(settings, store, key)
 
 
+def kept_standings(settings: ClassSettings, store: ClassStore) -> Optional[Standings]:
+    """The standings kept, never waiting: ``None`` while the first are being computed (after a server's start:
+    2-8 s at 20,000 games), a computation started if none runs; otherwise as ``standings(fresh=False)``."""
+    path = str(store.path)
+    key = (store.standings_mark(), settings.references)
+    with _changed:
+        cached = _computed.get(path)
+        if cached is not None and (cached[0] == key or path in _computing):
+            return cached[1]
+        if path in _computing:
+            return None
+        _computing.add(path)
+        threading.Thread(target=_keep, args=(settings, store, key), name="standings", daemon=True).start()
+        return cached[1] if cached is not None else None
+
+
 def _keep(settings: ClassSettings, store: ClassStore, key: Any) -> Standings:
     """Compute the standings and keep them as those of ``key`` (the caller marked their database as computing)."""
     path = str(store.path)

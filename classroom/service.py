@@ -20,7 +20,7 @@ from .admission import public_version
 from .cards import SERVER_FOLDER
 from .copies import Copies, copies_now, copy_pairs
 from .final import PAUSED, FinalMarker
-from .grades import ReferenceLine, StudentLine, standings
+from .grades import ReferenceLine, StudentLine, kept_standings, standings
 from .grades import Standings as Standings  # (named service.Standings by app.py)
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
@@ -99,6 +99,7 @@ class ClassView:
     # students whose admitted versions share code (never shown to a student), and whether they are being compared
     copies: Copies = Copies((), pending=False, compared=True)
     roster: Optional["Roster"] = None  # what students and versions were read from (what is made of them is kept there)
+    standings_pending: bool = False  # the first standings since the start are being computed: none shown yet
 
 
 
@@ -268,13 +269,16 @@ def ladder_state(settings: ClassSettings, store: ClassStore) -> str:
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
                ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
-    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`), and the
-    copies of the last comparison, never waited for (:func:`.copies.copies_now`: a newer one runs meanwhile)."""
-    lines, references = ranked or standings(settings, store, fresh)
+    """``fresh=False``: nothing waited for: the standings kept, one computation behind at most (none while the
+    first are computed: :func:`.grades.kept_standings`), the copies of the last comparison
+    (:func:`.copies.copies_now`: a newer one runs meanwhile)."""
+    kept = ranked or (standings(settings, store) if fresh else kept_standings(settings, store))
+    lines, references = kept if kept is not None else ([], [])
     by_id = {line.id: line for line in lines}
     people = roster(store)
     # (a student added since the standings kept were computed: a line of their own until the next ones)
-    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name),
+    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name,
+                                                                               status=people.status_of(student.id)),
                                   people.versions.get(student.id, ()))
                      for student in people.students)
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
@@ -283,7 +287,7 @@ def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = C
                      Ladder(settings, store).state() if fresh else ladder_state(settings, store),
                      people.verdicts,
                      Copies(copy_pairs(settings, store), pending=False, compared=True) if fresh
-                     else copies_now(settings, store), people)
+                     else copies_now(settings, store), people, standings_pending=kept is None)
 
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
@@ -351,4 +355,5 @@ def _class_rest(view: ClassView) -> dict[str, Any]:
             "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies.pairs],
             # the admitted versions changed since those pairs: compared now (compared false: never yet, since the start)
             "copies_pending": view.copies.pending, "copies_compared": view.copies.compared,
-            "copies_error": view.copies.error}
+            "copies_error": view.copies.error,
+            "standings_pending": view.standings_pending}  # the first standings since the start: none yet

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import threading
 from typing import Optional, Union
 
 from test_classroom_ladder import admit_version, finish
@@ -414,9 +415,11 @@ def class_view_now(settings: ClassSettings, store: ClassStore, latest: int) -> d
     copy_pairs(settings, store)
     ranked = standings(settings, store)
     data = json.loads(class_text(class_view(settings, store, latest, ranked=ranked, fresh=False)))
-    assert (data.pop("copies_pending"), data.pop("copies_compared"), data.pop("copies_error")) == (False, True, "")
+    assert (data.pop("copies_pending"), data.pop("copies_compared"), data.pop("copies_error"),
+            data.pop("standings_pending")) == (False, True, "", False)
     as_dict = class_json(class_view(settings, store, latest, ranked=ranked, fresh=False))  # (the instructor's stream)
-    assert {key: value for key, value in as_dict.items() if not key.startswith("copies_")} == data
+    assert {key: value for key, value in as_dict.items() if not key.endswith("_pending") and
+            not key.startswith("copies_")} == data
     assert data == class_json_before(settings, store, latest, ranked)
     return data
 
@@ -476,3 +479,24 @@ def test_the_latest_games_kept_are_the_rows_read_whole(class_store) -> None:  # 
     assert store.latest_games(40) == store.games(latest=40, records=False)
     store.requeue_game(queued[0].id, "lost", 3)
     assert store.latest_games(40) == store.games(latest=40, records=False)
+
+
+def test_the_dashboard_never_waits_for_the_first_standings_and_says_so(class_store) -> None:  # type: ignore[no-untyped-def]
+    """After a start the first standings take seconds (20,000 games: 2-8 s): the dashboard shows the roster at once,
+    says the standings are being computed, and shows them once computed (the ones the waiting read gives)."""
+    from othello_arena.classroom import grades
+
+    settings, store = a_class(class_store, seed=17)
+    grades._computed.clear()  # what a restart forgets
+    first = class_view(settings, store, fresh=False)
+    assert first.standings_pending and [entry.line.rank for entry in first.students] == [None] * len(STUDENTS)
+    statuses = {entry.student.id: entry.line.status for entry in first.students}
+    assert statuses["hal"] == "admitted" and statuses["ann"] == "admitted"  # (the roster's, not "none")
+    for thread in threading.enumerate():
+        if thread.name == "standings":
+            thread.join()
+    done = class_view(settings, store, fresh=False)
+    assert not done.standings_pending
+    by_id = {line.id: line for line in standings(settings, store)[0]}
+    assert [entry.line for entry in done.students] == [by_id[entry.student.id] for entry in done.students]
+    assert any(entry.line.rank for entry in done.students)
