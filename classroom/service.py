@@ -251,20 +251,42 @@ def warm(settings: ClassSettings, store: ClassStore) -> None:
     roster(store)
 
 
-_ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the state)
+_ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the idle state)
+_ladder_reading: set[str] = set()  # the class databases whose idle state a thread is working out now
+_ladder_lock = threading.Lock()
 LADDER_STATE_SECONDS = 10.0  # an idle ladder's state is asked again at least this often (its hourly budget frees)
+LADDER_STATE_READ = "idle for now (why is being worked out: the ratings and the pairs, read after the start)"
 
 
 def ladder_state(settings: ClassSettings, store: ClassStore) -> str:
-    """:meth:`.Ladder.state`, asked again only when a row changed (or :data:`LADDER_STATE_SECONDS` passed): an idle
-    ladder's state is a whole plan (140 ms at 300 students and 20,000 games), and every dashboard shows it."""
+    """:meth:`.Ladder.state`, never waited for: playing, from the games' counts; idle, the reason as last worked out
+    (a whole plan, seconds after a start: the ratings of 20,000 games), worked out again in a thread of its own
+    when a row changed or :data:`LADDER_STATE_SECONDS` passed."""
+    ladder = Ladder(settings, store)
+    playing = ladder.playing()
+    if playing is not None:
+        return playing
+    path = str(store.path)
     key = (store.change_mark(), int(time.monotonic() // LADDER_STATE_SECONDS))
-    kept = _ladder_states.get(str(store.path))
-    if kept is not None and kept[0] == key:
-        return kept[1]
-    state = Ladder(settings, store).state()
-    _ladder_states[str(store.path)] = (key, state)
-    return state
+    with _ladder_lock:
+        kept = _ladder_states.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        if path not in _ladder_reading:
+            _ladder_reading.add(path)
+            threading.Thread(target=_read_idle_state, args=(ladder, path, key), name="ladder-state",
+                             daemon=True).start()
+        return kept[1] if kept is not None else LADDER_STATE_READ
+
+
+def _read_idle_state(ladder: Ladder, path: str, key: Any) -> None:
+    try:
+        state = ladder.idle_state()
+        with _ladder_lock:
+            _ladder_states[path] = (key, state)
+    finally:
+        with _ladder_lock:
+            _ladder_reading.discard(path)
 
 
 def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,

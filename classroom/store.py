@@ -651,6 +651,7 @@ class ClassStore:
         self._done_tallies: dict[int, PairTally] = {}  # the tallies of pairs with no open game left (pair_tallies)
         self._tallies_from = 0  # the oldest pair that had an open game when last counted
         self._ended_games: dict[int, Game] = {}  # listed rows of ended games (latest_games): they never change
+        self._ended_window = 0  # the largest window latest_games was asked for
         with self.lock:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -969,7 +970,10 @@ class ClassStore:
             for game_id, game in fresh.items():
                 if game.status.value in ended:
                     self._ended_games[game_id] = game
-            if ids and len(self._ended_games) > 2 * len(ids):  # (keep what a window holds, not the whole week)
+            # keep what the largest window asked holds, not the whole week (a smaller window, the dashboard's 300
+            # beside the class view's 2,000, must not drop what the larger one reads next)
+            self._ended_window = max(self._ended_window, latest)
+            if ids and latest >= self._ended_window and len(self._ended_games) > 2 * len(ids):
                 oldest = ids[-1]
                 self._ended_games = {key: game for key, game in self._ended_games.items() if key >= oldest}
             return [self._ended_games.get(game_id) or fresh[game_id] for game_id in ids]

@@ -32,11 +32,11 @@ from othello_arena.classroom.ladder import Ladder, game_summary, rating_key, rat
 from othello_arena.classroom.matchmaking import (Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung, Snapshot,
                                                  decide, nearest_classmate, next_rung, plan, settled)
 from othello_arena.classroom.pages import ClassPages
-from othello_arena.classroom.service import (Roster, TimeRule, class_json, class_text, class_view, roster,
-                                             verdicts_by_version)
+from othello_arena.classroom.service import (LADDER_STATE_READ, Roster, TimeRule, class_json, class_text, class_view,
+                                             ladder_state, roster, verdicts_by_version)
 from othello_arena.classroom.settings import ClassSettings
 from othello_arena.classroom.store import (GAMES_BY_PLAYER, MIGRATIONS, Card, ClassStore, GameStatus, NewVersion,
-                                           PairTally, VerdictAction, Version, VersionStatus)
+                                           PairKind, PairTally, Side, VerdictAction, Version, VersionStatus)
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 STUDENTS = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
@@ -411,9 +411,14 @@ def class_json_before(settings: ClassSettings, store: ClassStore, latest: int, r
 
 
 def class_view_now(settings: ClassSettings, store: ClassStore, latest: int) -> dict[str, object]:
-    """What /api/class sends now (the kept parts), parsed; the copies compared first, so that none is pending."""
+    """What /api/class sends now (the kept parts), parsed; the copies compared first, so that none is pending, and an
+    idle ladder's state worked out first (its thread waited for)."""
     copy_pairs(settings, store)
     ranked = standings(settings, store)
+    ladder_state(settings, store)
+    for thread in threading.enumerate():
+        if thread.name == "ladder-state":
+            thread.join()
     data = json.loads(class_text(class_view(settings, store, latest, ranked=ranked, fresh=False)))
     assert (data.pop("copies_pending"), data.pop("copies_compared"), data.pop("copies_error"),
             data.pop("standings_pending")) == (False, True, "", False)
@@ -500,3 +505,24 @@ def test_the_dashboard_never_waits_for_the_first_standings_and_says_so(class_sto
     by_id = {line.id: line for line in standings(settings, store)[0]}
     assert [entry.line for entry in done.students] == [by_id[entry.student.id] for entry in done.students]
     assert any(entry.line.rank for entry in done.students)
+
+
+def test_an_idle_ladders_state_is_never_waited_for(class_store) -> None:  # type: ignore[no-untyped-def]
+    """An idle ladder's state is a whole plan (seconds after a start): the dashboard says it is being worked out,
+    then gives the one the plan gives; a playing ladder's comes from the games' counts at once."""
+    from othello_arena.classroom import service
+
+    settings, store = a_class(class_store, seed=19)
+    for game in store.games(GameStatus.QUEUED):  # (queued again by the week's voids: the ladder is made idle)
+        store.void_game(game.id, "for the test")
+    service._ladder_states.clear()  # what a restart forgets
+    assert ladder_state(settings, store) == LADDER_STATE_READ
+    for thread in threading.enumerate():
+        if thread.name == "ladder-state":
+            thread.join()
+    idle = Ladder(settings, store).state()
+    assert ladder_state(settings, store) == idle  # (idle with a pair to plan: "the next pair is being planned")
+    first, second = store.current_versions()[:2]
+    sides = [Side(version.student, version.id, version.fingerprint) for version in (first, second)]
+    store.add_pair(sides[0], sides[1], PairKind.LADDER, [], [(sides[0], sides[1], 1), (sides[1], sides[0], 2)])
+    assert ladder_state(settings, store) == Ladder(settings, store).state() == "playing: 0 games running, 2 queued"
