@@ -111,7 +111,7 @@ class ClassPages:
         if found is None:
             found = people.made["versions_html"] = Markup(
                 self.templates.env.get_template("_dashboard_versions.html").render(roster=people))
-        return found  # type: ignore[no-any-return]
+        return found
 
     # -- the instructor's hand: a verdict on a version, copies side by side --------------
 
