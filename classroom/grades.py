@@ -128,7 +128,8 @@ def standings(settings: ClassSettings, store: ClassStore, fresh: bool = True) ->
                 return cached[1]
             if cached is not None and not fresh:
                 _computing.add(path)
-                threading.Thread(target=_keep, args=(settings, store, key), name="standings", daemon=True).start()
+                threading.Thread(target=_keep_quietly, args=(settings, store, key), name="standings",
+                                 daemon=True).start()
                 return cached[1]
             if path not in _computing:
                 break
@@ -149,8 +150,17 @@ def kept_standings(settings: ClassSettings, store: ClassStore) -> Optional[Stand
         if path in _computing:
             return None
         _computing.add(path)
-        threading.Thread(target=_keep, args=(settings, store, key), name="standings", daemon=True).start()
+        threading.Thread(target=_keep_quietly, args=(settings, store, key), name="standings", daemon=True).start()
         return cached[1] if cached is not None else None
+
+
+def _keep_quietly(settings: ClassSettings, store: ClassStore, key: Any) -> None:
+    """:func:`_keep` in a thread of its own: a fault (the store closed meanwhile, a server stopping) keeps nothing,
+    and the next caller computes them again."""
+    try:
+        _keep(settings, store, key)
+    except Exception:
+        pass
 
 
 def _keep(settings: ClassSettings, store: ClassStore, key: Any) -> Standings:

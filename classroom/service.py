@@ -246,16 +246,20 @@ def roster(store: ClassStore) -> Roster:
 
 def warm(settings: ClassSettings, store: ClassStore) -> None:
     """Compute what the pages read first (the standings, the roster) once, at the server's start, so that the
-    first page asks for what is kept (the standings of 20,000 games take 2-8 s the first time)."""
-    standings(settings, store)
-    roster(store)
+    first page asks for what is kept (the standings of 20,000 games take 2-8 s the first time).  A fault here is
+    no fault of the server's: the first page computes them."""
+    try:
+        standings(settings, store)
+        roster(store)
+    except Exception:
+        pass
 
 
 _ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the idle state)
 _ladder_reading: set[str] = set()  # the class databases whose idle state a thread is working out now
 _ladder_lock = threading.Lock()
 LADDER_STATE_SECONDS = 10.0  # an idle ladder's state is asked again at least this often (its hourly budget frees)
-LADDER_STATE_READ = "idle for now (why is being worked out: the ratings and the pairs, read after the start)"
+LADDER_STATE_READ = "idle: why is being worked out (the ratings and the pairs are read after a start)"
 
 
 def ladder_state(settings: ClassSettings, store: ClassStore) -> str:
@@ -284,6 +288,8 @@ def _read_idle_state(ladder: Ladder, path: str, key: Any) -> None:
         state = ladder.idle_state()
         with _ladder_lock:
             _ladder_states[path] = (key, state)
+    except Exception:  # (the store closed meanwhile, a server stopping): nothing kept, the next view asks again
+        pass
     finally:
         with _ladder_lock:
             _ladder_reading.discard(path)
