@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import cProfile
 import dataclasses
 import datetime as dt
@@ -705,8 +706,8 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
     game = some_game(folder / "class.sqlite")
     print("\n".join(line for line in server.lines if "token=" not in line))
     try:
-        # After a start the admission worker compares every admitted version for copies (each version's
-        # fingerprints once: minutes of CPU for 300), and the dashboard waits for it: timed apart, then the idle.
+        # After a start the admission worker compares every admitted version for copies (before schema 6 each
+        # version's fingerprints were computed again, minutes of CPU for 300, and the dashboard waited): timed apart.
         warm = Client(port, tokens["instructor"], "127.0.0.1", [], ["warm-up"])
         started = time.monotonic()
         asyncio.run(warm.request("dashboard, first after the start", "/"))
@@ -735,7 +736,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
             cluster.close()
     print(f"\nclass: {len(ids)} students, {some_game(folder / 'class.sqlite')} games in class.sqlite; "
           f"ladder {'on ' + str(dask) + ' local Dask workers' if dask else '-j ' + str(jobs or 'default')}")
-    print(f"the first dashboard after the start (the copies' comparison of every version): {first_dashboard:.0f} s")
+    print(f"the first dashboard after the start: {first_dashboard:.1f} s")
     print(f"load average (1 min) at start, after idle, after peak: {', '.join(f'{load:.1f}' for load in loads)} "
           f"on {os.cpu_count()} cores")
     report(timings)
@@ -746,7 +747,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
     waits = sorted(seconds for _, seconds, _ in admissions if seconds == seconds)
     print(f"admission (upload's answer to card): {len(admissions)} versions, p50 {percentile(waits, 0.5):.0f} s, "
           f"max {max(waits) if waits else float('nan'):.0f} s; "
-          f"verdicts {sorted({status for _, _, status in admissions})}")
+          f"verdicts {dict(sorted(collections.Counter(status for _, _, status in admissions).items()))}")
     print(f"server RSS: idle {idle_rss[0]:.0f} MB, after the peak {peak_rss[0]:.0f} MB (peak {peak_rss[1]:.0f} MB)")
     print(f"class.sqlite (+WAL) after the run: {size_mb(folder / 'class.sqlite'):.1f} MB; "
           f"the class folder: {subprocess.run(['du', '-sh', str(folder)], capture_output=True, text=True).stdout.split()[0]}")

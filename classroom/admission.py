@@ -387,35 +387,108 @@ def decided_line(card: Card) -> str:
     return f"card: {card.student}'s version {card.number} {card.status.value.upper()}" + (f": {why}" if why else "")
 
 
+Lane = tuple[int, ...]  # the cores one check runs on (``()``: any)
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """Which waiting versions start their check now, each on a lane of its own (:func:`plan_checks`)."""
+
+    starts: tuple[tuple[Version, Lane], ...]
+    backlog: bool  # versions still wait with no lane free: the ladder's cores are wanted (it starts no game)
+
+
+def plan_checks(waiting: Sequence[Version], own_free: Sequence[Lane], ladder_free: Sequence[Lane]) -> CheckPlan:
+    """The checks to start now: the versions waiting (in turn order, :meth:`AdmissionWorker.next_to_check`) on the
+    admission's own free lanes first, then on the ladder's idle ones; ``backlog`` when some still wait.
+
+    One check a lane: a check times the program's moves, and two programs
+    thinking on one core would each be measured at half its speed.
+    """
+    lanes = [*own_free, *ladder_free]
+    starts = tuple(zip(waiting, lanes))
+    return CheckPlan(starts, backlog=len(waiting) > len(starts))
+
+
 class AdmissionWorker(threading.Thread):
-    """Checks the waiting versions one at a time, oldest first, until stopped."""
+    """Checks the waiting versions, oldest turn first, one a lane at once, until stopped.
+
+    Its own lanes are the cores the ladder's games leave free, one check a
+    core (``cpus``; none given: one lane on any core).  Admission comes
+    before the ladder: while versions wait with no lane free, the ladder
+    starts no game (:meth:`wants_ladder_cores`), and once its games in
+    flight have ended (``ladder_idle``) its cores (``ladder_lanes``) check
+    versions too, until none waits.  A check took about 15 s of a core for
+    the starter at 0.1 s a move (185 moves in 8 games) and a minute on a
+    loaded one: one at a time, a class sending a version every 5 s waited
+    minutes for its cards.
+    """
 
     def __init__(self, settings: ClassSettings, store: ClassStore, on_decided: Callable[[], None] = lambda: None,
-                 log: Callable[[str], None] = lambda line: None, cpus: tuple[int, ...] = ()) -> None:
+                 log: Callable[[str], None] = lambda line: None, cpus: tuple[int, ...] = (),
+                 ladder_lanes: Sequence[Lane] = (), ladder_idle: Callable[[], bool] = lambda: False) -> None:
         super().__init__(name="admission", daemon=True)
         self.settings, self.store, self.on_decided, self.log = settings, store, on_decided, log
         self.cpus = cpus  # the cores the ladder's games leave free: checks run there, beside the ladder
+        self.own_lanes: tuple[Lane, ...] = tuple((core,) for core in cpus) or ((),)
+        self.ladder_lanes = tuple(ladder_lanes)
+        self.ladder_idle = ladder_idle
         self.wake = threading.Event()
         self.stopping = threading.Event()
-        self.busy = threading.Event()  # set while a version is checked: the ladder starts no game meanwhile
+        self.busy = threading.Event()  # set while a version is checked
+        self.lock = threading.Lock()
+        self.in_flight: dict[int, Lane] = {}  # version id -> the lane its check runs on
+        self.backlog = False  # versions wait with no lane free (the ladder's cores are wanted)
 
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
 
+    def wants_ladder_cores(self) -> bool:
+        """Whether the ladder should start no game: versions wait for a lane, or a check runs on the ladder's cores."""
+        with self.lock:
+            return self.backlog or any(lane in self.ladder_lanes for lane in self.in_flight.values())
+
     def run(self) -> None:
         self.discard_rejected_builds()
         while not self.stopping.is_set():
-            waiting = self.next_to_check()
-            if waiting is None:
+            plan = self.plan()
+            for version, lane in plan.starts:
+                threading.Thread(target=self.check, args=(version, lane), name=f"check-{version.id}",
+                                 daemon=True).start()
+            with self.lock:
+                idle = not self.in_flight
+            if idle and not plan.backlog:
                 self.busy.clear()
                 self.refresh_copies()
                 self.wake.wait(1.0 if self.store.next_to_check() else 5.0)
-                self.wake.clear()
-                continue
+            else:
+                self.wake.wait(1.0)  # a lane freed, or the ladder's games ended: looked at again
+            self.wake.clear()
+
+    def plan(self) -> CheckPlan:
+        """The checks to start now (:func:`plan_checks`), their lanes taken; :attr:`backlog` updated."""
+        with self.lock:
+            taken = set(self.in_flight.values())
+            own = [lane for lane in self.own_lanes if lane not in taken]
+            # the ladder's cores once it starts no game and its games in flight have ended
+            ladder = [lane for lane in self.ladder_lanes if lane not in taken] \
+                if (self.backlog or taken & set(self.ladder_lanes)) and self.ladder_idle() else []
+        waiting = self.waiting()
+        plan = plan_checks(waiting, own, ladder)
+        with self.lock:
+            for version, lane in plan.starts:
+                self.in_flight[version.id] = lane
+            self.backlog = plan.backlog
+        if plan.starts:
             self.busy.set()
+        return plan
+
+    def check(self, waiting: Version, lane: Lane) -> None:
+        """Build and check one version on ``lane`` and keep its card (a thread of its own)."""
+        try:
             try:
-                card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting), cpus=self.cpus)
+                card = admit(self.settings, waiting, by_hand=pending_admission(self.store, waiting), cpus=lane)
             except Exception as exc:  # our fault, not the student's: said on the card, the server goes on
                 self.log(f"admission of {waiting.student}'s version {waiting.number}: " + traceback.format_exc())
                 card = Card(waiting.student, waiting.id, waiting.fingerprint, VersionStatus.REJECTED,
@@ -428,6 +501,32 @@ class AdmissionWorker(threading.Thread):
             if card.status is VersionStatus.REJECTED:
                 discard_build(self.settings, waiting)
             self.on_decided()
+        finally:
+            with self.lock:
+                del self.in_flight[waiting.id]
+            self.wake.set()
+
+    def waiting(self) -> list[Version]:
+        """The versions whose check may start now, in turn order (:meth:`next_to_check`): a student's oldest alone
+        (their next waits for its card), none of a student whose check runs, none a game is playing."""
+        with self.lock:
+            started = set(self.in_flight)
+        playing: set[int] = set()
+        for game in self.store.games(GameStatus.RUNNING):
+            playing.update(v for v in (game.white_version, game.black_version) if v is not None)
+        checking = self.store.checking_versions()  # oldest first
+        being_checked = {version.student for version in checking if version.id in started}
+        last_card = self.store.last_decided_by_student()
+        found: list[Version] = []
+        seen: set[str] = set()
+        moment = dt.datetime.now(dt.timezone.utc)
+        for version in checking:
+            if not due_for_check(version, moment):  # waiting out a busy check's pause, or left to the instructor
+                continue
+            if version.student not in seen and version.student not in being_checked and version.id not in playing:
+                seen.add(version.student)
+                found.append(version)
+        return sorted(found, key=lambda version: (last_card.get(version.student, ""), version.id))
 
     def next_to_check(self) -> Version | None:
         """The next version to check: each student in turn, then the oldest; never one a game is playing.
@@ -441,16 +540,8 @@ class AdmissionWorker(threading.Thread):
         (no new one starts: it is not admitted meanwhile), or they would
         crash and be counted against it.
         """
-        playing: set[int] = set()
-        for game in self.store.games(GameStatus.RUNNING):
-            playing.update(v for v in (game.white_version, game.black_version) if v is not None)
-        moment = dt.datetime.now(dt.timezone.utc)
-        waiting = [version for version in self.store.checking_versions()
-                   if version.id not in playing and due_for_check(version, moment)]
-        if not waiting:
-            return None
-        last_card = self.store.last_decided_by_student()
-        return min(waiting, key=lambda version: (last_card.get(version.student, ""), version.id))
+        waiting = self.waiting()
+        return waiting[0] if waiting else None
 
     def discard_rejected_builds(self) -> None:
         """The build folders of versions the check rejected (a class folder from before they were removed).
@@ -561,4 +652,5 @@ def public_version(version: Version, with_card: bool = True, verdicts: Sequence[
 
 
 __all__ = ["RateLimited", "OverQuota", "UploadRefused", "VerdictRefused", "VersionBusy", "submit", "admit", "AdmissionWorker",
+           "CheckPlan", "plan_checks",
            "public_version", "instructor_verdict", "verdict_outcome", "space_line", "student_bytes"]

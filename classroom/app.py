@@ -330,7 +330,7 @@ class ClassApi:
             return self.unknown()
         if person != INSTRUCTOR:
             return self.refuse(403, "the grade sheet is for the instructor only")
-        text = await anyio.to_thread.run_sync(grade_sheet, self.settings, self.store)
+        text = await anyio.to_thread.run_sync(lambda: grade_sheet(self.settings, self.store, fresh=False))
         return Response(text, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
 
@@ -340,7 +340,9 @@ class ClassApi:
             return self.unknown()
         if person != INSTRUCTOR:
             return self.refuse(403, "the class view is for the instructor only")
-        return JSONResponse(await anyio.to_thread.run_sync(self.class_data))
+        text = await anyio.to_thread.run_sync(
+            lambda: service.class_text(service.class_view(self.settings, self.store, fresh=False)))
+        return Response(text, media_type="application/json")
 
     def class_data(self, ranked: Optional[service.Standings] = None) -> dict[str, Any]:
         return service.class_json(service.class_view(self.settings, self.store, ranked=ranked, fresh=False))

@@ -9,10 +9,14 @@ students is named once, by their most similar versions.
 It never runs a student's program (the files as sent are read as text) and
 never slows a page: the result is kept per class database and computed
 again only when the set of admitted versions changed, each version's
-fingerprints computed once (the admission worker refreshes it in its own
-thread after each card; a page finding it stale computes it, once, under a
-lock).  A flag asks the instructor to look (the side-by-side page); it
-decides nothing, and no student ever sees it.
+fingerprints computed once and kept in the class database
+(``copy_prints``), so a restart reads them rather than fingerprinting
+every version again (300 took 40-108 s of a loaded core).  The admission
+worker refreshes the comparison in its own thread between checks; the
+dashboard never waits for it (:func:`copies_now`: the last comparison, and
+whether a newer one is running); the grade sheet does (:func:`copy_pairs`).
+A flag asks the instructor to look (the side-by-side page); it decides
+nothing, and no student ever sees it.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from typing import Any, Optional
 
 from .arena import EXAMPLES
 from .settings import ClassSettings
-from .similarity import DEFAULT_THRESHOLD, Comparer, FileOverlap, Program, SourceFile, read_sources
-from .store import ClassStore, Version
+from .similarity import (DEFAULT_THRESHOLD, Comparer, FileOverlap, Program, SourceFile, method_of, pack_hashes,
+                         read_sources, unpack_hashes)
+from .store import STARTERS_PRINTS, ClassStore, Version
 
 
 @dataclass(frozen=True)
@@ -64,15 +69,29 @@ class CopyPair:
                 "similarity": round(self.similarity, 4), "words": self.words()}
 
 
+@dataclass(frozen=True)
+class Copies:
+    """What the dashboard shows of the copies: the last comparison's pairs, and whether the admitted versions
+    changed since (a comparison of them is running: ``pending``; with ``compared`` ``False``, none has ended yet)."""
+
+    pairs: tuple[CopyPair, ...]
+    pending: bool
+    compared: bool
+    error: str = ""  # why the last comparison failed, if it did (the pairs are then those before)
+
+
 @dataclass
 class _Cache:
-    comparer: Comparer
-    key: Optional[tuple[tuple[int, str], ...]] = None
+    comparer: Optional[Comparer] = None  # made at the first comparison (the starters' fingerprints)
+    method: str = ""  # what its fingerprints depend on besides the files (similarity.method_of)
+    key: Optional[tuple[Any, ...]] = None  # the admitted versions (id, fingerprint) and the threshold compared
     pairs: tuple[CopyPair, ...] = ()
+    running: bool = False  # a comparison of this database runs now
+    error: str = ""  # why the last comparison in a thread of its own failed ("" when it did not)
 
 
 _caches: dict[str, _Cache] = {}  # class database -> its comparer (fingerprints by version) and the last pairs
-_lock = threading.Lock()  # one computation at a time: a second caller waits for the first's result
+_changed = threading.Condition()  # guards _caches; one comparison of a database at a time, the others wait or go on
 
 
 def boilerplate() -> tuple[SourceFile, ...]:
@@ -86,32 +105,118 @@ def program_of(settings: ClassSettings, version: Version) -> Program:
     return Program(str(version.id), version.student, read_sources(folder))
 
 
+def _comparer(store: ClassStore) -> tuple[Comparer, str, dict[str, bytes]]:
+    """The class's comparer, its method and the fingerprints kept under it (by version fingerprint): the starters'
+    fingerprints read from the database when kept there, else computed (and kept by the caller)."""
+    starters = boilerplate()
+    method = method_of(starters)
+    kept = store.copy_prints(method)
+    if STARTERS_PRINTS in kept:
+        return Comparer(boilerplate_hashes=unpack_hashes(kept[STARTERS_PRINTS])), method, kept
+    return Comparer(starters), method, kept
+
+
+def _key(versions: list[Version], threshold: float) -> tuple[Any, ...]:
+    return (tuple((version.id, version.fingerprint) for version in versions), threshold)
+
+
 def copy_pairs(settings: ClassSettings, store: ClassStore, threshold: float = DEFAULT_THRESHOLD) -> tuple[CopyPair, ...]:
     """Every pair of students whose admitted versions share at least ``threshold`` of either's code, most similar first.
 
     Computed again only when the admitted versions changed (cached per
-    class database); each pair of students once, by their most similar versions.
+    class database), waiting for a comparison that runs; each pair of
+    students once, by their most similar versions.
     """
     versions = store.admitted_versions(cards=False)  # (their files are read, never their cards)
-    key = tuple((version.id, version.fingerprint) for version in versions)
-    with _lock:
-        cache = _caches.get(str(store.path))
-        if cache is None:
-            cache = _caches[str(store.path)] = _Cache(Comparer(boilerplate()))
+    key = _key(versions, threshold)
+    path = str(store.path)
+    with _changed:
+        while True:
+            cache = _caches.setdefault(path, _Cache())
+            if cache.key == key:
+                return cache.pairs
+            if not cache.running:
+                cache.running = True
+                break
+            _changed.wait()
+    return _compare(settings, store, versions, threshold, cache)
+
+
+def copies_now(settings: ClassSettings, store: ClassStore, threshold: float = DEFAULT_THRESHOLD) -> Copies:
+    """The copies as the dashboard shows them, never waiting: the last comparison's pairs, and whether the admitted
+    versions changed since; if so, their comparison is started in a thread of its own (unless one runs)."""
+    versions = store.admitted_versions(cards=False)
+    key = _key(versions, threshold)
+    path = str(store.path)
+    with _changed:
+        cache = _caches.setdefault(path, _Cache())
         if cache.key == key:
-            return cache.pairs
+            return Copies(cache.pairs, pending=False, compared=True)
+        error = cache.error
+        if not cache.running:
+            cache.running = True
+            threading.Thread(target=_compare_quietly, args=(settings, store, versions, threshold, cache),
+                             name="copies", daemon=True).start()
+        return Copies(cache.pairs, pending=True, compared=cache.key is not None, error=error)
+
+
+def _compare_quietly(settings: ClassSettings, store: ClassStore, versions: list[Version], threshold: float,
+                     cache: _Cache) -> None:
+    """:func:`_compare` in a thread of its own: a fault leaves the last pairs and is said on the dashboard (the
+    next view tries again; the admission worker's attempt writes the trace in the server's log)."""
+    try:
+        _compare(settings, store, versions, threshold, cache)
+    except Exception as exc:
+        with _changed:
+            cache.error = f"{type(exc).__name__}: {exc}"
+
+
+def _compare(settings: ClassSettings, store: ClassStore, versions: list[Version], threshold: float,
+             cache: _Cache) -> tuple[CopyPair, ...]:
+    """Compare ``versions`` and keep the pairs as the cache's (the caller set ``cache.running``): each version's
+    fingerprints from the database when kept there, else computed and kept."""
+    try:
+        fresh: dict[str, bytes] = {}  # fingerprints computed here, to keep
+        kept: dict[str, bytes] = {}
+        comparer = cache.comparer
+        if comparer is None:
+            comparer, cache.method, kept = _comparer(store)
+            cache.comparer = comparer
+            if STARTERS_PRINTS not in kept:
+                fresh[STARTERS_PRINTS] = pack_hashes(comparer.boilerplate_hashes)
+        elif any(not comparer.knows(str(version.id)) for version in versions):
+            kept = store.copy_prints(cache.method)  # (a version admitted since: kept by an earlier start?)
+        programs = []
+        for version in versions:
+            key = str(version.id)
+            if not comparer.knows(key) and version.fingerprint in kept:
+                comparer.remember(key, unpack_hashes(kept[version.fingerprint]))
+            if comparer.knows(key):
+                programs.append(Program(key, version.student, ()))  # its fingerprints known: its files not read
+            else:
+                program = program_of(settings, version)
+                fresh[version.fingerprint] = pack_hashes(comparer.hashes(program))
+                programs.append(program)
+        if fresh:
+            store.keep_copy_prints(cache.method, fresh)
         by_id = {str(version.id): version for version in versions}
         best: dict[tuple[str, str], CopyPair] = {}
-        for found in cache.comparer.similar_pairs([program_of(settings, v) for v in versions], threshold):
+        for found in comparer.similar_pairs(programs, threshold):
             first, second = sorted((by_id[found.a], by_id[found.b]), key=lambda version: version.student)
             a_in_b, b_in_a = (found.a_in_b, found.b_in_a) if first is by_id[found.a] else (found.b_in_a, found.a_in_b)
             pair = CopyPair(first.student, first.id, second.student, second.id, a_in_b, b_in_a, first.number,
                             second.number)
-            kept = best.get((pair.a, pair.b))
-            if kept is None or pair.similarity > kept.similarity:
+            kept_pair = best.get((pair.a, pair.b))
+            if kept_pair is None or pair.similarity > kept_pair.similarity:
                 best[(pair.a, pair.b)] = pair
-        cache.key, cache.pairs = key, tuple(sorted(best.values(), key=lambda p: (-p.similarity, p.a, p.b)))
-        return cache.pairs
+        pairs = tuple(sorted(best.values(), key=lambda p: (-p.similarity, p.a, p.b)))
+        with _changed:
+            cache.key, cache.pairs, cache.error = _key(versions, threshold), pairs, ""
+        return pairs
+    finally:
+        with _changed:
+            cache.running = False
+            _changed.notify_all()
 
 
 def copies_of(pairs: tuple[CopyPair, ...], student: str) -> list[CopyPair]:
@@ -131,10 +236,12 @@ def side_by_side(settings: ClassSettings, store: ClassStore, a_version: int, b_v
         if found is None:
             raise LookupError(f"no version {wanted}")
         versions.append(found)
-    with _lock:  # the class's comparer, its starters' fingerprints made once
+    with _changed:  # the class's comparer, its starters' fingerprints made once
         cache = _caches.get(str(store.path))
-        comparer = cache.comparer if cache is not None else Comparer(boilerplate())
+        comparer = cache.comparer if cache is not None else None
+    if comparer is None:
+        comparer = _comparer(store)[0]
     return comparer.side_by_side(program_of(settings, versions[0]), program_of(settings, versions[1]))
 
 
-__all__ = ["CopyPair", "copy_pairs", "copies_of", "side_by_side", "boilerplate"]
+__all__ = ["Copies", "CopyPair", "copy_pairs", "copies_now", "copies_of", "side_by_side", "boilerplate"]

@@ -172,10 +172,18 @@ class Ladder:
 
     def state(self) -> str:
         """What the ladder is doing, in a line for the instructor: playing (how many games), or idle and why."""
+        return self.playing() or self.idle_state()
+
+    def playing(self) -> Optional[str]:
+        """The ladder's state when it has games running or queued (one query), else ``None``."""
         counts = self.store.game_counts()
         running, queued = counts.get(GameStatus.RUNNING, 0), counts.get(GameStatus.QUEUED, 0)
         if running or queued:
             return f"playing: {running} game{'s' * (running != 1)} running, {queued} queued"
+        return None
+
+    def idle_state(self) -> str:
+        """Why the ladder plans nothing, or that it plans its next pair: a whole plan (its snapshot, the ratings)."""
         decided = decide(self.snapshot())
         return decided.text() if isinstance(decided, Idle) else "playing: the next pair is being planned"
 
@@ -304,6 +312,8 @@ class Scheduler(threading.Thread):
             except LookupError as exc:
                 self.ladder.void(game.id, str(exc))
                 continue
+            if self.paused() and not self.pool.remote:
+                return  # (asked again: planning took a while, and a check may have been given these cores meanwhile)
             self.ladder.store.start_game(game.id)
             self.running[self.pool.submit(job)] = game.id
 

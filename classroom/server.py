@@ -21,6 +21,7 @@ import logging
 import os
 import ssl
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -34,6 +35,7 @@ from .arena import (DaskPool, LocalPool, Pool, SandboxUnavailable, cpu_line, def
                     kill_orphans, listen, prepare_builtins, require_sandbox, usable_cores)
 from .ladder import Ladder, Scheduler, game_folder, recover
 from .roster import keep_private, read_instructor_token
+from .service import warm
 from .settings import ClassSettings, SettingsError, load
 from .store import ClassStore, GameStatus
 from .uploads import remove_tree
@@ -140,14 +142,20 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     def say(line: str) -> None:  # the server's events and its own faults, for the instructor's terminal
         print(event_line(line), file=sys.stderr, flush=True)
 
-    # Checks run on the cores the ladder's games leave free, beside them; only where the games take every core
-    # (-j as many as the cores) does a check pause the ladder, or its time limits would be measured on a busy core.
+    # Checks run on the cores the ladder's games leave free, one a core, beside them; admission comes before the
+    # ladder: while versions wait with no such core free, the ladder starts no game and, once its games in flight
+    # have ended, its cores check versions too (where the games take every core, they are the only ones).
     free = admission_cores(pool)
-    admission = AdmissionWorker(settings, store, log=say, cpus=free or ())
+    ladder_lanes = tuple(dict.fromkeys(pool.core_sets)) if isinstance(pool, LocalPool) else ()  # (each set once)
+    scheduler: Optional[Scheduler] = None
+    admission = AdmissionWorker(settings, store, log=say, cpus=free or (), ladder_lanes=ladder_lanes,
+                                ladder_idle=lambda: scheduler is not None and not scheduler.running)
+    if free is None:  # the games take every core: checks have the ladder's alone (any core, if it pins none)
+        admission.own_lanes = ()
+        admission.ladder_lanes = ladder_lanes or ((),)
     # a final started from the dashboard or from a terminal: the ladder starts no game until it ends
     final_running = LadderPause(settings.folder, say, pool.remote)
-    check_pauses = admission.busy.is_set if free is None else (lambda: False)
-    scheduler = Scheduler(ladder, pool, paused=lambda: final_running() or check_pauses(), log=say)
+    scheduler = Scheduler(ladder, pool, paused=lambda: final_running() or admission.wants_ladder_cores(), log=say)
     admission.on_decided = scheduler.wake.set
     loopback = is_loopback(host)
     # Behind a proxy on this machine the Host header is the public name: the loopback rule (no DNS rebinding from
@@ -176,13 +184,16 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         echo(f"Behind a reverse proxy: X-Forwarded-For and X-Forwarded-Proto are believed from "
              f"{', '.join(trusted_proxies)} only, and each forwarded client is capped as a connection would be.")
     echo(cpu_line(pool.slots, bool(dask), sandboxed=True))  # every game runs in the sandbox (required above)
-    echo("Admission checks: " + (f"on cpu {','.join(map(str, free))}, beside the ladder's games" if free else
-                                 "the ladder pauses while one runs (its games take every core: -j fewer leaves one)"))
+    echo("Admission checks: " + (f"one a core on cpu {','.join(map(str, free))}, beside the ladder's games" if free else
+                                 "on the ladder's cores, which take every core (-j fewer leaves one)")
+         + ("; while versions wait for a core, the ladder starts no game and its cores check them too"
+            if ladder_lanes else ""))
     echo(f"Games at once: {pool.slots}" + (f" (Dask at {dask})" if dask else "") + ". Ctrl-C stops it.")
     sys.stdout.flush()
     prepare_builtins([ref.builtin for ref in settings.references], lambda line: echo(line))
     admission.start()
     scheduler.start()
+    threading.Thread(target=warm, args=(settings, store), name="warm", daemon=True).start()
     limits = ConnectionLimits(total=connection_budget(descriptors, pool.slots), trusted_proxies=trusted_proxies)
     try:
         # uvicorn believes forwarded headers from 127.0.0.1 unless told otherwise: here from the proxies named alone

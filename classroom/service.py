@@ -10,19 +10,21 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
 from .admission import public_version
 from .cards import SERVER_FOLDER
-from .copies import CopyPair, copy_pairs
+from .copies import Copies, copies_now, copy_pairs
 from .final import PAUSED, FinalMarker
-from .grades import ReferenceLine, StudentLine, standings
+from .grades import ReferenceLine, StudentLine, kept_standings, standings
 from .grades import Standings as Standings  # (named service.Standings by app.py)
 from .ladder import Ladder, game_summary
 from .settings import ClassSettings
-from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version
+from .store import INSTRUCTOR, ClassStore, Game, GameStatus, Student, Verdict, Version, VersionStatus
 
 MY_GAMES = 500  # the newest games of a student's versions that the student's view lists
 CLASS_GAMES = 2000  # the newest games of the class that the instructor's view lists
@@ -94,7 +96,10 @@ class ClassView:
     duplicates: tuple[StudentLine, ...]  # the students whose current version is another's, or plays as another's
     ladder: str = ""  # what the ladder is doing: playing, or idle and why (Ladder.state)
     verdicts: dict[int, tuple[Verdict, ...]] = field(default_factory=dict)  # the instructor's by hand, by version
-    copies: tuple[CopyPair, ...] = ()  # students whose admitted versions share code (never shown to a student)
+    # students whose admitted versions share code (never shown to a student), and whether they are being compared
+    copies: Copies = Copies((), pending=False, compared=True)
+    roster: Optional["Roster"] = None  # what students and versions were read from (what is made of them is kept there)
+    standings_pending: bool = False  # the first standings since the start are being computed: none shown yet
 
 
 
@@ -174,22 +179,143 @@ def standings_view(settings: ClassSettings, store: ClassStore, ranked: Optional[
                          PAUSED if FinalMarker(settings.folder).running() else "")
 
 
-def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
-               ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
-    """``fresh=False``: the standings kept, one computation behind at most (:func:`.grades.standings`)."""
-    lines, references = ranked or standings(settings, store, fresh)
-    by_id = {line.id: line for line in lines}
+@dataclass(frozen=True, eq=False)
+class Roster:
+    """The class's students with their versions (cards included) and the instructor's verdicts, as of one
+    :meth:`.ClassStore.roster_mark`: what the dashboard lists of each student apart from the standings.
+
+    Read once per change of the mark (:func:`roster`) rather than at every
+    dashboard (1,500 versions' cards parsed: 50 ms a view at 300 students);
+    what is made from it (each version as JSON, the versions' HTML) is kept
+    with it, so it too is made once per change.  Shared by every caller:
+    read it, never change it.
+    """
+
+    mark: Any
+    students: tuple[Student, ...]
+    versions: dict[str, tuple[Version, ...]]  # by student, oldest first
+    verdicts: dict[int, tuple[Verdict, ...]]  # the instructor's by hand, by version
+    made: dict[str, Any] = field(default_factory=dict)  # what was made from it, by name (ClassPages, version_json)
+
+    def status_of(self, student: str) -> str:
+        """The student's status as the standings say it: their last admitted version's, else their last one's."""
+        mine = self.versions.get(student, ())
+        chosen = next((v for v in reversed(mine) if v.status is VersionStatus.ADMITTED), mine[-1] if mine else None)
+        return chosen.status.value if chosen is not None else "none"
+
+    def versions_json(self, student: str) -> list[dict[str, Any]]:
+        """``student``'s versions as the API gives them to the instructor (cards and verdicts), made once."""
+        made = self.made.setdefault("versions_json", {})
+        found = made.get(student)
+        if found is None:
+            found = made[student] = [public_version(version, verdicts=self.verdicts.get(version.id, ()))
+                                     for version in self.versions.get(student, ())]
+        return found  # type: ignore[no-any-return]
+
+    def versions_text(self, student: str) -> str:
+        """:meth:`versions_json` as JSON text, made once (1.5 MB of cards at 300 students: the class view's most)."""
+        made = self.made.setdefault("versions_text", {})
+        found = made.get(student)
+        if found is None:
+            found = made[student] = json.dumps(self.versions_json(student))
+        return found  # type: ignore[no-any-return]
+
+
+_rosters: dict[str, Roster] = {}  # class database -> its roster as last read
+_rosters_lock = threading.Lock()
+
+
+def roster(store: ClassStore) -> Roster:
+    """The class's roster (:class:`Roster`), read again only when :meth:`.ClassStore.roster_mark` moved."""
+    mark = store.roster_mark()
+    with _rosters_lock:
+        kept = _rosters.get(str(store.path))
+    if kept is not None and kept.mark == mark:
+        return kept
     versions: dict[str, list[Version]] = {}
     for version in store.versions():  # one query, not one a student
         versions.setdefault(version.student, []).append(version)
+    fresh = Roster(mark, tuple(store.students()), {student: tuple(mine) for student, mine in versions.items()},
+                   verdicts_by_version(store))
+    if store.roster_mark() != mark:  # changed while it was read: given, not kept (the next view reads it again)
+        return fresh
+    with _rosters_lock:
+        _rosters[str(store.path)] = fresh
+    return fresh
+
+
+def warm(settings: ClassSettings, store: ClassStore) -> None:
+    """Compute what the pages read first (the standings, the roster) once, at the server's start, so that the
+    first page asks for what is kept (the standings of 20,000 games take 2-8 s the first time).  A fault here is
+    no fault of the server's: the first page computes them."""
+    try:
+        standings(settings, store)
+        roster(store)
+    except Exception:
+        pass
+
+
+_ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the idle state)
+_ladder_reading: set[str] = set()  # the class databases whose idle state a thread is working out now
+_ladder_lock = threading.Lock()
+LADDER_STATE_SECONDS = 10.0  # an idle ladder's state is asked again at least this often (its hourly budget frees)
+LADDER_STATE_READ = "idle: why is being worked out (the ratings and the pairs are read after a start)"
+
+
+def ladder_state(settings: ClassSettings, store: ClassStore) -> str:
+    """:meth:`.Ladder.state`, never waited for: playing, from the games' counts; idle, the reason as last worked out
+    (a whole plan, seconds after a start: the ratings of 20,000 games), worked out again in a thread of its own
+    when a row changed or :data:`LADDER_STATE_SECONDS` passed."""
+    ladder = Ladder(settings, store)
+    playing = ladder.playing()
+    if playing is not None:
+        return playing
+    path = str(store.path)
+    key = (store.change_mark(), int(time.monotonic() // LADDER_STATE_SECONDS))
+    with _ladder_lock:
+        kept = _ladder_states.get(path)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        if path not in _ladder_reading:
+            _ladder_reading.add(path)
+            threading.Thread(target=_read_idle_state, args=(ladder, path, key), name="ladder-state",
+                             daemon=True).start()
+        return kept[1] if kept is not None else LADDER_STATE_READ
+
+
+def _read_idle_state(ladder: Ladder, path: str, key: Any) -> None:
+    try:
+        state = ladder.idle_state()
+        with _ladder_lock:
+            _ladder_states[path] = (key, state)
+    except Exception:  # (the store closed meanwhile, a server stopping): nothing kept, the next view asks again
+        pass
+    finally:
+        with _ladder_lock:
+            _ladder_reading.discard(path)
+
+
+def class_view(settings: ClassSettings, store: ClassStore, latest_games: int = CLASS_GAMES,
+               ranked: Optional[Standings] = None, fresh: bool = True) -> ClassView:
+    """``fresh=False``: nothing waited for: the standings kept, one computation behind at most (none while the
+    first are computed: :func:`.grades.kept_standings`), the copies of the last comparison
+    (:func:`.copies.copies_now`: a newer one runs meanwhile)."""
+    kept = ranked or (standings(settings, store) if fresh else kept_standings(settings, store))
+    lines, references = kept if kept is not None else ([], [])
+    by_id = {line.id: line for line in lines}
+    people = roster(store)
     # (a student added since the standings kept were computed: a line of their own until the next ones)
-    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name),
-                                  tuple(versions.get(student.id, ())))
-                     for student in store.students())
+    students = tuple(ClassStudent(student, by_id.get(student.id) or StudentLine(student.id, student.name,
+                                                                               status=people.status_of(student.id)),
+                                  people.versions.get(student.id, ()))
+                     for student in people.students)
     duplicates = tuple(line for line in lines if line.duplicate_of or line.same_moves_as)
     return ClassView(settings.name, TimeRule.of(settings), settings.deadline, students, tuple(references),
-                     tuple(store.games(latest=latest_games, records=False)), duplicates, Ladder(settings, store).state(),
-                     verdicts_by_version(store), copy_pairs(settings, store))
+                     tuple(store.latest_games(latest_games)), duplicates,
+                     Ladder(settings, store).state() if fresh else ladder_state(settings, store),
+                     people.verdicts,
+                     Copies(copy_pairs(settings, store), pending=False, compared=True) if fresh
+                     else copies_now(settings, store), people, standings_pending=kept is None)
 
 
 def verdicts_by_version(store: ClassStore, student: Optional[str] = None) -> dict[int, tuple[Verdict, ...]]:
@@ -225,14 +351,37 @@ def standings_json(view: StandingsView) -> dict[str, Any]:
 
 
 def class_json(view: ClassView) -> dict[str, Any]:
-    return {"class": view.class_name, **view.time.to_dict(),
-            "deadline": view.deadline.isoformat() if view.deadline else None,
-            "students": [{**entry.line.to_dict(), "extra": entry.student.extra,
-                          "versions": [public_version(version, verdicts=view.verdicts.get(version.id, ()))
-                                       for version in entry.versions]}
-                         for entry in view.students],
+    def versions_json(entry: ClassStudent) -> list[dict[str, Any]]:
+        if view.roster is not None:  # made once per change of the roster
+            return view.roster.versions_json(entry.student.id)
+        return [public_version(version, verdicts=view.verdicts.get(version.id, ())) for version in entry.versions]
+
+    return {"class": view.class_name, **_class_rest(view),
+            "students": [{**entry.line.to_dict(), "extra": entry.student.extra, "versions": versions_json(entry)}
+                         for entry in view.students]}
+
+
+def class_text(view: ClassView) -> str:
+    """:func:`class_json` as JSON text (what ``/api/class`` sends), each student's versions put in as the text kept
+    with the roster (:meth:`Roster.versions_text`) rather than encoded again at every view."""
+    if view.roster is None:
+        return json.dumps(class_json(view))
+    people = view.roster
+    students = ", ".join(json.dumps({**entry.line.to_dict(), "extra": entry.student.extra})[:-1]
+                         + ', "versions": ' + people.versions_text(entry.student.id) + "}" for entry in view.students)
+    return '{"class": ' + json.dumps(view.class_name) + ', "students": [' + students + "], " + \
+        json.dumps(_class_rest(view))[1:]
+
+
+def _class_rest(view: ClassView) -> dict[str, Any]:
+    """The class view as JSON but its name and students: the time rule, the references, the games, the copies."""
+    return {**view.time.to_dict(), "deadline": view.deadline.isoformat() if view.deadline else None,
             "references": [reference.to_dict() for reference in view.references],
             "games": [game_summary(game) for game in view.games],
             "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
                            for line in view.duplicates],
-            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies]}
+            "ladder": view.ladder, "copies": [pair.to_dict() for pair in view.copies.pairs],
+            # the admitted versions changed since those pairs: compared now (compared false: never yet, since the start)
+            "copies_pending": view.copies.pending, "copies_compared": view.copies.compared,
+            "copies_error": view.copies.error,
+            "standings_pending": view.standings_pending}  # the first standings since the start: none yet

@@ -136,6 +136,19 @@ GAMES_BY_PLAYER = AddTable((
     "CREATE INDEX IF NOT EXISTS games_black ON games(black)",
 ))
 
+# The copies' comparison (copies.py): each version's code fingerprints, kept so that a restart does not compute
+# them all again (300 versions took 40-108 s of a loaded core at every start).  Keyed by the version's fingerprint
+# (the same files give the same code fingerprints, whoever sent them) and by the method they were computed with
+# (similarity.method_of: the starters, the k-gram sizes, copydetect's version); the starters' own under STARTERS_PRINTS.
+COPY_PRINTS_TABLE = AddTable((
+    "CREATE TABLE IF NOT EXISTS copy_prints ("
+    " fingerprint TEXT NOT NULL,"  # a version's fingerprint, or STARTERS_PRINTS
+    " method TEXT NOT NULL,"
+    " hashes BLOB NOT NULL,"  # sorted 64-bit integers (similarity.pack_hashes)
+    " PRIMARY KEY (fingerprint, method))",
+))
+STARTERS_PRINTS = "starters"  # the copy_prints row of the starters' fingerprints (no version's fingerprint is a word)
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
@@ -143,6 +156,7 @@ MIGRATIONS: list[AddColumn | AddTable] = [
     AddColumn("versions", "program", "TEXT NOT NULL DEFAULT ''"),  # the same program sent again is the same version
     VERDICTS_TABLE,  # the instructor's verdicts by hand
     GAMES_BY_PLAYER,  # a student's games found by index
+    COPY_PRINTS_TABLE,  # the copies' fingerprints, kept across restarts
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -637,6 +651,8 @@ class ClassStore:
         self._pairs: list[Pair] = []  # every pair read so far, oldest first (pairs)
         self._done_tallies: dict[int, PairTally] = {}  # the tallies of pairs with no open game left (pair_tallies)
         self._tallies_from = 0  # the oldest pair that had an open game when last counted
+        self._ended_games: dict[int, Game] = {}  # listed rows of ended games (latest_games): they never change
+        self._ended_window = 0  # the largest window latest_games was asked for
         with self.lock:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -842,6 +858,21 @@ class ClassStore:
             return [_verdict(row) for row in self._rows("SELECT * FROM verdicts ORDER BY id")]
         return [_verdict(row) for row in self._rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id", version_id)]
 
+    # -- the copies' fingerprints ----------------------------------------------------
+
+    def copy_prints(self, method: str) -> dict[str, bytes]:
+        """The code fingerprints kept under ``method``, by version fingerprint (and :data:`STARTERS_PRINTS`)."""
+        return {str(row["fingerprint"]): bytes(row["hashes"])
+                for row in self._rows("SELECT fingerprint, hashes FROM copy_prints WHERE method = ?", method)}
+
+    def keep_copy_prints(self, method: str, prints: dict[str, bytes]) -> None:
+        """Keep code fingerprints computed under ``method`` (by version fingerprint), and forget those of any other
+        method (the starters or the tool changed: they are never read again), in one transaction."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM copy_prints WHERE method != ?", (method,))
+            db.executemany("INSERT OR REPLACE INTO copy_prints (fingerprint, method, hashes) VALUES (?, ?, ?)",
+                           [(fingerprint, method, data) for fingerprint, data in prints.items()])
+
     # -- pairs and games ------------------------------------------------------------
 
     def pairs(self) -> list[Pair]:
@@ -917,6 +948,37 @@ class ClassStore:
         args: list[Any] = ([] if status is None else [status.value]) + ([] if latest is None else [latest])
         return [_game(row) for row in self._rows(_select_games(records) + where + order, *args)]
 
+    def latest_games(self, latest: int) -> list[Game]:
+        """The newest ``latest`` games, newest first, without records and stderr: what ``games(latest=latest,
+        records=False)`` gives, each row that had ended (finished or void) when read kept and never read again.
+
+        An ended row never changes (only a queued or running game is
+        started, finished, voided or queued again under a new id), so each
+        call reads the ids of the window and the rows not kept: a few, where
+        the dashboard's 300 and the class view's 2,000 rows with their
+        version numbers took 10-40 ms a view.
+        """
+        ended = (GameStatus.FINISHED.value, GameStatus.VOID.value)
+        with self.lock:
+            ids = [int(row[0]) for row in self.db.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?", (latest,))]
+            missing = [game_id for game_id in ids if game_id not in self._ended_games]
+            fresh: dict[int, Game] = {}
+            for start in range(0, len(missing), 500):
+                chunk = missing[start:start + 500]
+                marks = ", ".join("?" for _ in chunk)
+                fresh.update((game.id, game) for game in map(_game, self._rows(
+                    f"{_select_games(False)} WHERE id IN ({marks})", *chunk)))
+            for game_id, game in fresh.items():
+                if game.status.value in ended:
+                    self._ended_games[game_id] = game
+            # keep what the largest window asked holds, not the whole week (a smaller window, the dashboard's 300
+            # beside the class view's 2,000, must not drop what the larger one reads next)
+            self._ended_window = max(self._ended_window, latest)
+            if ids and latest >= self._ended_window and len(self._ended_games) > 2 * len(ids):
+                oldest = ids[-1]
+                self._ended_games = {key: game for key, game in self._ended_games.items() if key >= oldest}
+            return [self._ended_games.get(game_id) or fresh[game_id] for game_id in ids]
+
     def finished_games(self) -> list[Game]:
         """Every finished game, oldest first."""
         return self.games(GameStatus.FINISHED)
@@ -978,6 +1040,18 @@ class ClassStore:
             GameStatus.FINISHED.value, GameStatus.FINISHED.value)
         assert found is not None
         return int(found["n"]), int(found["last"]), str(found["versions"]), str(found["students"])
+
+    def roster_mark(self) -> tuple[str, str, str]:
+        """A value that changes whenever the class's people or versions do as the dashboard lists them: a student
+        added or renamed, a version stored, its status, reason or card changed (a card comes with its decision time),
+        a verdict given.  One query (the versions' short columns only: their cards are not read)."""
+        found = self._row(
+            "SELECT (SELECT COALESCE(group_concat(id || ' ' || status || ' ' || COALESCE(decided_at, '-') || ' ' || "
+            "reason, char(10)), '') FROM versions) AS versions, "
+            "(SELECT COUNT(*) || ' ' || COALESCE(MAX(id), 0) FROM verdicts) AS verdicts, "
+            "(SELECT COALESCE(group_concat(id || ' ' || name || ' ' || extra, char(10)), '') FROM students) AS students")
+        assert found is not None
+        return str(found["versions"]), str(found["verdicts"]), str(found["students"])
 
     def games_of_student(self, student: str, latest: int, records: bool = True) -> list[Game]:
         """The newest ``latest`` games one of ``student``'s versions played (or is to play), newest first;
@@ -1085,4 +1159,4 @@ class _Transaction:
 
 __all__ = ["ClassStore", "StoreError", "Student", "Version", "VersionStatus", "Card", "CardItem", "Pair", "PairKind",
            "PairTally", "Game", "GameResult", "GameStatus", "Verdict", "VerdictAction", "AddTable", "GameOutcome", "NewVersion", "Side", "INSTRUCTOR", "now", "token_hash",
-           "MIGRATIONS", "SCHEMA_VERSION"]
+           "MIGRATIONS", "SCHEMA_VERSION", "STARTERS_PRINTS"]

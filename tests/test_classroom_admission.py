@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from test_agents_check_passes import MOBILITY
 
@@ -166,3 +168,66 @@ def test_a_script_the_command_starts_by_its_path_runs_though_an_upload_keeps_no_
     with pytest.raises(UploadRefused, match=r"starts agent\.py itself, which is neither a script with a '#!' first "
                                              r"line .* or start it with its interpreter \(e\.g\. sh agent\.py \{name\}\)"):
         submit(settings, store, "alice", [("agent.py", starter.split(b"\n", 1)[1])], "./agent.py {name}", "")
+
+
+def test_checks_start_one_a_lane_own_lanes_first_then_the_ladders() -> None:
+    """The plan of which checks start now: the admission's own free lanes first, then the ladder's idle ones; a
+    backlog while versions still wait (the ladder then starts no game)."""
+    from othello_arena.classroom.admission import plan_checks
+    from othello_arena.classroom.store import Version
+
+    def version(number: int) -> Version:
+        return Version(number, f"s{number}", f"fp{number}", "python3 a.py", "", False, False, (), 0, "",
+                       VersionStatus.CHECKING, "", None, None)
+
+    waiting = [version(1), version(2), version(3)]
+    plan = plan_checks(waiting, [(0,)], [])
+    assert [(v.id, lane) for v, lane in plan.starts] == [(1, (0,))] and plan.backlog
+    plan = plan_checks(waiting, [(0,)], [(1,)])
+    assert [(v.id, lane) for v, lane in plan.starts] == [(1, (0,)), (2, (1,))] and plan.backlog
+    plan = plan_checks(waiting[:2], [(0,), (2,)], [(1,)])
+    assert [(v.id, lane) for v, lane in plan.starts] == [(1, (0,)), (2, (2,))] and not plan.backlog  # own lanes first
+    assert plan_checks([], [(0,)], [(1,)]) == plan_checks([], [], [])  # nothing waits: no start, no backlog
+
+
+def test_admission_checks_on_every_free_lane_and_borrows_the_ladders_cores_when_versions_wait(class_store) -> None:
+    """Real checks in the sandbox, in threads of their own: a student at a time, one check a lane; with versions
+    waiting and no lane free, the ladder is asked to start no game, and once it is idle its core checks too."""
+    from othello_arena.classroom.admission import AdmissionWorker
+    from othello_arena.classroom.arena import usable_cores
+
+    cores = usable_cores()
+    if len(cores) < 2:
+        pytest.skip("one core: no core of its own for the admission beside the ladder's")
+    settings, store = class_store(["alice", "bob", "carol"], ["greedy"])
+    sent = {}
+    for student, text in (("alice", "1"), ("alice", "2"), ("bob", "1"), ("carol", "1")):
+        version, _ = submit(settings, store, student, [("agent.py", f"import sys  # {text}\nsys.exit(3)\n".encode())],
+                            "python3 agent.py {name}", "")
+        sent[(student, text)] = version.id
+    ladder_idle = [False]
+    worker = AdmissionWorker(settings, store, cpus=(cores[0],), ladder_lanes=((cores[-1],),),
+                             ladder_idle=lambda: ladder_idle[0])
+    assert AdmissionWorker(settings, store).own_lanes == ((),)  # (no core given: one lane, on any core)
+    assert not worker.wants_ladder_cores()
+    first = worker.plan()
+    assert [version.student for version, _ in first.starts] == ["alice"]  # one lane: alice's first, the others wait
+    assert first.backlog and worker.wants_ladder_cores()  # the ladder is asked to start no game
+    assert worker.plan().starts == ()  # its games are still in flight: not yet its core
+    ladder_idle[0] = True
+    second = worker.plan()
+    assert [version.student for version, _ in second.starts] == ["bob"] and second.backlog  # the ladder's core
+    assert worker.wants_ladder_cores()
+    checks = [threading.Thread(target=worker.check, args=(version, lane))
+              for version, lane in (*first.starts, *second.starts)]
+    for thread in checks:
+        thread.start()
+    for thread in checks:
+        thread.join()
+    assert not worker.in_flight
+    for key in (("alice", "1"), ("bob", "1")):
+        row = store.version(sent[key])
+        assert row is not None and row.status is VersionStatus.REJECTED and row.card is not None  # a real card
+    third = worker.plan()  # carol (no card yet) before alice's second; both lanes free again
+    assert [version.student for version, _ in third.starts] == ["carol", "alice"] and not third.backlog
+    assert worker.wants_ladder_cores()  # a check runs on the ladder's core: it still starts no game

@@ -17,19 +17,26 @@ from __future__ import annotations
 import json
 import math
 import random
+import threading
 from typing import Optional, Union
 
 from test_classroom_ladder import admit_version, finish
 
+from othello_arena.classroom.admission import public_version
+from othello_arena.classroom.app import ClassApi
 from othello_arena.classroom.arena import FinishedGame, fit, read_openings, result_from_dict, suite_path
+from othello_arena.classroom.copies import copy_pairs
 from othello_arena.classroom.grades import (SAME_MOVES_AT_LEAST, ReferenceLine, StudentLine, compute_standings,
                                             standings)
-from othello_arena.classroom.ladder import Ladder, rating_key, ratings
+from othello_arena.classroom.ladder import Ladder, game_summary, rating_key, ratings
 from othello_arena.classroom.matchmaking import (Entrant, Idle, IdleReason, PairPlan, PastPair, Policy, Rung, Snapshot,
                                                  decide, nearest_classmate, next_rung, plan, settled)
+from othello_arena.classroom.pages import ClassPages
+from othello_arena.classroom.service import (LADDER_STATE_READ, Roster, TimeRule, class_json, class_text, class_view,
+                                             ladder_state, roster, verdicts_by_version)
 from othello_arena.classroom.settings import ClassSettings
 from othello_arena.classroom.store import (GAMES_BY_PLAYER, MIGRATIONS, Card, ClassStore, GameStatus, NewVersion,
-                                           PairTally, Version, VersionStatus)
+                                           PairKind, PairTally, Side, VerdictAction, Version, VersionStatus)
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
 STUDENTS = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
@@ -376,3 +383,146 @@ def test_a_students_games_are_found_by_index_and_an_older_class_gains_it(class_s
     finally:
         older.close()
 
+
+
+# -- the instructor's class view (the dashboard, /api/class) ----------------------------------------------------
+
+
+def class_json_before(settings: ClassSettings, store: ClassStore, latest: int, ranked) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The class view as JSON as it was made at every view: every version and card read, the games read, the ladder
+    asked, every version encoded (the copies as the waiting read gives them)."""
+    lines, references = ranked
+    by_id = {line.id: line for line in lines}
+    versions: dict[str, list[Version]] = {}
+    for version in store.versions():
+        versions.setdefault(version.student, []).append(version)
+    verdicts = verdicts_by_version(store)
+    students = [{**(by_id.get(student.id) or StudentLine(student.id, student.name)).to_dict(), "extra": student.extra,
+                 "versions": [public_version(version, verdicts=verdicts.get(version.id, ()))
+                              for version in versions.get(student.id, [])]}
+                for student in store.students()]
+    return {"class": settings.name, **TimeRule.of(settings).to_dict(),
+            "deadline": settings.deadline.isoformat() if settings.deadline else None, "students": students,
+            "references": [reference.to_dict() for reference in references],
+            "games": [game_summary(game) for game in store.games(latest=latest, records=False)],
+            "duplicates": [{"id": line.id, "duplicate_of": line.duplicate_of, "same_moves_as": line.same_moves_as}
+                           for line in lines if line.duplicate_of or line.same_moves_as],
+            "ladder": Ladder(settings, store).state(), "copies": [pair.to_dict() for pair in copy_pairs(settings, store)]}
+
+
+def class_view_now(settings: ClassSettings, store: ClassStore, latest: int) -> dict[str, object]:
+    """What /api/class sends now (the kept parts), parsed; the copies compared first, so that none is pending, and an
+    idle ladder's state worked out first (its thread waited for)."""
+    copy_pairs(settings, store)
+    ranked = standings(settings, store)
+    ladder_state(settings, store)
+    for thread in threading.enumerate():
+        if thread.name == "ladder-state":
+            thread.join()
+    data = json.loads(class_text(class_view(settings, store, latest, ranked=ranked, fresh=False)))
+    assert (data.pop("copies_pending"), data.pop("copies_compared"), data.pop("copies_error"),
+            data.pop("standings_pending")) == (False, True, "", False)
+    as_dict = class_json(class_view(settings, store, latest, ranked=ranked, fresh=False))  # (the instructor's stream)
+    assert {key: value for key, value in as_dict.items() if not key.endswith("_pending") and
+            not key.startswith("copies_")} == data
+    assert data == class_json_before(settings, store, latest, ranked)
+    return data
+
+
+def test_the_class_view_from_kept_parts_is_the_one_read_whole_at_every_change(class_store) -> None:  # type: ignore[no-untyped-def]
+    settings, store = a_class(class_store, seed=13)
+    for latest in (1, 7, 2000):
+        class_view_now(settings, store, latest)
+    kept = roster(store)
+    assert roster(store) is kept  # nothing changed: the roster, its versions' JSON and HTML, not read again
+    play_week(settings, store, random.Random(4), 1)  # games finished, voided, queued again
+    assert roster(store) is kept
+    class_view_now(settings, store, 7)
+    class_view_now(settings, store, 2000)
+
+    pages = ClassPages(ClassApi(settings, store, lambda: None))
+    html = pages.versions_html(class_view(settings, store, fresh=False))
+    changes = [
+        lambda: store.rename_student("cat", "Catherine", {"group": "B"}),
+        lambda: store.add_version(NewVersion("fay", "fay-2", "python3 b.py", "", True, False, ()),
+                                  check_again=lambda _: False),
+        lambda: store.decide(Card("fay", store.versions("fay")[-1].id, "fay-2", VersionStatus.REJECTED,
+                                  "the check failed: a move took too long")),
+        lambda: store.give_verdict(store.versions("fay")[-1].id, VerdictAction.ADMIT, "it was the machine", "me",
+                                   VersionStatus.ADMITTED, "admitted by the instructor: it was the machine"),
+    ]
+    for change in changes:
+        change()
+        fresh = roster(store)
+        assert fresh is not kept, "the roster is read again after a change"
+        kept = fresh
+        class_view_now(settings, store, 50)
+        again = pages.versions_html(class_view(settings, store, fresh=False))
+        assert again is not html and again == pages.templates.env.get_template("_dashboard_versions.html").render(
+            roster=Roster(None, tuple(store.students()), {s.id: tuple(store.versions(s.id)) for s in store.students()},
+                          verdicts_by_version(store)))  # the kept HTML is the one made from the rows now
+        html = again
+    assert "Catherine" in html and "it was the machine" in html
+
+
+def test_the_latest_games_kept_are_the_rows_read_whole(class_store) -> None:  # type: ignore[no-untyped-def]
+    settings, store = class_store(STUDENTS[:4], ["random", "greedy"], pairs_per_opponent=1)
+    for student in STUDENTS[:4]:
+        admit_version(store, student, f"{student}-1")
+    assert store.latest_games(10) == []
+    chance = random.Random(8)
+    for _ in range(3):
+        play_week(settings, store, chance, 1)
+        for latest in (1, 5, 40, 1000):
+            assert store.latest_games(latest) == store.games(latest=latest, records=False)
+    ladder = Ladder(settings, store)
+    ladder.plan()
+    queued = store.games(GameStatus.QUEUED)
+    assert queued, "(not vacuous: games still to play in the window)"
+    assert store.latest_games(40) == store.games(latest=40, records=False)
+    store.start_game(queued[0].id)  # a queued row kept as it was would be wrong now
+    assert store.latest_games(40) == store.games(latest=40, records=False)
+    store.requeue_game(queued[0].id, "lost", 3)
+    assert store.latest_games(40) == store.games(latest=40, records=False)
+
+
+def test_the_dashboard_never_waits_for_the_first_standings_and_says_so(class_store) -> None:  # type: ignore[no-untyped-def]
+    """After a start the first standings take seconds (20,000 games: 2-8 s): the dashboard shows the roster at once,
+    says the standings are being computed, and shows them once computed (the ones the waiting read gives)."""
+    from othello_arena.classroom import grades
+
+    settings, store = a_class(class_store, seed=17)
+    grades._computed.clear()  # what a restart forgets
+    first = class_view(settings, store, fresh=False)
+    assert first.standings_pending and [entry.line.rank for entry in first.students] == [None] * len(STUDENTS)
+    statuses = {entry.student.id: entry.line.status for entry in first.students}
+    assert statuses["hal"] == "admitted" and statuses["ann"] == "admitted"  # (the roster's, not "none")
+    for thread in threading.enumerate():
+        if thread.name == "standings":
+            thread.join()
+    done = class_view(settings, store, fresh=False)
+    assert not done.standings_pending
+    by_id = {line.id: line for line in standings(settings, store)[0]}
+    assert [entry.line for entry in done.students] == [by_id[entry.student.id] for entry in done.students]
+    assert any(entry.line.rank for entry in done.students)
+
+
+def test_an_idle_ladders_state_is_never_waited_for(class_store) -> None:  # type: ignore[no-untyped-def]
+    """An idle ladder's state is a whole plan (seconds after a start): the dashboard says it is being worked out,
+    then gives the one the plan gives; a playing ladder's comes from the games' counts at once."""
+    from othello_arena.classroom import service
+
+    settings, store = a_class(class_store, seed=19)
+    for game in store.games(GameStatus.QUEUED):  # (queued again by the week's voids: the ladder is made idle)
+        store.void_game(game.id, "for the test")
+    service._ladder_states.clear()  # what a restart forgets
+    assert ladder_state(settings, store) == LADDER_STATE_READ
+    for thread in threading.enumerate():
+        if thread.name == "ladder-state":
+            thread.join()
+    idle = Ladder(settings, store).state()
+    assert ladder_state(settings, store) == idle  # (idle with a pair to plan: "the next pair is being planned")
+    first, second = store.current_versions()[:2]
+    sides = [Side(version.student, version.id, version.fingerprint) for version in (first, second)]
+    store.add_pair(sides[0], sides[1], PairKind.LADDER, [], [(sides[0], sides[1], 1), (sides[1], sides[0], 2)])
+    assert ladder_state(settings, store) == Ladder(settings, store).state() == "playing: 0 games running, 2 queued"
