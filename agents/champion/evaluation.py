@@ -311,7 +311,7 @@ def evaluate(P, O, ev) -> int:
     return evaluate_given_moves(P, O, legal_moves(P, O), legal_moves(O, P), ev)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate_given_moves(P, O, moves_p, moves_o, ev) -> int:
     """:func:`evaluate` given the legal moves of the side to move (``moves_p``) and of the other (``moves_o``)."""
     kind, weights, inst_sq, inst_len, inst_off = ev
