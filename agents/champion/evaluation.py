@@ -182,9 +182,11 @@ def _digit_table(name: str) -> np.ndarray:
     pattern, gathered = PATTERNS[name], GATHERED[name]
     if sorted(pattern) != sorted(gathered):
         raise ValueError(f"pattern {name!r}: evaluation.GATHERED reads other squares than patterns.PATTERNS")
-    place = [3 ** (len(pattern) - 1 - pattern.index(sq)) for sq in gathered]
-    return np.array([sum(p for bit, p in enumerate(place) if v >> bit & 1) for v in range(1 << len(place))],
-                    dtype=np.int64)
+    gathered_values = np.arange(1 << len(gathered), dtype=np.int64)
+    table = np.zeros(1 << len(gathered), dtype=np.int64)
+    for bit, sq in enumerate(gathered):
+        table += ((gathered_values >> bit) & 1) * 3 ** (len(pattern) - 1 - pattern.index(sq))
+    return table
 
 
 if list(GATHERED) != list(PATTERNS):
