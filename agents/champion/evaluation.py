@@ -194,7 +194,7 @@ if list(GATHERED) != list(PATTERNS):
 _EDGE, _CORNER, _LINE8, _LINE7, _LINE6, _LINE5, _LINE4 = (
     _digit_table(name) for name in ("edge+2x", "corner3", "row2", "diag7", "diag6", "diag5", "diag4"))
 if not all(np.array_equal(_digit_table(name), _LINE8) for name in ("row3", "row4", "diag8")):
-    raise ValueError("the 8-square lines must read their squares in column order")
+    raise ValueError("row3, row4 and diag8 share row2's table: evaluation.GATHERED must list each in column order")
 
 _H01 = U64(0x0101010101010101)
 _S56 = U64(56)
