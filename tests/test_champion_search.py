@@ -212,6 +212,29 @@ def test_the_training_features_are_the_features_the_evaluation_reads(weights_kin
         assert played == from_features, board.draw()
 
 
+def test_the_evaluation_turns_the_board_as_the_patterns_turn_their_instances():
+    """The evaluation reads a pattern's other instances on the board turned a quarter (patterns.rotate's way)."""
+    from othello_arena.agents.champion.patterns import rotate
+
+    rng = random.Random(7)
+    for bits in [0, 1, 1 << 63, 0xFF, 0x0101010101010101] + [rng.getrandbits(64) for _ in range(200)]:
+        turned = int(evaluation.quarter_turn_py(np.uint64(bits)))
+        assert turned == sum(1 << sq for sq in range(64) if bits >> rotate(sq) & 1), hex(bits)
+
+
+def test_the_evaluation_refuses_patterns_it_does_not_gather():
+    """A pattern changed in patterns.PATTERNS but not in evaluation.GATHERED is an error, not a wrong evaluation."""
+    from othello_arena.agents.champion import patterns
+
+    saved = patterns.PATTERNS["diag5"]
+    patterns.PATTERNS["diag5"] = saved[:-1] + [patterns.square_number("H8")]
+    try:
+        with pytest.raises(ValueError, match="diag5"):
+            evaluation._digit_table("diag5")
+    finally:
+        patterns.PATTERNS["diag5"] = saved
+
+
 def test_an_iteration_cut_short_keeps_a_move_that_beat_the_last_best():
     # Exact searches (no prob-cut), so that each value can be checked on its own; the node limit
     # cuts the deepening at a node count, deterministically.

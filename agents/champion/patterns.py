@@ -44,21 +44,23 @@ N_SCALARS = 130  # one-hot slots of the scalar features (see evaluation.pattern_
 N_SCALAR_FEATURES = 5
 
 
-def _sq(name: str) -> int:
+def square_number(name: str) -> int:
+    """The square's number (A1 = 0 ... H8 = 63) of its name, ``"B2"`` -> 9."""
     return (int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0])
 
 
+
 PATTERNS: dict[str, list[int]] = {
-    "edge+2x": [_sq(n) for n in "A1 B1 C1 D1 E1 F1 G1 H1 B2 G2".split()],
-    "corner3": [_sq(n) for n in "A1 B1 C1 A2 B2 C2 A3 B3 C3".split()],
-    "row2": [_sq(n) for n in "A2 B2 C2 D2 E2 F2 G2 H2".split()],
-    "row3": [_sq(n) for n in "A3 B3 C3 D3 E3 F3 G3 H3".split()],
-    "row4": [_sq(n) for n in "A4 B4 C4 D4 E4 F4 G4 H4".split()],
-    "diag8": [_sq(n) for n in "A1 B2 C3 D4 E5 F6 G7 H8".split()],
-    "diag7": [_sq(n) for n in "A2 B3 C4 D5 E6 F7 G8".split()],
-    "diag6": [_sq(n) for n in "A3 B4 C5 D6 E7 F8".split()],
-    "diag5": [_sq(n) for n in "A4 B5 C6 D7 E8".split()],
-    "diag4": [_sq(n) for n in "A5 B6 C7 D8".split()],
+    "edge+2x": [square_number(n) for n in "A1 B1 C1 D1 E1 F1 G1 H1 B2 G2".split()],
+    "corner3": [square_number(n) for n in "A1 B1 C1 A2 B2 C2 A3 B3 C3".split()],
+    "row2": [square_number(n) for n in "A2 B2 C2 D2 E2 F2 G2 H2".split()],
+    "row3": [square_number(n) for n in "A3 B3 C3 D3 E3 F3 G3 H3".split()],
+    "row4": [square_number(n) for n in "A4 B4 C4 D4 E4 F4 G4 H4".split()],
+    "diag8": [square_number(n) for n in "A1 B2 C3 D4 E5 F6 G7 H8".split()],
+    "diag7": [square_number(n) for n in "A2 B3 C4 D5 E6 F7 G8".split()],
+    "diag6": [square_number(n) for n in "A3 B4 C5 D6 E7 F8".split()],
+    "diag5": [square_number(n) for n in "A4 B5 C6 D7 E8".split()],
+    "diag4": [square_number(n) for n in "A5 B6 C7 D8".split()],
 }
 
 N_STAGES = 60 // STAGE_WIDTH + 1  # empties 0..60

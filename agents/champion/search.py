@@ -264,7 +264,7 @@ def _order_moves(P, O, moves, hash_move, depth, ev, row, keys) -> int:
             elif bit & _X_SQUARES:
                 key -= 300
             if depth >= 3:
-                key -= evaluate(no, np_, ev)
+                key -= evaluate_given_moves(no, np_, opp_moves, legal_moves(np_, no), ev)
         row[n] = sq
         keys[n] = key
         n += 1
