@@ -81,6 +81,7 @@ CHECKER = "checker"  # the checker's side in a scripted game's record
 POLL = 0.005
 QUIET = 0.3  # how long Black is watched for a move written out of turn
 WATCH_LONGER = 2.0  # seconds watched past a move's deadline, to tell a late move from none
+EXIT_LOOK = 0.1  # seconds between two readings of an agent's figures while it is expected to exit
 PROGRAM_BYTES = 16 << 20  # the most of a program file searched for a hard-coded name
 # "bob.in" in a program (a string in C's binary, a script's source, a class file): a name it may wait for.
 _IN_NAME = re.compile(rb"(?<![A-Za-z0-9_./{}-])([A-Za-z0-9_-]{1,32})\.in(?![A-Za-z0-9_.])")
@@ -591,6 +592,19 @@ class ScriptedGame:
         self.play(message.move, seconds, message.comments)
         return message.move
 
+    def watch_exit(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the agent to exit, reading its CPU and its wait for a core as it goes: once
+        a process is gone, so are the kernel's counts of it, and an agent starved on its way out would be judged
+        on what it had used before the end line (seen: 0 s of CPU and 0.1 s of waiting over 3.4 s of clock)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if self.process.wait_exit(max(0.0, min(EXIT_LOOK, left))):
+                return True
+            if left <= EXIT_LOOK:
+                return False
+            self.process.usage()
+
     def end(self, last_move: str = "") -> bool:
         """Send the last move (if unsent) and the end line; return whether the agent exits in time."""
         outcome = self.board.outcome()
@@ -600,9 +614,9 @@ class ScriptedGame:
             if self.in_present() and not last_move:
                 self.wait_deleted(self.time)
             started = self.send(last_move + format_end(outcome))
-            if not self.process.wait_exit(END_GRACE_SECONDS + 0.5):
+            if not self.watch_exit(END_GRACE_SECONDS + 0.5):
                 # Watched longer before the figures are judged: just past the limit, any wait at all explains it.
-                late = self.process.wait_exit(WATCH_LONGER)
+                late = self.watch_exit(WATCH_LONGER)
                 timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5, awaiting=not late)
                 if timing.machine_to_blame(awaiting=not late):  # starved: it had no core to exit with
                     raise MachineBusy(timing, "" if late else "exit", "the exit")
