@@ -36,6 +36,7 @@ says so, and how to have it tested).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import re
@@ -312,6 +313,8 @@ class ScriptedGame:
         self.moves_read = 0  # the agent's moves taken from NAME.out
         self.after_pass = False  # the checker has just passed: the agent's next move answers it
         self.used_at_send = Usage(0.0, 0.0)  # what the agent had used when NAME.in was last written
+        self.runnable_since: Optional[tuple[float, Usage]] = None  # while its exit is watched: runnable at every look since
+        self.exited_at = 0.0
         # The referee's clock: the same grace, the same start-up allowance on the first move (PROTOCOL.md section 4),
         # the same game clock if one is given (section 10).
         self.clock = Clock(replace(self.config.time_control(spec.label, manual=False), startup=startup))
@@ -600,10 +603,29 @@ class ScriptedGame:
         while True:
             left = deadline - time.monotonic()
             if self.process.wait_exit(max(0.0, min(EXIT_LOOK, left))):
+                self.exited_at = time.monotonic()
                 return True
             if left <= EXIT_LOOK:
                 return False
-            self.process.usage()
+            used, runnable = self.process.usage(), self.process.runnable()
+            if not runnable:
+                self.runnable_since = None
+            elif self.runnable_since is None:
+                self.runnable_since = (time.monotonic(), used)
+
+    def exit_timing(self, started: float, limit: float) -> MoveTiming:
+        """The figures of an exit that came late: what was read while it was there, and the time since the looks
+        found it runnable for good that neither its CPU nor a counted wait explains.  The kernel counts a wait
+        for a core when it ends, so a wait in progress at the last look, ended by the slice the agent exited in,
+        is never read: it is counted as the wait it most likely was (in the agent's favour: a judge that cannot
+        tell does not guess against it)."""
+        timing = self.timing(started, self.exited_at, limit)
+        if self.runnable_since is None or timing.used.waited is None:
+            return timing
+        since, then = self.runnable_since
+        seen = self.process.usage()
+        unseen = (self.exited_at - since) - (seen.cpu - then.cpu) - ((seen.waited or 0.0) - (then.waited or 0.0))
+        return dataclasses.replace(timing, used=Usage(timing.used.cpu, timing.used.waited + max(0.0, unseen)))
 
     def end(self, last_move: str = "") -> bool:
         """Send the last move (if unsent) and the end line; return whether the agent exits in time."""
@@ -617,7 +639,8 @@ class ScriptedGame:
             if not self.watch_exit(END_GRACE_SECONDS + 0.5):
                 # Watched longer before the figures are judged: just past the limit, any wait at all explains it.
                 late = self.watch_exit(WATCH_LONGER)
-                timing = self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5, awaiting=not late)
+                timing = (self.exit_timing(started, END_GRACE_SECONDS + 0.5) if late else
+                          self.timing(started, time.monotonic(), END_GRACE_SECONDS + 0.5, awaiting=True))
                 if timing.machine_to_blame(awaiting=not late):  # starved: it had no core to exit with
                     raise MachineBusy(timing, "" if late else "exit", "the exit")
                 return False

@@ -554,6 +554,10 @@ class AgentProcess:
             total = sum(self.waited.values())
         return Usage(self.cpu_seconds(), total / 1e9, queued)
 
+    def runnable(self) -> bool:
+        """Whether a thread of the agent is runnable now (on a core or queued for one)."""
+        return any(_schedstat(pid)[2] for pid in self.pids())
+
     def held_in_queue(self, window: float = 0.05, looks: int = 5) -> bool:
         """Whether the agent is kept from a core now: runnable at every look over ``window`` seconds, yet on a core
         for less than half of it.  (A wait in progress is not in the kernel's count yet; an agent that polls
