@@ -722,6 +722,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
         idle_rss = rss_mb(server.process.pid)
         loads.append(os.getloadavg()[0])
         phase[0] = "peak"
+        print(f"the peak starts: server pid {server.process.pid}, load average {loads[-1]:.1f}", flush=True)
         peak_from = utc_now()
         peak_started = time.monotonic()
         streams = asyncio.run(peak(port, tokens, ids, seconds, submit_every, timings, phase, admissions))
