@@ -12,6 +12,7 @@ such text, has those characters written as their escapes (``\\x1b``,
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import re
@@ -35,6 +36,15 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """``text`` with every unsafe character written as its escape (``\\r\\n`` line ends become ``\\n``)."""
     return _UNSAFE_IN_LOG.sub(_escape, text.replace("\r\n", "\n"))
+
+
+def event_line(text: str) -> str:
+    """A line of the server's log: the local time with its offset (``2026-11-28T14:03:07+01:00``), then ``text``.
+
+    ``text`` is made visible (:func:`visible`): a line may quote a name or a
+    reason that a student's upload chose.
+    """
+    return f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')} {visible(text)}"
 
 
 def make_log_visible(path: Path) -> None:

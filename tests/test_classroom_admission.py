@@ -69,7 +69,7 @@ def test_students_take_turns_at_the_admission_check(class_store) -> None:
 
 def test_checks_run_on_the_cores_the_ladders_games_leave_free() -> None:
     from othello_arena.classroom.arena import LocalPool, usable_cores
-    from othello_arena.classroom.server import admission_cores
+    from othello_arena.classroom.worker import admission_cores
 
     cores = usable_cores()
     if len(cores) < 2:
