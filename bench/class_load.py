@@ -58,6 +58,7 @@ import os
 import pstats
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -482,6 +483,54 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return found.get("VmRSS", 0.0), found.get("VmHWM", 0.0)
 
 
+class CpuShares:
+    """Where the machine's CPU went over a phase, in cores: the server (the pages), its worker and the agents under
+    it, this bench's own client, and the rest of the machine (anything else running beside the bench).
+
+    A latency measured here includes the client's own wait for a core: with the client and the server on the same
+    two cores, a busy client is late to read an answer the server sent in time; these shares tell which it was.
+    """
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+
+    @staticmethod
+    def _times(pid: int) -> tuple[float, float]:
+        """(its own CPU, its reaped descendants' CPU), seconds."""
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        own = (int(fields[11]) + int(fields[12])) / CpuShares.TICK
+        return own, (int(fields[13]) + int(fields[14])) / CpuShares.TICK
+
+    def snapshot(self) -> dict[str, float]:
+        with open("/proc/stat") as handle:
+            numbers = [int(x) for x in handle.readline().split()[1:]]
+        busy = (sum(numbers[:8]) - numbers[3] - numbers[4]) / self.TICK  # all but idle and iowait
+        server, reaped = self._times(self.server_pid)
+        below = reaped
+        import psutil
+
+        for child in psutil.Process(self.server_pid).children(recursive=True):
+            try:
+                own, gone = self._times(child.pid)
+            except (OSError, IndexError):
+                continue
+            below += own + gone
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return {"busy": busy, "server": server, "worker": below, "client": usage.ru_utime + usage.ru_stime,
+                "clock": time.monotonic()}
+
+    @staticmethod
+    def line(before: dict[str, float], after: dict[str, float]) -> str:
+        span = after["clock"] - before["clock"]
+        share = {key: (after[key] - before[key]) / span for key in ("busy", "server", "worker", "client")}
+        rest = share["busy"] - share["server"] - share["worker"] - share["client"]
+        return (f"{share['busy']:.2f} of {os.cpu_count()} cores busy: the server's pages {share['server']:.2f}, its "
+                f"worker with the checks and the games {share['worker']:.2f}, this bench's client "
+                f"{share['client']:.2f}, the rest of the machine {rest:.2f}")
+
+
 def finished_since(database: Path, since: str, until: str = "9999") -> int:
     """The games finished from ``since`` (ISO, to the second) to before ``until``."""
     db = sqlite3.connect(database)
@@ -539,6 +588,7 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
              for number, student in enumerate(ids)}
     open_now = [0]
     samples: list[tuple[float, int]] = []
+    late: list[float] = []
 
     async def browser(student: str) -> int:
         await asyncio.sleep(chance.uniform(0, 10))  # a class arriving, not one burst
@@ -555,6 +605,12 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
         while time.monotonic() < until:
             samples.append((seconds - (until - time.monotonic()), open_now[0]))
             await asyncio.sleep(1.0)
+
+    async def lateness() -> None:  # the client's own event loop: how late a 50 ms sleep wakes (its wait for a core)
+        while time.monotonic() < until:
+            slept = time.monotonic()
+            await asyncio.sleep(0.05)
+            late.append(time.monotonic() - slept - 0.05)
 
     async def every(period: float, action: Any) -> None:
         while time.monotonic() < until:
@@ -597,6 +653,7 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
             await asyncio.wait(pending, timeout=max(1.0, until + 240 - time.monotonic()))
 
     async def card_wait(student: str, version: int, sent: float) -> None:
+        said = ""
         while time.monotonic() < until + 240:
             status, data = await clients[student].request("/api/versions/ID", f"/api/versions/{version}")
             if status == 200:
@@ -604,12 +661,14 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
                 if found["status"] != "checking":
                     admissions.append((student, time.monotonic() - sent, found["status"]))
                     return
+                said = str((found.get("card") or {}).get("reason") or found.get("reason") or "")
             await asyncio.sleep(1.0)
-        admissions.append((student, float("inf"), "no card within the run and 240 s after"))
+        admissions.append((student, float("inf"), "no card within the run and 240 s after"
+                           + (f" (it said: {said[:80]})" if said else "")))
 
     tasks = [asyncio.ensure_future(browser(student)) for student in ids]
     tasks += [asyncio.ensure_future(instructor()), asyncio.ensure_future(api_pollers()),
-              asyncio.ensure_future(submitter()), asyncio.ensure_future(sampler())]
+              asyncio.ensure_future(submitter()), asyncio.ensure_future(sampler()), asyncio.ensure_future(lateness())]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     messages = [result for result in results[:len(ids)] if isinstance(result, int)]
     errors = [repr(result) for result in results if isinstance(result, BaseException)]
@@ -621,6 +680,9 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
     found["streams_open_at_once"] = (f"min {min(settled)}, median {sorted(settled)[len(settled) // 2]}, max "
                                      f"{max(settled)} over {len(settled)} samples, one a second from 15 s"
                                      if settled else "no sample")
+    late.sort()
+    found["client_lateness_ms"] = (f"p50 {1000 * percentile(late, 0.5):.0f}, p99 {1000 * percentile(late, 0.99):.0f}, "
+                                   f"max {1000 * late[-1]:.0f} (how late its 50 ms sleeps woke)" if late else "none")
     if any(page.marks for page in pages.values()):
         found["pages_at_the_end"] = await pages_current(pages)
     return found
@@ -706,7 +768,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
     game = some_game(folder / "class.sqlite")
     print("\n".join(line for line in server.lines if "token=" not in line))
     try:
-        # After a start the admission worker compares every admitted version for copies (before schema 6 each
+        # After a start the server compares every admitted version for copies (before schema 6 each
         # version's fingerprints were computed again, minutes of CPU for 300, and the dashboard waited): timed apart.
         warm = Client(port, tokens["instructor"], "127.0.0.1", [], ["warm-up"])
         started = time.monotonic()
@@ -723,6 +785,8 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
         loads.append(os.getloadavg()[0])
         phase[0] = "peak"
         print(f"the peak starts: server pid {server.process.pid}, load average {loads[-1]:.1f}", flush=True)
+        shares = CpuShares(server.process.pid)
+        cpu_before = shares.snapshot()
         peak_from = utc_now()
         peak_started = time.monotonic()
         streams = asyncio.run(peak(port, tokens, ids, seconds, submit_every, timings, phase, admissions))
@@ -730,6 +794,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
         peak_until = (dt.datetime.fromisoformat(peak_from) + dt.timedelta(seconds=seconds)).isoformat()
         peak_games = finished_since(folder / "class.sqlite", peak_from, peak_until)
         peak_rss = rss_mb(server.process.pid)
+        peak_cpu = CpuShares.line(cpu_before, shares.snapshot())
         loads.append(os.getloadavg()[0])
     finally:
         server.stop()
@@ -741,6 +806,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
     print(f"load average (1 min) at start, after idle, after peak: {', '.join(f'{load:.1f}' for load in loads)} "
           f"on {os.cpu_count()} cores")
     report(timings)
+    print(f"CPU over the peak: {peak_cpu}")
     print(f"ladder: idle {idle_games} games finished in {idle_span:.0f} s ({idle_games * 3600 / idle_span:.0f}/h); "
           f"peak {peak_games} in {peak_span:.0f} s ({peak_games * 3600 / peak_span:.0f}/h); the server's whole run: "
           f"{finished_since(folder / 'class.sqlite', idle_from)} games")

@@ -460,7 +460,6 @@ class AdmissionWorker(threading.Thread):
                 idle = not self.in_flight
             if idle and not plan.backlog:
                 self.busy.clear()
-                self.refresh_copies()
                 self.wake.wait(1.0 if self.store.next_to_check() else 5.0)
             else:
                 self.wake.wait(1.0)  # a lane freed, or the ladder's games ended: looked at again
@@ -553,15 +552,6 @@ class AdmissionWorker(threading.Thread):
         for version in self.store.versions():
             if version.status is VersionStatus.REJECTED and by_hand.get(version.id) is not VerdictAction.REJECT:
                 discard_build(self.settings, version)
-
-    def refresh_copies(self) -> None:
-        """Compare the admitted versions again if they changed (here, not in a page's request: it may take seconds)."""
-        from .copies import copy_pairs
-
-        try:
-            copy_pairs(self.settings, self.store)
-        except Exception:  # the dashboard says it could not compare; the admissions go on
-            self.log("comparing the versions for copies: " + traceback.format_exc())
 
 
 def pending_admission(store: ClassStore, version: Version) -> Verdict | None:

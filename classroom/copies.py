@@ -11,9 +11,9 @@ never slows a page: the result is kept per class database and computed
 again only when the set of admitted versions changed, each version's
 fingerprints computed once and kept in the class database
 (``copy_prints``), so a restart reads them rather than fingerprinting
-every version again (300 took 40-108 s of a loaded core).  The admission
-worker refreshes the comparison in its own thread between checks; the
-dashboard never waits for it (:func:`copies_now`: the last comparison, and
+every version again (300 took 40-108 s of a loaded core).  The server's
+warm thread (:func:`.service.warm`, in the pages' process, whose cache the
+pages read) keeps the comparison current; the dashboard never waits for it (:func:`copies_now`: the last comparison, and
 whether a newer one is running); the grade sheet does (:func:`copy_pairs`).
 A flag asks the instructor to look (the side-by-side page); it decides
 nothing, and no student ever sees it.

@@ -135,7 +135,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
         store.close()
         os.close(held)
         raise ServerError(str(exc)) from None
-    threading.Thread(target=warm, args=(settings, store), name="warm", daemon=True).start()
+    threading.Thread(target=warm, args=(settings, store, say), name="warm", daemon=True).start()
     # The games run in the worker, with descriptors of their own: the connections have all of these but the reserve.
     limits = ConnectionLimits(total=connection_budget(descriptors, 0), trusted_proxies=trusted_proxies)
     try:

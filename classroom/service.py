@@ -12,9 +12,10 @@ import functools
 import json
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .admission import public_version
 from .cards import SERVER_FOLDER
@@ -244,15 +245,31 @@ def roster(store: ClassStore) -> Roster:
     return fresh
 
 
-def warm(settings: ClassSettings, store: ClassStore) -> None:
-    """Compute what the pages read first (the standings, the roster) once, at the server's start, so that the
-    first page asks for what is kept (the standings of 20,000 games take 2-8 s the first time).  A fault here is
-    no fault of the server's: the first page computes them."""
+WARM_SECONDS = 5.0  # how often the warm thread looks whether the admitted versions changed (a query of one table)
+
+
+def warm(settings: ClassSettings, store: ClassStore, log: Callable[[str], None]) -> None:
+    """The pages' thread of work ahead of them, for the server's life: at the start, what the pages read first
+    (the standings, the roster: those of 20,000 games take 2-8 s the first time); then the copies comparison kept
+    current (:func:`.copies.copy_pairs`, seconds for a class of 300 after a start), so that neither the dashboard
+    nor the grade sheet waits for it.  A fault here is no fault of the server's: the page computes it, and the
+    dashboard says why the copies could not be compared; the log says it once."""
     try:
         standings(settings, store)
         roster(store)
     except Exception:
         pass
+    said = ""
+    while True:
+        try:
+            copy_pairs(settings, store)
+            said = ""
+        except Exception:
+            fault = traceback.format_exc()
+            if fault != said:
+                log("comparing the versions for copies: " + fault)
+                said = fault
+        time.sleep(WARM_SECONDS)
 
 
 _ladder_states: dict[str, tuple[Any, str]] = {}  # class database -> (its change mark and a time slot, the idle state)
