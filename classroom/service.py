@@ -221,6 +221,24 @@ class Roster:
             found = made[student] = json.dumps(self.versions_json(student))
         return found  # type: ignore[no-any-return]
 
+    def keep_from(self, older: "Roster") -> None:
+        """Take from ``older`` what was made of each student alone (:data:`MADE_PER_STUDENT`) for every student
+        whose row, versions and verdicts read the same in both: one student's new version leaves the other 299's
+        cards as JSON and as HTML as they were made (1.5 MB and 1 MB at 300 students, made again at every change)."""
+        rows = {student.id: student for student in older.students}
+        same = {student.id for student in self.students
+                if rows.get(student.id) == student
+                and older.versions.get(student.id, ()) == self.versions.get(student.id, ())
+                and all(older.verdicts.get(version.id, ()) == self.verdicts.get(version.id, ())
+                        for version in self.versions.get(student.id, ()))}
+        for name in MADE_PER_STUDENT:
+            made = older.made.get(name)
+            if made:
+                self.made[name] = {student: value for student, value in made.items() if student in same}
+
+
+# What a roster's ``made`` holds by student, each made of that student's rows alone (Roster.keep_from)
+MADE_PER_STUDENT = ("versions_json", "versions_text", "versions_html")
 
 _rosters: dict[str, Roster] = {}  # class database -> its roster as last read
 _rosters_lock = threading.Lock()
@@ -238,6 +256,8 @@ def roster(store: ClassStore) -> Roster:
         versions.setdefault(version.student, []).append(version)
     fresh = Roster(mark, tuple(store.students()), {student: tuple(mine) for student, mine in versions.items()},
                    verdicts_by_version(store))
+    if kept is not None:
+        fresh.keep_from(kept)
     if store.roster_mark() != mark:  # changed while it was read: given, not kept (the next view reads it again)
         return fresh
     with _rosters_lock:

@@ -18,6 +18,7 @@ import json
 import math
 import random
 import threading
+from types import SimpleNamespace
 from typing import Optional, Union
 
 from test_classroom_ladder import admit_version, finish
@@ -442,6 +443,7 @@ def test_the_class_view_from_kept_parts_is_the_one_read_whole_at_every_change(cl
 
     pages = ClassPages(ClassApi(settings, store, lambda: None))
     html = pages.versions_html(class_view(settings, store, fresh=False))
+    previous = [roster(store)]
     changes = [
         lambda: store.rename_student("cat", "Catherine", {"group": "B"}),
         lambda: store.add_version(NewVersion("fay", "fay-2", "python3 b.py", "", True, False, ()),
@@ -457,10 +459,18 @@ def test_the_class_view_from_kept_parts_is_the_one_read_whole_at_every_change(cl
         assert fresh is not kept, "the roster is read again after a change"
         kept = fresh
         class_view_now(settings, store, 50)
+        parts_before = dict(previous[-1].made.get("versions_html", {}))
         again = pages.versions_html(class_view(settings, store, fresh=False))
-        assert again is not html and again == pages.templates.env.get_template("_dashboard_versions.html").render(
-            roster=Roster(None, tuple(store.students()), {s.id: tuple(store.versions(s.id)) for s in store.students()},
-                          verdicts_by_version(store)))  # the kept HTML is the one made from the rows now
+        whole = Roster(None, tuple(store.students()), {s.id: tuple(store.versions(s.id)) for s in store.students()},
+                       verdicts_by_version(store))  # read whole, nothing kept from an earlier one
+        assert again is not html and again == pages.versions_html(SimpleNamespace(roster=whole))  # type: ignore[arg-type]
+        # the kept HTML is the one made from the rows now; of the students whose rows did not change, the part
+        # drawn before is kept as it was (not drawn again), the changed student's is drawn again
+        parts_now = fresh.made["versions_html"]
+        changed = {"cat"} if "Catherine" in again and "Catherine" not in html else {"fay"}
+        assert all(parts_now[name] is part for name, part in parts_before.items() if name not in changed)
+        assert all(parts_now[name] is not parts_before[name] for name in changed if name in parts_before)
+        previous.append(fresh)
         html = again
     assert "Catherine" in html and "it was the machine" in html
 
