@@ -189,7 +189,7 @@ class ClassPages:
                 parts.append(part)
             found = people.made["versions_list_html"] = Markup(
                 self.templates.env.get_template("_dashboard_versions.html").render(students=parts))
-        return found  # type: ignore[no-any-return]
+        return found
 
     # -- the instructor's hand: a verdict on a version, copies side by side --------------
 

@@ -23,7 +23,7 @@ Talking with the server: its start lines go to the server's stdout, then
 ``READY`` (or ``ERROR text`` when it cannot start) on the descriptor
 ``--ready``; a byte on stdin asks the admission worker to look at once (an
 upload, a verdict by hand); stdin's end, SIGTERM or SIGINT stop it; it dies
-with the server (``PR_SET_PDEATHSIG``).  Its events go to stderr, the
+with the server (``PR_SET_PDEATHSIG``).  It runs in a session of its own.  Its events go to stderr, the
 server's log.
 """
 
@@ -181,14 +181,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != args.parent:
         return 1
+    # A session of its own, so a scheduler share of its own (Linux's autogroups share a core between sessions first):
+    # the pages keep theirs however many checks and games run here.  Ctrl-C at the terminal reaches the server
+    # alone, which then closes our stdin.
+    os.setsid()
     stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):  # Ctrl-C reaches the whole group: stop as the server does
+    for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda signum, frame: stop.set())
     with os.fdopen(args.ready, "w", encoding="utf-8") as channel:
 
         def ready(line: str) -> None:
-            channel.write(line.replace("\n", " ") + "\n")
-            channel.flush()
+            try:
+                channel.write(line.replace("\n", " ") + "\n")
+                channel.flush()
+            except OSError:  # the server is gone (stopped while we started): stop too
+                stop.set()
 
         run(args.folder, args.slots, args.dask, ready, stop)
     say("the admission checks and the ladder stopped (a game or a check they stopped is played or made again "
@@ -225,20 +232,30 @@ class WorkerProcess:
             process = subprocess.Popen(command, stdin=subprocess.PIPE, pass_fds=(write_end, self.lock))
         finally:
             os.close(write_end)
-        with os.fdopen(read_end, encoding="utf-8") as channel:
-            answer = channel.readline().rstrip("\n")
+        try:
+            with os.fdopen(read_end, encoding="utf-8") as channel:
+                answer = channel.readline().rstrip("\n")
+        except BaseException:  # Ctrl-C while it starts: it is in a session of its own, so stopped from here
+            process.terminate()
+            self._end(process)
+            raise
         if answer != READY:
-            try:
-                process.wait(timeout=STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            self._end(process)
             reason = answer.removeprefix(ERROR) if answer.startswith(ERROR) else \
                 f"it ended with status {process.returncode} before it was ready"
             raise RuntimeError(f"the admission checks and the ladder cannot start: {reason}")
         assert process.stdin is not None
         os.set_blocking(process.stdin.fileno(), False)  # a wake never waits (a full pipe has wakes enough)
         self.process = process
+
+    @staticmethod
+    def _end(process: subprocess.Popen[bytes]) -> None:
+        """Wait for ``process`` to end (what it stopped is made again at the next start); killed if it takes long."""
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
     def wake(self) -> None:
         """Ask the admission worker to look at once (an upload received, a verdict by hand)."""
@@ -283,11 +300,7 @@ class WorkerProcess:
                 process.stdin.close()
             except OSError:
                 pass
-        try:
-            process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        self._end(process)
 
 
 if __name__ == "__main__":

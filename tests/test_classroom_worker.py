@@ -68,6 +68,7 @@ def test_the_worker_dies_it_is_started_again_and_checks_go_on_the_server_dies_it
         server.stop()
     again = LoggedServer(folder, tmp_path / "serve-again.log", "-j", "1")
     try:
+        assert get_json(again.base, "/api/me", tokens["alice"])["versions"][0]["status"] == "admitted"  # (ready)
         assert worker_of(again.process.pid) is not None
     finally:
         again.stop()
