@@ -704,20 +704,23 @@ EXACT_EMPTIES = 12  # with this few empty squares, look for a forced pass exactl
 EXACT_NODES = 50_000  # ... within this many positions (a second or two in Python)
 
 
-def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int = 2) -> Move:
+def steering_move(board: Board, victim: Colour, rng: random.Random, depth: int = 2,
+                  memo: Optional[dict[Board, bool]] = None) -> Move:
     """A move for the side to move that tends to leave ``victim`` without a move.
 
     Near the end of the game it searches exactly for a move that forces the
     pass whatever the other side does.  Otherwise (or if that search is too
     big) it looks ``depth`` plies ahead, the other side resisting, at the
     victim's mobility against the other side's, avoiding wipe-outs (a game
-    over has no pass).
+    over has no pass).  ``memo``: the exact search's answers, kept by the
+    caller for the rest of one game (the same steerer and victim): the next
+    move's search is most of this one's subtree.
     """
     moves = board.legal_moves()
     rng.shuffle(moves)
     me = board.to_move
     if board.empty.bit_count() <= EXACT_EMPTIES:
-        memo: dict[Board, bool] = {}
+        memo = {} if memo is None else memo
         budget = [EXACT_NODES]
         try:
             for move in moves:
@@ -771,6 +774,7 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
     """
     started = _start(game, colour, card, opening)
     checker = colour.opponent
+    forced: dict[Board, bool] = {}  # the steering's exact answers, for this game's steerer and victim
     while not game.board.is_game_over():
         if game.board.to_move is colour:
             move = game.agent_move(started, colour)
@@ -784,7 +788,7 @@ def play_scenario(game: ScriptedGame, colour: Colour, card: ReportCard, victim: 
                 if stop_at_pass and victim is colour:
                     return ""
         else:
-            move = steering_move(game.board, victim, rng)
+            move = steering_move(game.board, victim, rng, memo=forced)
             game.play(move)
             text = format_move(move)
             if lower_case:
