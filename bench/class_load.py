@@ -316,6 +316,7 @@ class Timing:
     seconds: float
     status: int
     phase: str
+    at: float = 0.0  # when it was sent (time.monotonic())
 
 
 class Client:
@@ -344,7 +345,7 @@ class Client:
             status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
         except (OSError, asyncio.TimeoutError, ValueError, IndexError):
             status = 0
-        self.timings.append(Timing(route, time.monotonic() - started, status, self.phase[0]))
+        self.timings.append(Timing(route, time.monotonic() - started, status, self.phase[0], started))
         return status, data.split(b"\r\n\r\n", 1)[-1]
 
     async def stream(self, until: float, on_message: Any, opened: list[int], query: Any = lambda: "",
@@ -718,6 +719,19 @@ async def pages_current(pages: dict[str, Page]) -> str:
 
 
 
+def slow_seconds(timings: list[Timing]) -> str:
+    """When the peak's slowest answers (past its p99 over every route) were sent: clustered in a few seconds (a
+    burst of work at one change of the class) or spread over the run (the machine's load)."""
+    peak = sorted((t for t in timings if t.phase == "peak"), key=lambda t: t.seconds)
+    if len(peak) < 100:
+        return "too few answers"
+    slow = peak[int(0.99 * len(peak)):]
+    start = min(t.at for t in peak)
+    seconds = collections.Counter(int(t.at - start) for t in slow)
+    return (f"{len(slow)} answers past {1000 * slow[0].seconds:.0f} ms, sent in {len(seconds)} distinct seconds "
+            f"of the run; the busiest: " + ", ".join(f"s{second} ({count})" for second, count in seconds.most_common(5)))
+
+
 def report(timings: list[Timing]) -> None:
     routes = sorted({timing.route for timing in timings})
     print(f"{'answer':24s} {'idle p50':>9s} {'idle p99':>9s} {'n':>5s}   {'peak p50':>9s} {'peak p99':>9s} "
@@ -807,6 +821,7 @@ def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: in
           f"on {os.cpu_count()} cores")
     report(timings)
     print(f"CPU over the peak: {peak_cpu}")
+    print(f"the slowest 1 % at the peak: {slow_seconds(timings)}")
     print(f"ladder: idle {idle_games} games finished in {idle_span:.0f} s ({idle_games * 3600 / idle_span:.0f}/h); "
           f"peak {peak_games} in {peak_span:.0f} s ({peak_games * 3600 / peak_span:.0f}/h); the server's whole run: "
           f"{finished_since(folder / 'class.sqlite', idle_from)} games")
