@@ -607,6 +607,10 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
             samples.append((seconds - (until - time.monotonic()), open_now[0]))
             await asyncio.sleep(1.0)
 
+    async def arrived() -> None:  # the answers of the class's arrival are told apart from the peak's
+        await asyncio.sleep(ARRIVAL_SECONDS)
+        phase[0] = "peak"
+
     async def lateness() -> None:  # the client's own event loop: how late a 50 ms sleep wakes (its wait for a core)
         while time.monotonic() < until:
             slept = time.monotonic()
@@ -667,9 +671,11 @@ async def peak(port: int, tokens: dict[str, str], ids: list[str], seconds: float
         admissions.append((student, float("inf"), "no card within the run and 240 s after"
                            + (f" (it said: {said[:80]})" if said else "")))
 
+    phase[0] = "arrival"
     tasks = [asyncio.ensure_future(browser(student)) for student in ids]
     tasks += [asyncio.ensure_future(instructor()), asyncio.ensure_future(api_pollers()),
-              asyncio.ensure_future(submitter()), asyncio.ensure_future(sampler()), asyncio.ensure_future(lateness())]
+              asyncio.ensure_future(submitter()), asyncio.ensure_future(sampler()), asyncio.ensure_future(lateness()),
+              asyncio.ensure_future(arrived())]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     messages = [result for result in results[:len(ids)] if isinstance(result, int)]
     errors = [repr(result) for result in results if isinstance(result, BaseException)]
@@ -719,6 +725,10 @@ async def pages_current(pages: dict[str, Page]) -> str:
 
 
 
+ARRIVAL_SECONDS = 15.0  # the peak's first seconds, while the class arrives (every page and stream opened in 10 s)
+PHASES = ("idle", "arrival", "peak")
+
+
 def slow_seconds(timings: list[Timing]) -> str:
     """When the peak's slowest answers (past its p99 over every route) were sent: clustered in a few seconds (a
     burst of work at one change of the class) or spread over the run (the machine's load)."""
@@ -733,18 +743,18 @@ def slow_seconds(timings: list[Timing]) -> str:
 
 
 def report(timings: list[Timing]) -> None:
+    """Each answer's p50 and p99 idle, while the class arrives (the first :data:`ARRIVAL_SECONDS` of the peak:
+    300 pages and streams opened in 10 s) and at the peak after it, in ms."""
     routes = sorted({timing.route for timing in timings})
-    print(f"{'answer':24s} {'idle p50':>9s} {'idle p99':>9s} {'n':>5s}   {'peak p50':>9s} {'peak p99':>9s} "
-          f"{'n':>6s}  not 2xx at peak")
+    head = "".join(f" {phase + ' p50':>12s} {phase + ' p99':>12s} {'n':>5s}" for phase in PHASES)
+    print(f"{'answer':24s}{head}  not 2xx (arrival, peak)")
     for route in routes:
-        cells = []
-        bad = 0
-        for phase in ("idle", "peak"):
+        cells = ""
+        for phase in PHASES:
             times = [t.seconds * 1000 for t in timings if t.route == route and t.phase == phase]
-            cells += [f"{percentile(times, 0.5):9.0f}", f"{percentile(times, 0.99):9.0f}", f"{len(times):5d}"]
-            if phase == "peak":
-                bad = sum(1 for t in timings if t.route == route and t.phase == phase and not 200 <= t.status < 300)
-        print(f"{route:24s} {cells[0]} {cells[1]} {cells[2]}   {cells[3]} {cells[4]} {cells[5]:>6s}  {bad}")
+            cells += f" {percentile(times, 0.5):12.0f} {percentile(times, 0.99):12.0f} {len(times):5d}"
+        bad = sum(1 for t in timings if t.route == route and t.phase != "idle" and not 200 <= t.status < 300)
+        print(f"{route:24s}{cells}  {bad}")
 
 
 def run(source: Path, seconds: float, idle_seconds: float, idle_rounds_count: int, submit_every: float,
