@@ -137,7 +137,9 @@ def _flips_down(P: np.uint64, O: np.uint64, ray: np.uint64) -> np.uint64:
     return ZERO
 
 
-@njit(cache=True)
+# Inlined where it is called: the endgame solver spends about 29 % of its samples here (perf, lines 9
+# and 10 of bench/endgame_games.obf), a few ns a call; inlined, 2-5 % less CPU on six positions.
+@njit(cache=True, inline="always")
 def flips(P: np.uint64, O: np.uint64, sq: int) -> np.uint64:
     """Bitboard of the discs of ``O`` that a disc of ``P`` on ``sq`` flips."""
     f = _flips_up(P, O, RAYS[sq, 0])

@@ -43,9 +43,13 @@ SETTLE_MARGIN = 2 * evaluation.SCALE
 NEXT_ITERATION_FRACTION = 0.5
 
 # The exact solver's first guess: the evaluation after a deepening to GUESS_DEPTH plies, at most
-# the empties less GUESS_EMPTIES_LEFT (closer to the end the guess is not worth its time).
+# the empties less GUESS_EMPTIES_LEFT (closer to the end the guess is not worth its time).  13: 7
+# plies at 20 empties, 10 from 23; with 8 (10 plies from 18 empties) the guess alone took 0.09-0.15 s
+# of CPU on won positions of 20 empties that Edax solves in 0.15-0.27 s, where the deeper guess saved
+# no test; 10-15 % less CPU at 14-20 empties (random play-outs of bench/endgame_games.obf), about the
+# same on that set's 21-24 empties, 11-72 % less on its lines 10, 11 and 17 (issue 38, bench/RESULTS.md).
 GUESS_DEPTH = 10
-GUESS_EMPTIES_LEFT = 8
+GUESS_EMPTIES_LEFT = 13
 # The null-window tests of the exact score start this many discs nearer to zero than the guess:
 # a test above the score (the winner cannot reach it: all his moves refuted) costs up to 50 times
 # one below it; from a guess beyond the score (+52 for +46, -41 for -34) every test but one was of
