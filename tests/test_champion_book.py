@@ -10,6 +10,7 @@ import pytest
 
 from champion_helpers import random_position
 from othello_arena.agents.champion import book as B
+from othello_arena.agents.champion import book_building
 from othello_arena.agents.champion.agent import ChampionStrategy
 from othello_arena.protocol import Board, Move
 from othello_arena.protocol.openings import opening_board, read_openings, suite_path, symmetric_boards
@@ -173,7 +174,7 @@ def test_only_the_champion_agent_consults_the_book(tmp_path, monkeypatch):
 
 
 def test_the_start_positions_are_one_per_mirror_image():
-    found = B.start_positions(3)
+    found = book_building.start_positions(3)
     # 1 start, 1 first move (all four are mirror images), 3 replies (perpendicular, diagonal, parallel), 14
     assert [len([b for b in found if (b.own | b.opp).bit_count() - 4 == plies]) for plies in range(4)] == [1, 1, 3, 14]
 
@@ -192,3 +193,20 @@ def test_the_shipped_book_is_small_readable_and_legal():
     assert book_move(book, Board()).move in Board().legal_moves()
     first = opening_board(read_openings(suite_path("balanced"))[0])
     assert book_move(book, first).move in first.legal_moves()
+
+
+@pytest.mark.slow
+def test_the_builder_stores_the_engines_moves_along_each_line_and_says_how(tmp_path):
+    out = tmp_path / "book.npz"
+    assert book_building.main(["build", "--depth", "4", "--line", "2", "--start-plies", "1", "--minutes", "0.01",
+                               "--openings", "balanced", "--out", str(out)]) == 0
+    book = B.load_book(out)
+    assert book.info["depth"] == "4" and book.info["line"] == "2" and int(book.info["roots"]) >= 1
+    assert book.info["command"].startswith("python -m othello_arena.agents.champion.book_building build --depth 4")
+    # the first root's line: the start, then along the moves found, each searched 4 plies deep
+    board = Board()
+    for _ in range(3):
+        found = book_move(book, board)
+        assert found.depth == 4 and found.move in board.legal_moves()
+        board = board.play(found.move)
+    assert len(book) >= 3

@@ -1,49 +1,31 @@
 """The champion's opening book: positions of the first moves, each with the move of the engine's own deep search.
 
-Made by the engine itself (:func:`build`).  The roots are the start position
-(and every position up to ``--start-plies`` moves from it) and the end of each
-opening of the balanced suite (``protocol/data/balanced.txt``).  Each root is
-searched ``--depth`` plies deep (:meth:`.engine.Engine.think`, multi-prob-cut
-as in a game, no clock), and the line goes on along the move found for
-``--line`` more plies, each position searched as deep in the same table: the
-replies the other side most likely plays when it is this engine, and the
-answers to them.  Those later moves are the ones a book is for: in a game at
-0.5 s a move each side's first move has the start-up allowance (about 2 s,
-:data:`.agent.STARTUP_WAIT`) and the next ones 0.15 s.
-
-A position is stored in the canonical form of its eight mirror images
+Made by the engine itself (:mod:`.book_building`) from the start position and
+the balanced openings, and shipped as ``data/book.npz``.  A position is stored
+in the canonical form of its eight mirror images
 (:func:`...protocol.openings.symmetric_boards`: the least pair of the side to
 move's and the other side's discs), so one entry covers every image, whatever
 the colour to move; the move is stored in that orientation and turned back to
-the board of the game on lookup (:meth:`OpeningBook.lookup`).
-
-    python -m othello_arena.agents.champion.book build --depth 16 --line 3 --minutes 35
-    python -m othello_arena.agents.champion.book show
-
-``build`` writes ``data/book.npz``: the positions, moves, scores and depths,
-and how the book was made (the command, depth, line, roots, CPU seconds, date).
+the board of the game on lookup (:meth:`OpeningBook.lookup`).  This module
+imports nothing of the engine: looking up needs no compiled code.
 
 Only the champion agent (:class:`.agent.ChampionStrategy`) consults the book.
 The engine itself never does: ``othello analyze`` reports its own search, the
-opening suite's generator (``othello openings generate``) scores openings with
-the engine, and the checker plays its own moves.
+opening suite's generator (``othello openings generate``, the ladder's
+openings) scores openings with the engine, and the checker plays its own moves.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from ...protocol import Board, Move, square_name
-from ...protocol.openings import BALANCED, opening_board, read_openings, suite_path, symmetric_boards
+from ...protocol.openings import symmetric_boards
 
 BOOK_FILE = "book.npz"
 BOOK_FORMAT = 1  # the file's layout; a book of another format is refused with a message
@@ -148,87 +130,27 @@ def load_book(path: Union[str, Path, None] = None) -> OpeningBook:
         raise BookError(f"opening book {path}: its arrays have different lengths {sorted(lengths)}")
     if len(arrays[2]) and (arrays[2].min() < 0 or arrays[2].max() >= SIZE * SIZE):
         raise BookError(f"opening book {path}: a square outside 0-63")
-    return OpeningBook(*arrays, info=info)
+    own, opp, squares, scores, depths = arrays
+    return OpeningBook(own, opp, squares, scores, depths, info)
 
 
-# -- building ------------------------------------------------------------------------------------------------
-
-
-def start_positions(plies: int) -> list[Board]:
-    """The start position and every position up to ``plies`` moves from it, one per mirror image, nearest first."""
-    found: list[Board] = []
-    seen: set[tuple[int, int]] = set()
-    layer = [Board()]
-    for _ in range(plies + 1):
-        following: list[Board] = []
-        for board in layer:
-            key, _ = canonical(board)
-            if key in seen or board.is_game_over():
-                continue
-            seen.add(key)
-            found.append(board)
-            following.extend(board.play(move) for move in board.legal_moves())
-        layer = following
-    return found
+# -- the file ----------------------------------------------------------------------------------------------
 
 
 @dataclass
 class Entry:
+    """A position's line of the book file, the position being its key."""
+
     square: int  # in the canonical orientation
     score: float
     depth: int
-
-
-def build(roots: Iterable[Board], depth: int, line: int, seconds: float, out: Path, info: dict[str, str],
-          log: Callable[[str], None] = print, save_every: int = 50) -> dict[tuple[int, int], Entry]:
-    """Search each root and the ``line`` positions after it along the moves found; write ``out`` as it goes.
-
-    Roots are taken in order until ``seconds`` of CPU are spent (the root
-    being searched ends its line); positions already in the book are not
-    searched again, their move goes on.  The file is rewritten every
-    ``save_every`` roots and at the end, so a build cut short leaves a book.
-    """
-    from .agent import load_engine
-
-    engine = load_engine()
-    entries: dict[tuple[int, int], Entry] = {}
-    started = time.process_time()
-    done = 0
-    for root in roots:
-        if time.process_time() - started >= seconds:
-            break
-        engine.clear()
-        board = root
-        for _ in range(line + 1):
-            if board.is_game_over():
-                break
-            if not board.legal_squares():
-                board = board.play(Move(board.to_move, None))
-                continue
-            key, symmetry = canonical(board)
-            entry = entries.get(key)
-            if entry is None:
-                result = engine.think(board, max_depth=depth, exact=False)
-                assert result.square is not None
-                entry = Entry(SQUARE_MAPS[symmetry][result.square], result.score, result.depth)
-                entries[key] = entry
-            square = SQUARE_MAPS[symmetry].index(entry.square)
-            board = board.play(Move(board.to_move, square))
-        done += 1
-        if done % save_every == 0:
-            cpu = time.process_time() - started
-            write_book(out, entries, {**info, "roots": str(done), "cpu_seconds": f"{cpu:.0f}"})
-            log(f"{done} roots, {len(entries)} positions, {cpu:.0f} s CPU")
-    cpu = time.process_time() - started
-    write_book(out, entries, {**info, "roots": str(done), "cpu_seconds": f"{cpu:.0f}"})
-    log(f"{done} roots, {len(entries)} positions, {cpu:.0f} s CPU: wrote {out}")
-    return entries
 
 
 def write_book(out: Path, entries: dict[tuple[int, int], Entry], info: dict[str, str]) -> None:
     """Write the book file (through a temporary file, so a reader never sees half of one)."""
     keys = sorted(entries)
     partial = out.with_name(out.name + ".partial.npz")
+    extra: dict[str, Any] = {f"info_{name}": np.str_(value) for name, value in info.items()}
     np.savez_compressed(
         partial,
         format=np.int64(BOOK_FORMAT),
@@ -237,48 +159,6 @@ def write_book(out: Path, entries: dict[tuple[int, int], Entry], info: dict[str,
         square=np.array([entries[k].square for k in keys], dtype=np.int8),
         score=np.array([entries[k].score for k in keys], dtype=np.float32),
         depth=np.array([entries[k].depth for k in keys], dtype=np.int8),
-        **{f"info_{name}": np.str_(value) for name, value in info.items()},
+        **extra,
     )
     partial.replace(out)
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m othello_arena.agents.champion.book",
-                                     description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    make = commands.add_parser("build", help="search the roots and write the book")
-    make.add_argument("--depth", type=int, default=16, help="plies of each position's search")
-    make.add_argument("--line", type=int, default=3, help="positions searched after each root, along the moves found")
-    make.add_argument("--start-plies", type=int, default=3, help="roots: every position this many moves from the start")
-    make.add_argument("--openings", default=BALANCED, help="roots: the end of each opening of this suite (after the start's)")
-    make.add_argument("--minutes", type=float, default=35.0, help="CPU minutes; the roots not reached are left out")
-    make.add_argument("--out", default=None, help="the book's file (default: the package's data/book.npz)")
-    show = commands.add_parser("show", help="say what a book holds and how it was made")
-    show.add_argument("--file", default=None, help="the book's file (default: the shipped one)")
-    args = parser.parse_args(argv)
-    if args.command == "show":
-        try:
-            book = load_book(args.file)
-        except BookError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-        print(f"{len(book)} positions")
-        for name, value in sorted(book.info.items()):
-            print(f"{name}: {value}")
-        return 0
-    out = Path(args.out) if args.out else Path(__file__).parent / "data" / BOOK_FILE
-    roots = start_positions(args.start_plies) + [opening_board(moves) for moves in read_openings(suite_path(args.openings))]
-    info = {
-        "command": "python -m othello_arena.agents.champion.book " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "depth": str(args.depth), "line": str(args.line), "start_plies": str(args.start_plies),
-        "openings": args.openings, "roots_available": str(len(roots)),
-        "started": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "how": "each root searched --depth plies (Engine.think, exact=False, no clock), then --line more positions "
-               "along the move found, in one table per root",
-    }
-    build(roots, args.depth, args.line, 60.0 * args.minutes, out, info)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
