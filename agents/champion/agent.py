@@ -110,13 +110,13 @@ class ChampionStrategy:
     """
 
     _bank: Optional[float] = None  # under a game clock: the bank before this move (see :meth:`clock`)
+    _book: Optional["OpeningBook"] = None
+    _notes: tuple[str, ...] = ()  # said in the next move's comments (a book that could not be read)
 
     def __init__(self, tt_bits: Optional[int] = None, background: bool = True,
                  book: Union[bool, str, Path] = True) -> None:
         self._engine: Optional[Engine] = None
-        self._book: Optional[OpeningBook] = None
         self._book_source = book
-        self._notes: list[str] = []  # said in the first move's comments (a book that could not be read)
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits
@@ -135,7 +135,7 @@ class ChampionStrategy:
             self._book = load_book(None if self._book_source is True else self._book_source)
         except BookError as exc:
             note = f"champion plays without its opening book: {exc}"
-            self._notes.append(note)
+            self._notes += (note,)
             print(note, file=sys.stderr, flush=True)
 
     def _load(self) -> None:
@@ -168,8 +168,8 @@ class ChampionStrategy:
 
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         move, comments = self._move(board, colour, time_left)
-        notes, self._notes = self._notes, []
-        return move, comments + notes
+        notes, self._notes = self._notes, ()
+        return move, comments + list(notes)
 
     def _move(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         started = time.monotonic()
