@@ -8,19 +8,27 @@ move come before the engine is ready all the same (a cache that could not be
 prepared), the strategy answers with seed 002's player in plain Python
 (:func:`fallback_move`), as strong as ``paper-normal`` or stronger, instead of
 losing on time.
+
+The strategy plays from its opening book (:mod:`.book`, loaded first, in
+milliseconds) wherever the position, or one of its mirror images, is in it;
+elsewhere it searches.  A book that cannot be read leaves the search to play
+every move, and the first move's comment says why.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Union
 
 from ...protocol import Board, Colour, Move, parse_obf
 from ...referee.clock import GRACE_SECONDS
 from ..players import SAFETY, paper_searcher
 
 if TYPE_CHECKING:
+    from .book import OpeningBook
     from .engine import Engine
 
 
@@ -95,12 +103,20 @@ def load_engine(tt_bits: Optional[int] = None) -> "Engine":
 
 
 class ChampionStrategy:
-    """``(board, colour, time_left) -> (move, comments)`` backed by the compiled engine."""
+    """``(board, colour, time_left) -> (move, comments)`` backed by the compiled engine and the opening book.
+
+    ``book``: ``True`` for the shipped book (:func:`.book.book_path`), a path
+    for another book file, ``False`` for none (every move searched).
+    """
 
     _bank: Optional[float] = None  # under a game clock: the bank before this move (see :meth:`clock`)
+    _book: Optional["OpeningBook"] = None
+    _notes: tuple[str, ...] = ()  # said in the next move's comments (a book that could not be read)
 
-    def __init__(self, tt_bits: Optional[int] = None, background: bool = True) -> None:
+    def __init__(self, tt_bits: Optional[int] = None, background: bool = True,
+                 book: Union[bool, str, Path] = True) -> None:
         self._engine: Optional[Engine] = None
+        self._book_source = book
         self._ready = threading.Event()
         self._error: Optional[BaseException] = None
         self._tt_bits = tt_bits
@@ -110,7 +126,20 @@ class ChampionStrategy:
         else:
             self._load()
 
+    def _load_book(self) -> None:
+        if self._book_source is False:
+            return
+        from .book import BookError, load_book
+
+        try:
+            self._book = load_book(None if self._book_source is True else self._book_source)
+        except BookError as exc:
+            note = f"champion plays without its opening book: {exc}"
+            self._notes += (note,)
+            print(note, file=sys.stderr, flush=True)
+
     def _load(self) -> None:
+        self._load_book()  # milliseconds: a book move needs no engine
         try:
             self._engine = load_engine(self._tt_bits)
         except BaseException as exc:  # reported at the first move, not lost in a thread
@@ -132,7 +161,17 @@ class ChampionStrategy:
         """The bank before this move under a game clock (PROTOCOL.md section 10); ``None``: a time per move."""
         self._bank = bank
 
+    @property
+    def book(self) -> Optional["OpeningBook"]:
+        """The opening book in use, ``None`` when there is none (not asked for, or not readable)."""
+        return self._book
+
     def __call__(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
+        move, comments = self._move(board, colour, time_left)
+        notes, self._notes = self._notes, ()
+        return move, comments + list(notes)
+
+    def _move(self, board: Board, colour: Colour, time_left: float) -> tuple[Move, list[str]]:
         started = time.monotonic()
         budget = move_budget(time_left) if self._bank is None else bank_move_budget(time_left, self._bank)
         if self._first_move:
@@ -142,6 +181,10 @@ class ChampionStrategy:
             self._first_move = False
             budget += STARTUP_WAIT
             self._ready.wait(STARTUP_WAIT)
+        if self._book is not None:
+            found = self._book.lookup(board)
+            if found is not None:
+                return found.move, found.comments()
         if not self._ready.is_set():
             # The loading thread held the interpreter while our NAME.in
             # arrived, so the runtime may have noticed the file late: the
