@@ -485,8 +485,9 @@ def rss_mb(pid: int) -> tuple[float, float]:
 
 
 class CpuShares:
-    """Where the machine's CPU went over a phase, in cores: the server (the pages), its worker and the agents under
-    it, this bench's own client, and the rest of the machine (anything else running beside the bench).
+    """Where the machine's CPU went over a phase, in cores: the server (the pages), its worker (with what of its
+    children it reaped), this bench's own client, and the rest of the machine (the agents, and anything else
+    running beside the bench).
 
     A latency measured here includes the client's own wait for a core: with the client and the server on the same
     two cores, a busy client is late to read an answer the server sent in time; these shares tell which it was.
@@ -529,7 +530,8 @@ class CpuShares:
         rest = share["busy"] - share["server"] - share["worker"] - share["client"]
         return (f"{share['busy']:.2f} of {os.cpu_count()} cores busy: the server's pages {share['server']:.2f}, its "
                 f"worker with the checks and the games {share['worker']:.2f}, this bench's client "
-                f"{share['client']:.2f}, the rest of the machine {rest:.2f}")
+                f"{share['client']:.2f}, the rest of the machine {rest:.2f} (the agents' own among it: a sandbox "
+                f"killed at a game's end is never reaped into the server's tree, so its CPU is not counted there)")
 
 
 def finished_since(database: Path, since: str, until: str = "9999") -> int:
