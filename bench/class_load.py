@@ -530,8 +530,8 @@ class CpuShares:
         rest = share["busy"] - share["server"] - share["worker"] - share["client"]
         return (f"{share['busy']:.2f} of {os.cpu_count()} cores busy: the server's pages {share['server']:.2f}, its "
                 f"worker with the checks and the games {share['worker']:.2f}, this bench's client "
-                f"{share['client']:.2f}, the rest of the machine {rest:.2f} (the agents' own among it: a sandbox "
-                f"killed at a game's end is never reaped into the server's tree, so its CPU is not counted there)")
+                f"{share['client']:.2f}, the rest of the machine {rest:.2f} (the sandboxed agents among it: "
+                f"their CPU does not reach the worker's children's counts)")
 
 
 def finished_since(database: Path, since: str, until: str = "9999") -> int:
