@@ -292,6 +292,23 @@ def test_the_ratings_from_the_rows_are_the_ones_from_the_records(class_store) ->
     assert ratings(store) == ratings_before(store)
 
 
+def test_the_fits_games_are_made_once_each_and_are_the_ones_made_from_the_rows_after_more_games(class_store) -> None:  # type: ignore[no-untyped-def]
+    from othello_arena.classroom.ladder import finished_for_ratings
+
+    settings, store = a_class(class_store, seed=12)
+    first = finished_for_ratings(store)
+    assert ratings(store) == ratings_before(store)
+    play_week(settings, store, random.Random(5), 1)  # more games finished (and some voided, queued again)
+    again = finished_for_ratings(store)
+    kept = {game.key: game for game in first}
+    assert all(kept[game.key] is game for game in again if game.key in kept)  # made once, kept
+    assert len(again) > len(first)
+    assert [(game.key, game.white, game.black, game.plies) for game in again] == [
+        (str(r.id), rating_key(r.white, r.white_version), rating_key(r.black, r.black_version), r.plies)
+        for r in store.finished_results()]  # every finished game, from the rows now
+    assert ratings(store) == ratings_before(store)
+
+
 def test_the_finished_results_read_bit_by_bit_are_the_rows_read_whole(class_store) -> None:  # type: ignore[no-untyped-def]
     settings, store = class_store(["ann", "bob"], ["random", "greedy"])
     admit_version(store, "ann", "a1")
