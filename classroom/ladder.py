@@ -91,7 +91,7 @@ def finished_for_ratings(store: ClassStore) -> list[FinishedGame]:
         games.append(found)
     if len(made) > len(games):  # rows gone (removed by another program): keep only the games read now
         with _fitted_lock:
-            _rating_games[str(store.path)] = {int(game.id): game for game in games}
+            _rating_games[str(store.path)] = {int(game.key): game for game in games}
     return games
 
 

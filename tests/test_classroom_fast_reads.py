@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sqlite3
 import threading
 from types import SimpleNamespace
 from typing import Optional, Union
@@ -306,6 +307,12 @@ def test_the_fits_games_are_made_once_each_and_are_the_ones_made_from_the_rows_a
     assert [(game.key, game.white, game.black, game.plies) for game in again] == [
         (str(r.id), rating_key(r.white, r.white_version), rating_key(r.black, r.black_version), r.plies)
         for r in store.finished_results()]  # every finished game, from the rows now
+    # a finished row removed by another program: gone from the fit's games too (none kept for it)
+    gone = again[0].key
+    with sqlite3.connect(settings.database) as db:
+        db.execute("DELETE FROM games WHERE id = ?", (int(gone),))
+    after = finished_for_ratings(store)
+    assert gone not in {game.key for game in after} and len(after) == len(again) - 1
     assert ratings(store) == ratings_before(store)
 
 
