@@ -50,7 +50,6 @@ from typing import Any, Callable, Sequence
 
 from .arena import FAIL, HOME_ON_SERVER, AgentSpec, ReportCard, check_agent, run_build
 from .cards import for_student, referee_lines_for_student, split_build_log
-from .copies import keep_prints
 from .escapes import make_log_visible, visible
 from .settings import ClassSettings
 from .store import Card, CardItem, ClassStore, GameStatus, NewVersion, Verdict, VerdictAction, Version, VersionStatus
@@ -496,8 +495,6 @@ class AdmissionWorker(threading.Thread):
                             command=waiting.command, build=waiting.build, number=waiting.number)
             if self.stopping.is_set():
                 return  # stopped mid-check: it stays 'checking' and is checked again at the next start
-            if card.status is VersionStatus.ADMITTED:
-                self.keep_prints(waiting)
             record_card(self.settings, self.store, card)
             self.log(decided_line(card))
             if card.status is VersionStatus.REJECTED:
@@ -507,15 +504,6 @@ class AdmissionWorker(threading.Thread):
             with self.lock:
                 del self.in_flight[waiting.id]
             self.wake.set()
-
-    def keep_prints(self, version: Version) -> None:
-        """Fingerprint an admitted version for the copies here, before its card is kept (:func:`.copies.keep_prints`);
-        a fault leaves it to the pages' comparison, which fingerprints what it does not find."""
-        try:
-            keep_prints(self.settings, self.store, version)
-        except Exception:
-            self.log(f"fingerprinting {version.student}'s version {version.number} for the copies: "
-                     + traceback.format_exc())
 
     def waiting(self) -> list[Version]:
         """The versions whose check may start now, in turn order (:meth:`next_to_check`): a student's oldest alone

@@ -219,28 +219,6 @@ def _compare(settings: ClassSettings, store: ClassStore, versions: list[Version]
             _changed.notify_all()
 
 
-def keep_prints(settings: ClassSettings, store: ClassStore, version: Version) -> None:
-    """Fingerprint ``version``'s files as sent and keep the fingerprints in the class database, unless kept there
-    already.  The admission worker calls it as it admits a version, in its own process: the pages' comparison
-    (:func:`copy_pairs`) then reads them instead of lexing the code itself (0.1-0.4 s a version of the pages'
-    interpreter, at every admission of a class's peak)."""
-    with _changed:
-        cache = _caches.setdefault(str(store.path), _Cache())
-        comparer, method = cache.comparer, cache.method
-    fresh: dict[str, bytes] = {}
-    if comparer is None:
-        comparer, method, kept = _comparer(store)
-        if STARTERS_PRINTS not in kept:
-            fresh[STARTERS_PRINTS] = pack_hashes(comparer.boilerplate_hashes)
-        with _changed:
-            if cache.comparer is None:
-                cache.comparer, cache.method = comparer, method
-    if not store.has_copy_prints(method, version.fingerprint):
-        fresh[version.fingerprint] = pack_hashes(comparer.hashes(program_of(settings, version)))
-    if fresh:
-        store.keep_copy_prints(method, fresh)
-
-
 def copies_of(pairs: tuple[CopyPair, ...], student: str) -> list[CopyPair]:
     """The pairs naming ``student`` (what a grade sheet's row says of them), most similar first."""
     return [pair for pair in pairs if pair.involves(student)]
@@ -266,4 +244,4 @@ def side_by_side(settings: ClassSettings, store: ClassStore, a_version: int, b_v
     return comparer.side_by_side(program_of(settings, versions[0]), program_of(settings, versions[1]))
 
 
-__all__ = ["Copies", "CopyPair", "copy_pairs", "copies_now", "copies_of", "keep_prints", "side_by_side", "boilerplate"]
+__all__ = ["Copies", "CopyPair", "copy_pairs", "copies_now", "copies_of", "side_by_side", "boilerplate"]

@@ -865,10 +865,6 @@ class ClassStore:
         return {str(row["fingerprint"]): bytes(row["hashes"])
                 for row in self._rows("SELECT fingerprint, hashes FROM copy_prints WHERE method = ?", method)}
 
-    def has_copy_prints(self, method: str, fingerprint: str) -> bool:
-        """Whether the code fingerprints of the version ``fingerprint`` are kept under ``method``."""
-        return bool(self._rows("SELECT 1 FROM copy_prints WHERE method = ? AND fingerprint = ?", method, fingerprint))
-
     def keep_copy_prints(self, method: str, prints: dict[str, bytes]) -> None:
         """Keep code fingerprints computed under ``method`` (by version fingerprint), and forget those of any other
         method (the starters or the tool changed: they are never read again), in one transaction."""

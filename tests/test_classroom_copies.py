@@ -152,25 +152,3 @@ def test_the_dashboard_says_the_versions_are_being_compared_then_shows_the_pairs
     comparisons_done()
     done = dashboard()
     assert "being compared" not in done and "/copies/" in done and "alice</b> and <b>bob" in done
-
-
-def test_a_version_fingerprinted_as_it_is_admitted_is_read_by_the_pages_comparison_not_lexed_again(class_store) -> None:
-    """The admission worker (its own process) fingerprints each version as it admits it (``keep_prints``): the
-    pages' comparison reads those fingerprints rather than lexing the code in the pages' process."""
-    settings, store = class_store(["alice", "bob"], [])
-    folder = settings.folder
-    send(folder, "alice", {"agent.py": STARTER + MOBILITY})
-    send(folder, "bob", {"my_player.py": STARTER + MOBILITY_RENAMED})
-    method = method_of(boilerplate())
-    for version in store.admitted_versions(cards=False):
-        copies.keep_prints(settings, store, version)
-    kept = store.copy_prints(method)
-    assert set(kept) == {"alice-fingerprint", "bob-fingerprint", STARTERS_PRINTS}
-    assert store.has_copy_prints(method, "alice-fingerprint") and not store.has_copy_prints(method, "carol-fingerprint")
-    # kept once: a second call computes nothing (alice's files gone would fail a lexing)
-    (folder / "submissions" / "alice" / "alice-fingerprint" / "agent.py").unlink()
-    copies.keep_prints(settings, store, store.admitted_versions(cards=False)[0])
-    # the pages' process (a fresh cache): the pairs from the kept fingerprints alone, alice's files never read
-    restart()
-    assert [(p.a, p.b) for p in copy_pairs(settings, store)] == [("alice", "bob")]
-    assert store.copy_prints(method) == kept
