@@ -42,7 +42,7 @@ from .admission import (RateLimited, VerdictRefused, VersionBusy, instructor_ver
                         verdict_outcome)
 from .escapes import visible
 from .final import FinalProcess
-from .grades import grade_sheet, standings
+from .grades import grade_sheet, kept_standings_marked, standings
 from .ladder import game_record
 from .live import HELD, Kept, LiveMarks, Marks, parts_of
 from . import service
@@ -64,7 +64,6 @@ STREAM_SECONDS = 600.0  # a stream ends after this; the page reconnects if it st
 STREAM_INTERVAL = 2.0
 STREAM_KEEPALIVE = 15.0  # seconds a quiet stream waits before a comment line (proxies close idle connections)
 ANSWERS_KEPT = 400  # the answers of /api/me (one a student) and /api/standings kept, the least recently used dropped
-STANDINGS_SHARE = 4.0  # live standings are computed again no sooner than this many times their own cost
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_ID = (1 << 63) - 1  # SQLite's largest integer: an id past it names no row
 
@@ -83,58 +82,29 @@ class Refusal:
 
 
 class LiveStandings:
-    """The standings that the event streams and the pages share: computed once per change of the class.
+    """The standings that the event streams and the pages share: those the server's worker keeps in the database.
 
     Every student's standing is in their page, so a game that finishes
-    changes every open page; computed for each page, the standings of a
-    class of 300 (0.7 s after a game at 20,000 games; 10 s each at 6,000
-    before :func:`.grades.standings` kept them) would take a core per open
-    page.  Here they are computed again only when
-    :meth:`.ClassStore.change_mark` moved, and no sooner than
-    :data:`STANDINGS_SHARE` times what the last computation cost after it,
-    so they take at most a fifth of a core, and the pages lag the ladder by
-    four times what a computation costs.  What each page shows of them is
-    marked once per change for everybody (:class:`.live.LiveMarks`).
+    changes every open page.  The worker process works them out as the
+    class changes (:func:`.grades.keep_standings`: 0.7 s of interpreter a
+    change at 20,000 games, which here made every answer wait for the
+    interpreter); this process reads the row, its JSON once per change.
+    What each page shows of them is marked once per change for everybody
+    (:class:`.live.LiveMarks`).
     """
 
     def __init__(self, settings: ClassSettings, store: ClassStore) -> None:
         self.settings, self.store = settings, store
-        self.changed = threading.Condition()
-        self.computing = False
-        self.mark: Optional[tuple[int, int]] = None
-        self.ranked: Optional[service.Standings] = None
-        self.next_at = 0.0
 
-    def standings(self) -> tuple[tuple[int, int], service.Standings]:
-        """(the change mark they are of, the standings), computed again if due (call it from a worker thread).
-
-        While one thread computes them the others take the last ones at once
-        rather than wait (a wait would hold a worker thread of every open page
-        for as long as the computation takes); only the very first is waited for.
-        """
-        with self.changed:
-            while self.computing and self.ranked is None:
-                self.changed.wait()
-            mark = self.store.change_mark()
-            due = self.ranked is None or (mark != self.mark and time.monotonic() >= self.next_at)
-            if not due or self.computing:
-                assert self.mark is not None and self.ranked is not None
-                return self.mark, self.ranked
-            self.computing = True
-        started = time.thread_time()  # CPU: not the time the thread queued for the GIL
-        ranked: Optional[service.Standings] = None
-        try:
-            ranked = standings(self.settings, self.store)
-        finally:
-            with self.changed:
-                self.computing = False
-                if ranked is not None:
-                    self.mark, self.ranked = mark, ranked
-                    cost = time.thread_time() - started
-                    self.next_at = time.monotonic() + max(STREAM_INTERVAL, STANDINGS_SHARE * cost)
-                self.changed.notify_all()
-        assert ranked is not None  # (standings() returned: an exception went on above)
-        return mark, ranked
+    def standings(self) -> tuple[str, service.Standings]:
+        """(what they were worked out from, the standings) (call it from a worker thread: it queries the database;
+        a class never served before has none kept: the first are computed here, once)."""
+        kept = kept_standings_marked(self.store)
+        if kept is None:
+            standings(self.settings, self.store, fresh=False)
+            kept = kept_standings_marked(self.store)
+        assert kept is not None  # (standings() keeps what it computes)
+        return kept
 
 
 class ClassApi:

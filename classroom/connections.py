@@ -115,14 +115,19 @@ def connection_budget(descriptors: int, games_at_once: int) -> int:
 def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
     """uvicorn's h11 protocol with ``limits`` enforced (a class per server: the limits are its own)."""
 
+    # The connections open from each address, this one's among them: counted as they open and close (counting
+    # them among all at each new one cost a scan of every open stream: 300 at a class's peak).
+    open_from: dict[Optional[str], int] = {}
+
     class GuardedH11Protocol(H11Protocol):
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._head_timer: Optional[asyncio.TimerHandle] = None
             address = self.client[0] if self.client else None
-            same = 0 if limits.is_proxy(address) else sum(  # a proxy's clients are capped as it forwards them
-                1 for other in self.connections
-                if isinstance(other, H11Protocol) and other.client and other.client[0] == address)
+            self._counted_as, self._counted = address, True
+            open_from[address] = open_from.get(address, 0) + 1
+            # a proxy's clients are capped as it forwards them
+            same = 0 if limits.is_proxy(address) else open_from[address]
             if len(self.connections) > limits.total or same > limits.per_client:
                 who = "from your address" if same > limits.per_client else "in all"
                 self._refuse(f"too many connections {who}: close some and try again")
@@ -140,6 +145,13 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm_head_timer()
+            if getattr(self, "_counted", False):  # (once: a connection is lost once, but a count must never go wrong)
+                self._counted = False
+                left = open_from[self._counted_as] - 1
+                if left:
+                    open_from[self._counted_as] = left
+                else:
+                    del open_from[self._counted_as]
             super().connection_lost(exc)
 
         def _arm_head_timer(self) -> None:

@@ -25,9 +25,11 @@ for the most common spreadsheet.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -99,83 +101,116 @@ def _round(value: Optional[float]) -> Optional[float]:
 
 Standings = tuple[list[StudentLine], list[ReferenceLine]]
 
-_computed: dict[str, tuple[Any, Standings]] = {}  # class database -> (what they were computed from, the standings)
-_computing: set[str] = set()  # the class databases whose standings are being computed now
-_changed = threading.Condition()  # guards both
+STANDINGS = "standings"  # their name among what the server's worker works out (store.WORKED_OUT_TABLE)
+STANDINGS_FORMAT = 1  # their JSON's form: a row kept by a version of othello that wrote another is worked out again
+STANDINGS_SHARE = 4.0  # the worker works them out again no sooner than this many times their last cost after it
+
+_read: dict[str, tuple[str, Standings]] = {}  # class database -> (the mark of the row read, the standings in it)
+_read_lock = threading.Lock()
+_computing = threading.Lock()  # one computation of the standings at a time in a process
 
 
 def standings(settings: ClassSettings, store: ClassStore, fresh: bool = True) -> Standings:
     """The students (ranked first, then the unranked by id) and the reference agents with their ratings.
 
-    Computed again only when what they read changed
-    (:meth:`.ClassStore.standings_mark`: a game finished, a version or a
-    student changed): every page, stream and poll of a class of 300 asks
-    for them, and a computation reads a week of games.  One computation at
-    a time: while it runs, other callers take the standings of the change
-    before (seconds old) rather than wait for it.  ``fresh=False`` (the
-    pages and the API): never wait once there are standings; a change
-    starts their computation in a thread of its own and the last ones are
-    given meanwhile, so the pages lag the ladder by one computation, as
-    the live pages do.  The lists are shared by every caller: read them,
-    never change them.
+    A class of 300's standings read a week of games (0.7 s of interpreter
+    after each game at 20,000 games), and every page of the class shows
+    them.  So the server's worker process works them out as the class
+    changes (:func:`keep_standings`) and keeps them in the database, and the
+    pages read them there (``fresh=False``): the pages' process never
+    computes them beside its answers, and its pages lag the ladder by one
+    computation.  Only when none are kept (a class never served since) are
+    they computed here, once.
+
+    ``fresh=True`` (the grade sheet at the command line, the tests): the
+    standings of the class as it is now: those kept when they are of the
+    class as it is, else computed here and kept.
     """
-    path = str(store.path)
-    key = (store.standings_mark(), settings.references)
-    with _changed:
-        while True:
-            cached = _computed.get(path)
-            if cached is not None and (cached[0] == key or path in _computing):
-                return cached[1]
-            if cached is not None and not fresh:
-                _computing.add(path)
-                threading.Thread(target=_keep_quietly, args=(settings, store, key), name="standings",
-                                 daemon=True).start()
-                return cached[1]
-            if path not in _computing:
-                break
-            _changed.wait()
-        _computing.add(path)
-    return _keep(settings, store, key)
+    if not fresh:
+        kept = kept_standings_marked(store)
+        if kept is not None:
+            return kept[1]
+    with _computing:
+        key = standings_key(settings, store)
+        kept = kept_standings_marked(store)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        return _keep(settings, store, key)
 
 
 def kept_standings(settings: ClassSettings, store: ClassStore) -> Optional[Standings]:
-    """The standings kept, never waiting: ``None`` while the first are being computed (after a server's start:
-    2-8 s at 20,000 games), a computation started if none runs; otherwise as ``standings(fresh=False)``."""
+    """The standings kept in the database, however old; ``None`` when none are (the dashboard says they are being
+    worked out: the first after a class's first start, 2-8 s at 20,000 games).  Never computes."""
+    kept = kept_standings_marked(store)
+    return kept[1] if kept is not None else None
+
+
+def kept_standings_marked(store: ClassStore) -> Optional[tuple[str, Standings]]:
+    """(what they were worked out from, the standings kept), ``None`` when none are or the row cannot be read (kept by
+    another version of othello): one query of the row's mark while it stays the same, its JSON read once."""
+    mark = store.worked_out_mark(STANDINGS)
+    if mark is None:
+        return None
     path = str(store.path)
-    key = (store.standings_mark(), settings.references)
-    with _changed:
-        cached = _computed.get(path)
-        if cached is not None and (cached[0] == key or path in _computing):
-            return cached[1]
-        if path in _computing:
-            return None
-        _computing.add(path)
-        threading.Thread(target=_keep_quietly, args=(settings, store, key), name="standings", daemon=True).start()
-        return cached[1] if cached is not None else None
-
-
-def _keep_quietly(settings: ClassSettings, store: ClassStore, key: Any) -> None:
-    """:func:`_keep` in a thread of its own: a fault (the store closed meanwhile, a server stopping) keeps nothing,
-    and the next caller computes them again."""
+    with _read_lock:
+        cached = _read.get(path)
+    if cached is not None and cached[0] == mark:
+        return cached
+    found = store.worked_out(STANDINGS)
+    if found is None:
+        return None
     try:
+        read = found[0], standings_from_json(found[1])
+    except (ValueError, TypeError, KeyError):
+        return None
+    with _read_lock:
+        _read[path] = read
+    return read
+
+
+def standings_key(settings: ClassSettings, store: ClassStore) -> str:
+    """What the standings are worked out from, in a line: the class's games, versions and students
+    (:meth:`.ClassStore.standings_mark`), the reference agents, and the form they are kept in."""
+    what = repr((STANDINGS_FORMAT, store.standings_mark(), settings.references))
+    return hashlib.sha256(what.encode()).hexdigest()
+
+
+def keep_standings(settings: ClassSettings, store: ClassStore) -> bool:
+    """Work the standings out and keep them in the database, unless those kept are of the class as it is now;
+    ``True`` when they were worked out (the server's worker calls it as the class changes).
+
+    The key is read before the rows: the standings kept are at least as new
+    as their key says, and a change meanwhile is worked out next time.
+    """
+    with _computing:
+        key = standings_key(settings, store)
+        if store.worked_out_mark(STANDINGS) == key:
+            return False
         _keep(settings, store, key)
-    except Exception:
-        pass
+        return True
 
 
-def _keep(settings: ClassSettings, store: ClassStore, key: Any) -> Standings:
-    """Compute the standings and keep them as those of ``key`` (the caller marked their database as computing)."""
-    path = str(store.path)
-    computed: Optional[Standings] = None
-    try:
-        computed = compute_standings(settings, store)
-        return computed
-    finally:
-        with _changed:
-            _computing.discard(path)
-            if computed is not None:
-                _computed[path] = (key, computed)
-            _changed.notify_all()
+def _keep(settings: ClassSettings, store: ClassStore, key: str) -> Standings:
+    """Compute the standings and keep them as those of ``key``, in the database and as read here (the caller holds
+    :data:`_computing`)."""
+    computed = compute_standings(settings, store)
+    store.keep_worked_out(STANDINGS, key, standings_to_json(computed))
+    with _read_lock:
+        _read[str(store.path)] = key, computed
+    return computed
+
+
+def standings_to_json(ranked: Standings) -> str:
+    lines, references = ranked
+    return json.dumps({"lines": [asdict(line) for line in lines], "references": [asdict(ref) for ref in references]})
+
+
+def standings_from_json(text: str) -> Standings:
+    data = json.loads(text)
+    lines = [StudentLine(**{**line, "tallies": {name: (float(points), int(games))
+                                                for name, (points, games) in line["tallies"].items()}})
+             for line in data["lines"]]
+    return lines, [ReferenceLine(**ref) for ref in data["references"]]
 
 
 def compute_standings(settings: ClassSettings, store: ClassStore) -> Standings:

@@ -275,7 +275,7 @@ def warm(settings: ClassSettings, store: ClassStore, log: Callable[[str], None])
     nor the grade sheet waits for it.  A fault here is no fault of the server's: the page computes it, and the
     dashboard says why the copies could not be compared; the log says it once."""
     try:
-        standings(settings, store)
+        standings(settings, store, fresh=False)  # (those the worker kept: computed here only if none are)
         roster(store)
     except Exception:
         pass

@@ -149,6 +149,17 @@ COPY_PRINTS_TABLE = AddTable((
 ))
 STARTERS_PRINTS = "starters"  # the copy_prints row of the starters' fingerprints (no version's fingerprint is a word)
 
+# What the server's worker process works out for the pages (grades.keep_standings): the pages' process reads it
+# rather than computing it beside its answers (a class's standings cost up to 0.7 s of interpreter a change, and
+# every answer waited behind them for the interpreter).  ``mark`` says what it was worked out from.
+WORKED_OUT_TABLE = AddTable((
+    "CREATE TABLE IF NOT EXISTS worked_out ("
+    " name TEXT PRIMARY KEY,"  # what it is: 'standings'
+    " mark TEXT NOT NULL,"  # what it was worked out from (grades.standings_key)
+    " at TEXT NOT NULL,"
+    " body TEXT NOT NULL)",  # JSON
+))
+
 # Schema 1 is the first class.sqlite; migration N (1-based) makes schema N + 1.  Append, never edit:
 # a database records the number it reached, and opening it applies the rest in order.
 MIGRATIONS: list[AddColumn | AddTable] = [
@@ -157,6 +168,7 @@ MIGRATIONS: list[AddColumn | AddTable] = [
     VERDICTS_TABLE,  # the instructor's verdicts by hand
     GAMES_BY_PLAYER,  # a student's games found by index
     COPY_PRINTS_TABLE,  # the copies' fingerprints, kept across restarts
+    WORKED_OUT_TABLE,  # the standings, worked out by the server's worker for the pages
 ]
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 
@@ -859,6 +871,20 @@ class ClassStore:
         return [_verdict(row) for row in self._rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id", version_id)]
 
     # -- the copies' fingerprints ----------------------------------------------------
+
+    def worked_out_mark(self, name: str) -> Optional[str]:
+        """The mark of what is kept under ``name`` (:data:`WORKED_OUT_TABLE`), ``None`` when nothing is."""
+        found = self._row("SELECT mark FROM worked_out WHERE name = ?", name)
+        return str(found["mark"]) if found else None
+
+    def worked_out(self, name: str) -> Optional[tuple[str, str]]:
+        """(mark, body) of what is kept under ``name``, ``None`` when nothing is."""
+        found = self._row("SELECT mark, body FROM worked_out WHERE name = ?", name)
+        return (str(found["mark"]), str(found["body"])) if found else None
+
+    def keep_worked_out(self, name: str, mark: str, body: str) -> None:
+        self._execute("INSERT OR REPLACE INTO worked_out (name, mark, at, body) VALUES (?, ?, ?, ?)",
+                      name, mark, now(), body)
 
     def copy_prints(self, method: str) -> dict[str, bytes]:
         """The code fingerprints kept under ``method``, by version fingerprint (and :data:`STARTERS_PRINTS`)."""

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -45,6 +46,7 @@ from .arena import (DaskPool, LocalPool, Pool, cpu_line, default_concurrency, ki
                     usable_cores)
 from .escapes import event_line, make_logs_visible
 from .final import LadderPause
+from .grades import STANDINGS_SHARE, keep_standings
 from .ladder import Ladder, Scheduler, game_folder, recover
 from .settings import ClassSettings, SettingsError, load
 from .store import ClassStore, GameStatus
@@ -54,6 +56,7 @@ READY = "READY"
 ERROR = "ERROR "
 RESTART_DELAYS = (1.0, 5.0, 30.0)  # seconds before a start again, when the last start died soon after it began
 STEADY_SECONDS = 60.0  # a worker that lived this long died of something new: start it again at once
+STANDINGS_LOOK_SECONDS = 2.0  # how often the standings' thread looks whether the class changed
 STOP_SECONDS = 20.0  # how long a stopping worker may take to end its games and checks before it is killed
 _PR_SET_PDEATHSIG = 1
 
@@ -143,6 +146,8 @@ def run(folder: Path, slots: Optional[int], dask: Optional[str], ready: Callable
         admission.start()
         scheduler.start()
         threading.Thread(target=_wake_on_input, args=(admission.wake, stop), name="wake", daemon=True).start()
+        threading.Thread(target=keep_standings_current, args=(settings, store, stop), name="standings",
+                         daemon=True).start()
         ready(READY)
         try:
             stop.wait()
@@ -153,6 +158,31 @@ def run(folder: Path, slots: Optional[int], dask: Optional[str], ready: Callable
             scheduler.join(timeout=10)
     finally:
         store.close()
+
+
+def keep_standings_current(settings: ClassSettings, store: ClassStore, stop: threading.Event) -> None:
+    """The standings kept current in the database for the pages (:func:`.grades.keep_standings`), until ``stop``.
+
+    Looked at every :data:`STANDINGS_LOOK_SECONDS` (one query), worked out
+    again when the class changed, and no sooner than
+    :data:`.grades.STANDINGS_SHARE` times what the last working out cost
+    after it: at most a fifth of a core, so the checks beside them keep
+    theirs.  A fault is said in the log once, and tried again at the next look.
+    """
+    next_at, said = 0.0, ""
+    while not stop.is_set():
+        if time.monotonic() >= next_at:
+            started = time.thread_time()  # CPU: not the time the thread queued for the interpreter
+            try:
+                if keep_standings(settings, store):
+                    next_at = time.monotonic() + STANDINGS_SHARE * (time.thread_time() - started)
+                said = ""
+            except Exception:
+                fault = traceback.format_exc()
+                if fault != said and not stop.is_set():
+                    say("working out the standings: " + fault)
+                said = fault
+        stop.wait(STANDINGS_LOOK_SECONDS)
 
 
 def _wake_on_input(wake: threading.Event, stop: threading.Event) -> None:

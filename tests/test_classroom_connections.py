@@ -147,3 +147,32 @@ def test_https_with_the_given_certificate_and_plain_http_refused(tmp_path: Path)
                              "--port", "0", "--tls-cert", str(key), "--tls-key", str(key)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and f"--tls-cert {key}" in result.stderr and "cannot load" in result.stderr
+
+
+def test_an_address_at_its_cap_is_refused_and_served_again_once_its_connections_close(tmp_path: Path) -> None:
+    """The connections from an address are counted as they open and close: one past the cap is refused (503), and
+    once they close the address is served again (a count that never went down would refuse it for good)."""
+    from othello_arena.classroom.connections import PER_CLIENT
+
+    tokens = make_class(tmp_path / "class", ["alice"], ["random"])
+    with closing(Server(tmp_path / "class")) as server:
+        port = int(server.base.rsplit(":", 1)[1])
+        for _ in range(2):
+            held = [slow_connection(port) for _ in range(PER_CLIENT)]
+            try:
+                one_more = slow_connection(port)
+                assert answer_of(one_more).startswith(b"HTTP/1.1 503"), "one past the cap was let in"
+                one_more.close()
+                assert not any(answer_of(c) for c in held[:3])  # (the ones within it are held, not refused)
+            finally:
+                for connection in held:
+                    connection.close()
+            time.sleep(0.5)  # (the server sees them close)
+            mine = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            mine.bind(("127.0.0.2", 0))
+            mine.settimeout(10)
+            mine.connect(("127.0.0.1", port))
+            mine.sendall(b"GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + tokens["alice"].encode()
+                         + b"\r\nConnection: close\r\n\r\n")
+            assert mine.recv(100).startswith(b"HTTP/1.1 200"), "the address is refused after its connections closed"
+            mine.close()

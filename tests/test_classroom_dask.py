@@ -36,6 +36,9 @@ def test_the_ladder_plays_on_dask_workers(tmp_path: Path, scheduler: str) -> Non
     with serving(folder, "--dask", scheduler) as server:
         assert any("Dask at" in line for line in server.lines)
         wait_for(lambda: len(games_by_status(folder).get("finished", [])) == 2, 600, "the pair against greedy")
+        # (the answers follow the database within one computation of the marks: STREAM_INTERVAL, not at once)
+        wait_for(lambda: all(g["result"] for g in get_json(server.base, "/api/me", tokens["alice"])["games"]), 30,
+                 "the finished games in /api/me")
         games = get_json(server.base, "/api/me", tokens["alice"])["games"]
         assert {g["white"] for g in games} == {"alice", "greedy"} and all(g["result"] for g in games)
         assert all(print_ in (g["white_fingerprint"], g["black_fingerprint"]) for g in games)

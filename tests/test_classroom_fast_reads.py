@@ -521,24 +521,46 @@ def test_the_latest_games_kept_are_the_rows_read_whole(class_store) -> None:  # 
 
 
 def test_the_dashboard_never_waits_for_the_first_standings_and_says_so(class_store) -> None:  # type: ignore[no-untyped-def]
-    """After a start the first standings take seconds (20,000 games: 2-8 s): the dashboard shows the roster at once,
-    says the standings are being computed, and shows them once computed (the ones the waiting read gives)."""
+    """The first standings of a class take seconds (20,000 games: 2-8 s) and the server's worker works them out:
+    until it has kept them, the dashboard shows the roster at once and says the standings are being computed;
+    then it shows the ones kept, which are those of the class as it is."""
     from othello_arena.classroom import grades
 
     settings, store = a_class(class_store, seed=17)
-    grades._computed.clear()  # what a restart forgets
+    assert store.worked_out_mark(grades.STANDINGS) is None  # (not vacuous: nothing kept yet)
     first = class_view(settings, store, fresh=False)
     assert first.standings_pending and [entry.line.rank for entry in first.students] == [None] * len(STUDENTS)
     statuses = {entry.student.id: entry.line.status for entry in first.students}
     assert statuses["hal"] == "admitted" and statuses["ann"] == "admitted"  # (the roster's, not "none")
-    for thread in threading.enumerate():
-        if thread.name == "standings":
-            thread.join()
+    assert store.worked_out_mark(grades.STANDINGS) is None  # the page computed nothing
+    assert grades.keep_standings(settings, store)  # what the worker does
+    assert not grades.keep_standings(settings, store)  # ... once per change of the class
     done = class_view(settings, store, fresh=False)
     assert not done.standings_pending
-    by_id = {line.id: line for line in standings(settings, store)[0]}
+    by_id = {line.id: line for line in compute_standings(settings, store)[0]}
     assert [entry.line for entry in done.students] == [by_id[entry.student.id] for entry in done.students]
     assert any(entry.line.rank for entry in done.students)
+
+
+def test_the_standings_kept_are_those_computed_and_worked_out_again_when_the_class_changes(class_store) -> None:  # type: ignore[no-untyped-def]
+    """What the pages read (the row the worker keeps, its JSON) is what a computation gives, line for line; a game
+    finished since makes the kept ones stale: the pages keep showing them, ``fresh`` ones are those of the class now."""
+    from othello_arena.classroom import grades
+
+    settings, store = a_class(class_store, seed=23)
+    assert grades.keep_standings(settings, store)
+    computed = compute_standings(settings, store)
+    assert grades.kept_standings(settings, store) == computed
+    assert any(line.tallies for line in computed[0]) and any(line.rating for line in computed[0])  # (not vacuous)
+    before = grades.standings_key(settings, store)
+    play_week(settings, store, random.Random(3), 1)
+    assert grades.standings_key(settings, store) != before
+    assert grades.standings(settings, store, fresh=False) == computed  # the pages: the last kept, never computed
+    now_computed = compute_standings(settings, store)
+    assert now_computed != computed  # (not vacuous: the week changed them)
+    assert grades.standings(settings, store) == now_computed  # fresh: computed and kept
+    assert grades.kept_standings(settings, store) == now_computed
+    assert not grades.keep_standings(settings, store)
 
 
 def test_an_idle_ladders_state_is_never_waited_for(class_store) -> None:  # type: ignore[no-untyped-def]

@@ -81,7 +81,7 @@ def test_a_verdict_by_hand_is_kept_with_its_history_and_stops_the_versions_games
     try:
         assert [v.action for v in again.verdicts()] == [VerdictAction.REJECT, VerdictAction.ADMIT,
                                                         VerdictAction.RECHECK]
-        assert again.schema_version() == SCHEMA_VERSION == 6
+        assert again.schema_version() == SCHEMA_VERSION == 7
     finally:
         again.close()
 

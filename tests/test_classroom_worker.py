@@ -84,3 +84,37 @@ def test_a_worker_that_cannot_start_stops_the_server_with_its_reason(tmp_path: P
     assert result.returncode == 1, result.stdout + result.stderr
     assert "the admission checks and the ladder cannot start: cannot reach the Dask scheduler at tcp://127.0.0.1:9" \
         in result.stderr, result.stderr
+
+
+@pytest.mark.slow
+def test_the_worker_keeps_the_standings_current_and_the_pages_read_them(tmp_path: Path) -> None:
+    """The standings are worked out in the worker as games finish (classroom/grades.py: keep_standings): the row in
+    the database follows the class with no page asked, and /api/standings gives what it holds."""
+    from othello_arena.classroom.grades import compute_standings, kept_standings, standings, standings_key
+    from othello_arena.classroom.settings import load
+    from othello_arena.classroom.store import ClassStore
+    from test_classroom_final import admitted
+    from test_classroom_server import games_by_status, serving
+
+    folder = tmp_path / "class"
+    tokens = make_class(folder, ["alice"], ["greedy"], time=0.25)
+    admitted(folder, "alice", "2026-05-30T10:00:00+00:00", "v1")
+    settings = load(folder)
+    store = ClassStore(settings.database)
+    try:
+        before = standings(settings, store)  # kept now: the pages' process has a row and never computes one
+        assert before[0][0].games == 0
+        with serving(folder, "-j", "1") as server:
+            wait_for(lambda: len(games_by_status(folder).get("finished", [])) >= 2, 600, "two games against greedy")
+            assert wait_for(lambda: store.worked_out_mark("standings") == standings_key(settings, store), 60,
+                            "the worker keeping the standings of the games finished")
+            kept = kept_standings(settings, store)
+            assert kept is not None and kept[0][0].games >= 2
+            assert kept == compute_standings(settings, store) or \
+                store.worked_out_mark("standings") != standings_key(settings, store)  # (or a game finished since)
+            shown = wait_for(lambda: [line for line in get_json(server.base, "/api/standings", tokens["alice"])
+                                      ["students"] if line["id"] == "alice" and line["games"] >= 2], 30,
+                             "alice's games in /api/standings")
+            assert shown[0]["rating"] is not None
+    finally:
+        store.close()
