@@ -66,6 +66,20 @@ def test_the_small_solvers_count_their_nodes():
     assert E.unpack_nodes(E.shallow(P, O, -65, 65, 7)) > 7
 
 
+def test_the_last_moves_flips_counted_by_lines_equal_the_rays():
+    # One empty square left, every square in turn, either side to move: the table of full lines
+    # (both diagonals read by column) counts what the rays of flips() find.
+    rng = random.Random(38)
+    full = (1 << 64) - 1
+    for trial in range(40):
+        for sq in range(64):
+            mover = rng.getrandbits(64) & ~(1 << sq) if trial else (0x5555555555555555 if sq % 2 else 0) & ~(1 << sq)
+            other = full ^ mover ^ (1 << sq)
+            for P, O in ((mover, other), (other, mover)):
+                rays = bin(int(S.flips(np.uint64(P), np.uint64(O), sq))).count("1")
+                assert E.last_flip_count(np.uint64(P), sq) == rays, (hex(P), sq)
+
+
 def test_the_solver_equals_brute_force_with_null_windows_and_a_shared_table():
     # 8-11 empties: the table, the stability cut-off and the ordering above the small
     # solvers; the table is kept between windows, so its bounds must stay true.

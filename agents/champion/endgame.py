@@ -5,7 +5,8 @@ hands a position over to :func:`shallow` when at most :data:`SHALLOW_EMPTIES`
 squares are left.  From there on speed per node is what counts, so the code
 is split by the number of empty squares, as the strong Othello programs do:
 
-- :func:`solve_1` never plays the last move: it counts what it would flip;
+- :func:`solve_1` never plays the last move: it counts what it would flip,
+  line by line from a table (:func:`last_flip_count`);
 - :func:`solve_2` ... :func:`solve_4` take the empty squares as arguments and
   try them in parity order (a square in a region with an odd number of
   empties first), with no move generation at all (a move is legal when it
@@ -333,6 +334,65 @@ def game_over_score(P: np.uint64, O: np.uint64) -> int:
 
 
 # ---------------------------------------------------------------------------
+# The last move's flips, counted by lines (as Edax's count_last_flip)
+# ---------------------------------------------------------------------------
+
+# With one empty square left every other square holds a disc, so along each line through it what a
+# move there flips depends only on which squares of the line are the mover's: a table by the line's
+# 8 bits and the square's place on it, four lookups instead of the eight rays of ``flips``.
+
+
+def last_flip_counts() -> np.ndarray:
+    """``LAST_FLIP_COUNT[pos * 256 + line]``: the discs flipped on a full 8-square line by a move on
+    its square ``pos``, ``line`` being the mover's discs (bit k: the k-th square), the rest the other side's.
+
+    The diagonals are read into the same 8 bits by column, their missing squares off the
+    mover's (as the other side's): a run into them never ends at a disc of the mover, as off the board.
+    """
+    counts = np.zeros(8 * 256, dtype=np.int64)
+    for pos in range(8):
+        for line in range(256):
+            if line >> pos & 1:
+                continue
+            for step in (1, -1):
+                k, run = pos + step, 0
+                while 0 <= k < 8 and not line >> k & 1:
+                    run, k = run + 1, k + step
+                if 0 <= k < 8:
+                    counts[pos * 256 + line] += run
+    return counts
+
+
+def _diagonal_masks(step: int) -> np.ndarray:
+    """``mask[sq]``: the squares of the diagonal through ``sq`` (``step`` 9: A1-H8's way, 7: H1-A8's)."""
+    masks = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        for other in range(64):
+            dr, dc = other // 8 - sq // 8, other % 8 - sq % 8
+            if (dr == dc if step == 9 else dr == -dc):
+                masks[sq] |= np.uint64(1 << other)
+    return masks
+
+
+LAST_FLIP_COUNT = last_flip_counts()
+DIAGONAL_9 = _diagonal_masks(9)
+DIAGONAL_7 = _diagonal_masks(7)
+
+
+@njit(cache=True, inline="always")
+def last_flip_count(P: np.uint64, sq: int) -> int:
+    """How many discs a move of ``P`` on ``sq`` flips when ``sq`` is the board's only empty square."""
+    row = sq >> 3
+    col = sq & 7
+    n = LAST_FLIP_COUNT[col * 256 + np.int64((P >> U64(8 * row)) & _ROW_1)]
+    n += LAST_FLIP_COUNT[row * 256 + _column_byte(P >> U64(col))]
+    # a diagonal's squares are in distinct columns: times column A, each lands on its column's bit of the top byte
+    n += LAST_FLIP_COUNT[col * 256 + np.int64(((P & DIAGONAL_9[sq]) * _COL_A) >> U64(56))]
+    n += LAST_FLIP_COUNT[col * 256 + np.int64(((P & DIAGONAL_7[sq]) * _COL_A) >> U64(56))]
+    return n
+
+
+# ---------------------------------------------------------------------------
 # 1 to 4 empties
 # ---------------------------------------------------------------------------
 
@@ -348,13 +408,11 @@ def _play(P: np.uint64, O: np.uint64, sq: int) -> np.uint64:
 @njit(cache=True)
 def solve_1(P: np.uint64, sq: int) -> int:
     """Score for the side owning ``P`` with one empty square ``sq`` left (all others are filled)."""
-    bit = ONE << U64(sq)
-    O = ~(P | bit)
     p = popcount(P)
-    k = popcount(flips(P, O, sq))
+    k = last_flip_count(P, sq)
     if k:
         return 2 * (p + k + 1) - 64
-    k = popcount(flips(O, P, sq))
+    k = last_flip_count(~(P | (ONE << U64(sq))), sq)
     if k:
         return 2 * (p - k) - 64
     # nobody can play there: it goes to the winner (63 discs, never a draw)
