@@ -175,7 +175,8 @@ def generate_in_parallel(games: int, seed: int, depth: int, noise: float, solve_
 
 
 @njit(cache=True)
-def _all_indices(own, opp, inst_sq, inst_len, inst_off, n_stages, indices, stages) -> None:
+def _all_indices(own: np.ndarray, opp: np.ndarray, inst_sq: np.ndarray, inst_len: np.ndarray, inst_off: np.ndarray,
+                 n_stages: int, indices: np.ndarray, stages: np.ndarray) -> None:
     """Every position's feature indices (``pattern_indices``) and stage."""
     out = np.empty(indices.shape[1], dtype=np.int64)
     for i in range(own.shape[0]):
