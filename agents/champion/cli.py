@@ -234,16 +234,41 @@ def _time_given() -> bool:
 @click.option("--solve-empties", type=click.IntRange(min=4, max=20), default=14, show_default=True,
               help="Empties at which the exact solver labels the game.")
 @click.option("--l2", type=click.FloatRange(min=0), default=3.0, show_default=True, help="Ridge penalty.")
-@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Rounds of self-play; later rounds play with the weights of the last.")
+@click.option("--rounds", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Rounds of self-play; later rounds play with the weights of the last (0: fit --positions only).")
+@click.option("--players", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Weights file the first round plays with (default: seed 002's heuristics, simplified).")
+@click.option("--positions", "earlier", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="Positions of an earlier run (--save-positions) added to every fit; repeatable.")
+@click.option("--save-positions", type=click.Path(dir_okay=False), default=None,
+              help="Keep the positions played here in this file, for later fits.")
+@click.option("--fit/--no-fit", default=True, show_default=True,
+              help="Fit and write the weights (--no-fit: only play, and keep the positions).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes playing the games (the same games for any number).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Weights file (default: the shipped agents/champion/data/weights.npz).")
 def train(games: int, seed: int, depth: int, noise: float, solve_empties: int, l2: float, rounds: int,
+          players: Optional[str], earlier: tuple[str, ...], save_positions: Optional[str], fit: bool, jobs: int,
           out: Optional[str]) -> None:
     """Train the champion's pattern evaluation by self-play (reproducible from --seed)."""
+    from .patterns import load_weights
+    from .training import load_positions
     from .training import train as run_training
 
-    target = out or str(Path(__file__).parent / "data" / "weights.npz")
-    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    if not fit and save_positions is None:
+        raise click.UsageError("--no-fit plays games only to keep them: give --save-positions FILE")
+    if rounds == 0 and not earlier:
+        raise click.UsageError("--rounds 0 fits positions of earlier runs only: give --positions FILE")
+    try:
+        earlier_positions = [load_positions(path) for path in earlier]
+        player_weights = None if players is None else load_weights(players)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    target = None
+    if fit:
+        target = out or str(Path(__file__).parent / "data" / "weights.npz")
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
     run_training(games, seed, target, depth=depth, noise=noise, solve_empties=solve_empties, l2=l2, rounds=rounds,
+                 players=player_weights, earlier=earlier_positions, save_to=save_positions, jobs=jobs,
                  log=lambda line: click.echo(line))
