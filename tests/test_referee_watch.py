@@ -121,22 +121,20 @@ def test_a_closed_wakers_inotify_descriptor_is_released(tmp_path: Path) -> None:
     # The close itself is handed to a thread (it waits for the kernel's grace period): it must still happen.
     import time
 
-    def inotify_descriptors() -> int:
-        count = 0
-        for entry in os.listdir("/proc/self/fd"):
-            try:
-                count += os.readlink(f"/proc/self/fd/{entry}") == "anon_inode:inotify"
-            except OSError:
-                pass
-        return count
+    def is_inotify(number: int) -> bool:
+        try:
+            return os.readlink(f"/proc/self/fd/{number}") == "anon_inode:inotify"
+        except OSError:
+            return False
 
-    before = inotify_descriptors()
+    # Each waker's own descriptor, by number: a count of every inotify descriptor of this process would include
+    # an earlier test's, whose close may happen (in its thread) at any moment of this one.
     wakers = [InotifyWaker([tmp_path], names=["x.out"], safety_interval=HOUR) for _ in range(5)]
-    assert inotify_descriptors() == before + 5
+    numbers = [waker._fd for waker in wakers]
+    assert all(is_inotify(number) for number in numbers)
     for waker in wakers:
         waker.close()
     deadline = time.monotonic() + 30
-    while inotify_descriptors() > before and time.monotonic() < deadline:
+    while any(is_inotify(number) for number in numbers) and time.monotonic() < deadline:
         time.sleep(0.01)
-    # At most as many as before: an earlier test's descriptors may still have been waiting for the closer.
-    assert inotify_descriptors() <= before
+    assert not any(is_inotify(number) for number in numbers), "a closed waker's inotify descriptor is still open"
