@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import click
 
 from .clock import PLAY_SECONDS, TimeRule, parse_clock, time_rule
-from .config import ILLEGAL_RULES, SANDBOXES, GameConfig
+from .config import ILLEGAL_RULES, MAX_MOVE_PAUSE, SANDBOXES, GameConfig
 from .display import Display, fault_lines, side_by_side, summary
 from .time_use import time_use
 from ..protocol import BLACK, BOARD_SIZES, DEFAULT_SIZE, WHITE, GameRecord, IllegalMoveError, Move, ParseError
@@ -93,6 +93,8 @@ def _spec(ctx: click.Context, param: click.Parameter, value: str) -> AgentSpec:
               help="The board's size (seed 002's 8, 10, 12, 14); both agents must play it (PROTOCOL.md section 9).")
 @click.option("--opening", "opening_text", default=None, metavar="MOVES",
               help="Play a game pair from this one opening, e.g. 'd3 c5 f6'.")
+@click.option("--pause", "move_pause", type=click.FloatRange(min=0, max=MAX_MOVE_PAUSE), default=0.0,
+              metavar="SECONDS", help="Wait this long after each move, on nobody's clock, to follow the game.")
 def play(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
@@ -117,6 +119,7 @@ def play(
     openings_file: Optional[str],
     opening_text: Optional[str],
     size: str,
+    move_pause: float,
 ) -> None:
     """Play one game between A and B; colours are drawn at random.
 
@@ -171,6 +174,7 @@ def play(
         agent_times=agent_times,
         # a person has no clock unless given one: theirs, whatever the programs have
         agent_clocks=tuple((spec.label, manual_clock) for spec in (white, black) if spec.is_manual and manual_clock),
+        move_pause=move_pause,
     )
     display = Display(file=sys.stderr if as_json else None, quiet=quiet or as_json, prompts=sys.stderr)
     if opening is not None:

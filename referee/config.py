@@ -73,6 +73,9 @@ def _private_temp_cache() -> Path:
     return Path(tempfile.mkdtemp(prefix="othello-arena-cache-"))
 
 
+MAX_MOVE_PAUSE = 60.0  # a pause between moves is for people watching: a minute is already long
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """Everything :func:`~othello_arena.referee.play_game` needs besides the two agents.
@@ -128,7 +131,11 @@ class GameConfig:
       increment))`` pairs for the agents that do not have ``clock``;
     - ``cpus``: the cores this game's agents (and all their processes) may
       run on, set by a tournament for each game at once
-      (:func:`.cores.core_sets`); empty: any core.
+      (:func:`.cores.core_sets`); empty: any core;
+    - ``move_pause``: seconds the referee waits after each move, once it is
+      shown and before the other side is given it, so that people can follow
+      a game between programs (two instant agents play a whole game in a
+      second or two); no side's clock runs meanwhile; 0: none.
     """
 
     time_per_move: Optional[float] = PLAY_SECONDS
@@ -155,6 +162,7 @@ class GameConfig:
     clock: Optional[tuple[float, float]] = None
     agent_clocks: tuple[tuple[str, tuple[float, float]], ...] = ()
     cpus: tuple[int, ...] = ()
+    move_pause: float = 0.0
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -183,6 +191,8 @@ class GameConfig:
             raise ValueError(f"sandbox {self.sandbox!r}: expected one of {', '.join(SANDBOXES)}")
         if self.illegal not in ILLEGAL_RULES:
             raise ValueError(f"illegal-move rule {self.illegal!r}: expected one of {', '.join(ILLEGAL_RULES)}")
+        if not 0 <= self.move_pause <= MAX_MOVE_PAUSE:
+            raise ValueError(f"move_pause must be from 0 to {MAX_MOVE_PAUSE:g} seconds, got {self.move_pause!r}")
         for field in ("grace", "startup_time", "end_grace", "poll_interval"):
             if getattr(self, field) < 0:
                 raise ValueError(f"{field} must not be negative")

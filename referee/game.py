@@ -657,6 +657,9 @@ class _Game:
         """Freeze the mover and put its move in the other side's ``NAME.in``; the other side's clock starts."""
         other = self.players[mover.colour.opponent]
         self.suspend(mover)
+        if self.config.move_pause:
+            self.emit_move()  # shown first: the pause is for the people watching it
+            time.sleep(self.config.move_pause)
         if other.colour is not self.first_colour and len(self.record.moves) == 1 and not other.spec.is_manual:
             # The second side's first file must be read before the first move replaces it.
             fault = self.wait_gone(other, self.second_colour_deadline)

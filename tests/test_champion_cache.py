@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import othello_arena
+from othello_arena.protocol import Termination
 from othello_arena.referee.config import CACHE_DIR_VARIABLE, compiled_cache_dir
 from othello_arena.referee.sandbox import probe  # the bwrap the referee uses: the system's, else the bundled one
 
@@ -34,9 +35,21 @@ def numba_files(root: Path) -> dict[Path, float]:
 
 
 def champion_moves(record: dict) -> list[dict]:
-    """The champion's moves (passes left out) in a game record."""
+    """The champion's moves (passes left out) in a game record, at least ten of them.
+
+    A game of 1 s a move that ended on time (either side's: the random player's process waits for a core
+    too) on a machine others keep busy cannot tell: the test skips itself, saying so (seen once in CI, the
+    game over after the champion's fourth move).
+    """
     letter = "W" if record["white"] == "champion" else "B"
-    return [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+    moves = [m for m in record["moves"] if m["move"].startswith(f"({letter} ") and not m["move"].endswith(" P)")]
+    if len(moves) < 10:
+        result, cores = record["result"], len(os.sched_getaffinity(0))
+        if result["reason"] == Termination.TIMEOUT.value and os.getloadavg()[0] > cores + 1:
+            pytest.skip(f"the game ended on time after {len(moves)} moves of the champion ({result.get('detail')}), "
+                        f"at a load average of {os.getloadavg()[0]:.1f} on {cores} cores: this run cannot tell")
+        raise AssertionError(f"only {len(moves)} moves of the champion; the game ended: {result}")
+    return moves
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +89,6 @@ def test_compiled_code_goes_to_the_cache_and_never_into_the_package(cold_game):
 def test_the_champion_is_compiled_before_the_clock_and_plays_every_move_with_its_engine(cold_game):
     assert "Preparing champion (compiling, first time only)" in cold_game["done"].stderr
     moves = champion_moves(cold_game["record"])
-    assert len(moves) >= 10
     for move in moves:
         assert move["comments"] and move["comments"][0].startswith("champion "), move
         loading = any("still loading" in text for text in move["comments"])
@@ -214,7 +226,6 @@ def test_a_game_without_a_writable_user_cache_plays_the_champion_from_the_fallba
     assert f"using {fallback}" in done.stderr
     assert "Preparing champion" not in done.stderr  # already prepared, in the fallback
     moves = champion_moves(json.loads((tmp_path / "game" / "game.json").read_text()))
-    assert len(moves) >= 10
     loading = [move["move"] for move in moves if any("still loading" in text for text in move["comments"])]
     cores = len(os.sched_getaffinity(0))
     if loading and os.getloadavg()[0] > cores + 1:

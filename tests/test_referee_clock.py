@@ -2,6 +2,7 @@
 
 import doctest
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,43 @@ def test_the_terminal_shows_each_bank_beside_the_time_used() -> None:
     status = Display(quiet=True).status(event)
     assert "alice: 2 discs, 1.50 s (2.25 s left)" in status and "bob: 2 discs, 0.50 s" in status
     assert "bob: 2 discs, 0.50 s (" not in status  # bob has no clock
+
+
+# -- a pause between moves, for people watching two programs ------------------------------------------
+
+
+def near_the_end(empties: int) -> list:
+    """The first moves of a game (each the first legal move) until ``empties`` squares are left, the game on."""
+    from othello_arena.protocol import Board
+
+    board, moves = Board(), []
+    while sum(1 for sq in range(64) if board.at(sq) is None) > empties:
+        move = board.legal_moves()[0]
+        moves.append(move)
+        board = board.play(move)
+    assert board.outcome() is None
+    return moves
+
+
+@pytest.mark.slow
+def test_a_pause_between_moves_is_nobodys_time(tmp_path: Path) -> None:
+    # Each pause (1.5 s) is longer than a move may take (1 s + the grace): were it on a clock, the side
+    # given the move after it would lose on time from its second move on.
+    events: list = []
+    config = GameConfig(time_per_move=1, move_pause=1.5)
+    seen = lambda event: events.append((time.monotonic(), event))  # noqa: E731
+    record = play_game(AgentSpec.builtin("greedy"), AgentSpec.builtin("beginner"), config, tmp_path / "g",
+                       seed=1, opening=near_the_end(8), on_event=seen)
+    assert record.result is not None and record.result.termination is Termination.NORMAL, record.result
+    assert len(record.moves) >= 4  # two moves a side at least, past each side's start-up allowance
+    assert all(entry.seconds < 1.5 for entry in record.moves)
+    # Each move is shown (so logged, and on the watchers' pages) before its pause: its relay comes the pause later.
+    moves = [when for when, event in events if event.kind == "move"]
+    relays = [when for when, event in events if event.kind == "relayed"]
+    assert len(relays) == len(record.moves) - 1  # (the last move ends the game: no relay, no pause)
+    assert all(relayed - shown >= 1.5 for shown, relayed in zip(moves, relays))
+
+@pytest.mark.parametrize("pause", [-0.1, 61.0, float("nan")])
+def test_a_pause_out_of_range_is_refused_by_name(pause: float) -> None:
+    with pytest.raises(ValueError, match="move_pause must be from 0 to 60 seconds"):
+        GameConfig(move_pause=pause)

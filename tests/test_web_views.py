@@ -94,10 +94,20 @@ def test_a_line_being_written_and_a_broken_log_are_data(tmp_path: Path) -> None:
     ({"opponent": 7}, "opponent"),
     ({"clock": "5"}, "clock"),
     ({"clock": "+1"}, "clock"),
+    ({"mode": "agents", "move_pause": "slow"}, "move_pause"),
+    ({"mode": "agents", "move_pause": "61"}, "move_pause"),
+    ({"mode": "agents", "move_pause": "nan"}, "move_pause"),
 ])
 def test_a_bad_form_names_its_field(form: dict, field: str) -> None:
     with pytest.raises(GameRequestError, match=f"^{field}:"):
         GameRequest.from_form(form)
+
+
+def test_the_pause_between_moves_is_the_agents_modes_only() -> None:
+    # The form sends every field, the hidden ones too: a person's game is paused by the person.
+    assert GameRequest.from_form({"mode": "agents", "move_pause": "0.5"}).move_pause == 0.5
+    assert GameRequest.from_form({"mode": "person", "move_pause": "0.5"}).move_pause == 0.0
+    assert GameRequest.from_form({"mode": "agents"}).move_pause == 0.0
 
 
 @pytest.mark.parametrize("form, field", [

@@ -36,6 +36,9 @@ def test_a_game_between_two_agents_is_watched_to_its_end(tmp_path: Path, browser
         page.fill("#opponent", "greedy")
         page.fill("#second_opponent", "beginner")
         page.fill("#time_per_move", "5")
+        # Two instant agents play a game in a second or two: with the pause it can be followed, even on a
+        # machine so loaded that the page comes up well into the game (seen: first drawn at move 30).
+        page.fill("#move_pause", "0.25")
         page.click("#start")
         page.wait_for_url("**/games/*")
         page.evaluate(RECORD_BOARDS)

@@ -25,6 +25,7 @@ from ..agents.registry import builtin_agents
 from ..protocol import BOARD_SIZES, DEFAULT_SIZE, GameRecord
 from ..referee import AgentSpec, BuiltinAgents, GameConfig, GameEvent, check_sizes, distinct_labels, play_game
 from ..referee.clock import parse_clock
+from ..referee.config import MAX_MOVE_PAUSE
 from ..tournaments.results.safefiles import GAME_RECORD_LIMIT, read_whole
 from ..tournaments.run.livelog import LiveLogWriter, event_entry
 from .gameview import game_view, square_move
@@ -49,7 +50,10 @@ class GameRequest:
     seconds per move, ``person_time`` a person's (``None``: no limit);
     ``clock`` a game clock ``(base, increment)`` for every side, people
     too, instead (PROTOCOL.md section 10; ``None``: none); ``size`` the
-    board's, 8 or one of seed 002's bigger boards.
+    board's, 8 or one of seed 002's bigger boards; ``move_pause`` the
+    seconds the referee waits after each move in the ``agents`` mode, so
+    that the game can be followed (ignored in the others: a person's turn
+    is its own pause).
     """
 
     mode: str = "person"
@@ -62,6 +66,7 @@ class GameRequest:
     person_time: Optional[float] = None
     size: int = DEFAULT_SIZE
     clock: Optional[tuple[float, float]] = None
+    move_pause: float = 0.0
 
     @classmethod
     def from_form(cls, data: dict[str, Any]) -> "GameRequest":
@@ -98,13 +103,20 @@ class GameRequest:
             clock = parse_clock(clock_text) if clock_text else None
         except ValueError as exc:
             raise GameRequestError(f"clock: {exc}") from None
+        pause_text = text("move_pause", "0")
+        try:
+            move_pause = float(pause_text)
+        except ValueError:
+            raise GameRequestError(f"move_pause: {pause_text!r} is not a number of seconds") from None
+        if not 0 <= move_pause <= MAX_MOVE_PAUSE:
+            raise GameRequestError(f"move_pause: {pause_text!r} must be from 0 to {MAX_MOVE_PAUSE:g} seconds")
         size = text("size", str(DEFAULT_SIZE))
         if size not in [str(n) for n in BOARD_SIZES]:
             raise GameRequestError(f"size: {size!r} is not one of {', '.join(map(str, BOARD_SIZES))}")
         return cls(mode=mode, name=text("name", "you"), second_name=text("second_name", "friend"),
                    opponent=text("opponent", "greedy"), second_opponent=text("second_opponent", "random"),
                    colour=colour, time_per_move=time_per_move or 5.0, person_time=seconds("person_time", None),
-                   size=int(size), clock=clock)
+                   size=int(size), clock=clock, move_pause=move_pause if mode == "agents" else 0.0)
 
     def players(self, base: Path, builtins: BuiltinAgents) -> tuple[AgentSpec, AgentSpec]:
         """``(white, black)`` for this request; :class:`GameRequestError` quotes a player that cannot be parsed."""
@@ -295,7 +307,8 @@ class GameHall:
         people = tuple((spec.label, request.clock) for spec in (white, black) if spec.is_manual and request.clock)
         config = GameConfig(time_per_move=None if request.clock else request.time_per_move,
                             manual_time=request.person_time, sandbox=self.sandbox, size=request.size,
-                            clock=request.clock, agent_clocks=people, **self.config_overrides)
+                            clock=request.clock, agent_clocks=people, move_pause=request.move_pause,
+                            **self.config_overrides)
         with self._lock:
             if sum(game.live for game in self.games.values()) >= MAX_LIVE_GAMES:
                 raise GameRequestError(f"{MAX_LIVE_GAMES} games are in play already; finish one first")

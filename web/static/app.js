@@ -111,22 +111,27 @@ const Arena = (() => {
     let view = null, ply = 0, following = true, offset = 0, busy = false;
     const $ = (id) => document.getElementById(id);
 
+    // Not while this page's last move is still on its way: a click then would be dropped (the referee
+    // may have answered it already, so the board shows the person's turn before the answer arrives).
     function myTurn() {
-      return webGame && mayPlay && view && view.result === null && !view.error && view.to_move &&
+      return webGame && mayPlay && !busy && view && view.result === null && !view.error && view.to_move &&
         (view.people || []).includes(view.to_move) && !(view.written || {})[view.to_move] &&
         ply === view.plies.length - 1;
     }
 
     async function play(square) {
       if (busy || !myTurn()) return;
+      const colour = view.to_move;
       busy = true;
       $("problem").textContent = "";
+      render();  // the board stops taking clicks until the server has the move
       try {
-        await post(source + "/move", { colour: view.to_move, square });
+        await post(source + "/move", { colour, square });
       } catch (error) {
         $("problem").textContent = error.message;
       } finally {
         busy = false;
+        render();
       }
     }
 
@@ -208,6 +213,7 @@ const Arena = (() => {
       if (myTurn()) return view.legal.length ? name + " (" + NAMES[view.to_move] + ") to move: click a highlighted square"
                                             : name + " (" + NAMES[view.to_move] + ") has no legal move and must pass";
       if ((view.written || {})[view.to_move]) return "Sent " + view.written[view.to_move] + " to the referee";
+      if (busy) return "Sending the move to the referee";
       return name + " (" + NAMES[view.to_move] + ") is thinking";
     }
 
