@@ -220,9 +220,10 @@ class ClassApi:
 
     def me_json(self, person: str) -> bytes:
         """``/api/me`` of a student, made once per change of their versions, games or the standings (polled by
-        scripts and ``othello class submit --wait``: a poll costs a lookup while nothing moved)."""
+        scripts and ``othello class submit --wait``: a poll costs a lookup while nothing moved).  Their versions
+        are looked at on every call: the class's marks may be a computation behind."""
         marks = self.views.current()
-        mark = (marks.of(person, ("versions", "games")), marks.key[1])
+        mark = (self.store.own_versions_state(person), marks.of(person, ("games",)), marks.key[1])
         return self.answers.get(("me", person), mark, lambda: as_json(self.me_data(person, marks.ranked)))
 
     def me_data(self, person: str, ranked: Optional[service.Standings] = None) -> dict[str, Any]:

@@ -670,6 +670,13 @@ class ClassStore:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+        # The point reads that come before a request's work (whose token it is, the version or game it names) have
+        # a connection of their own: on the shared one they waited behind any thread's long query, or its write
+        # waiting for the other process's (``lock``), and the event loop that asks them held every answer and
+        # stream of the class meanwhile.  Reads only; WAL lets them run beside the other connection's writes.
+        self.quick_lock = threading.Lock()
+        self.quick = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
+        self.quick.row_factory = sqlite3.Row
 
     def _migrate(self) -> None:
         """Make the tables (a new database) or bring an older one to :data:`SCHEMA_VERSION`, in one transaction."""
@@ -692,6 +699,17 @@ class ClassStore:
     def close(self) -> None:
         with self.lock:
             self.db.close()
+        with self.quick_lock:
+            self.quick.close()
+
+    def _quick_rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        """A point read on the connection of its own (never behind ``lock``)."""
+        with self.quick_lock:
+            return list(self.quick.execute(sql, args))
+
+    def _quick_row(self, sql: str, *args: Any) -> Optional[sqlite3.Row]:
+        found = self._quick_rows(sql, *args)
+        return found[0] if found else None
 
     def _rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
         with self.lock:
@@ -730,7 +748,7 @@ class ClassStore:
         return [_student(row) for row in self._rows("SELECT * FROM students ORDER BY id")]
 
     def student(self, student_id: str) -> Optional[Student]:
-        found = self._row("SELECT * FROM students WHERE id = ?", student_id)
+        found = self._quick_row("SELECT * FROM students WHERE id = ?", student_id)
         return None if found is None else _student(found)
 
     def who(self, token: str) -> Optional[str]:
@@ -738,10 +756,10 @@ class ClassStore:
         if not token:
             return None
         digest = token_hash(token)
-        found = self._row("SELECT value FROM meta WHERE key = 'instructor_token_sha256'")
+        found = self._quick_row("SELECT value FROM meta WHERE key = 'instructor_token_sha256'")
         if found is not None and hmac.compare_digest(found["value"], digest):
             return INSTRUCTOR
-        student = self._row("SELECT id, token_sha256 FROM students WHERE token_sha256 = ?", digest)
+        student = self._quick_row("SELECT id, token_sha256 FROM students WHERE token_sha256 = ?", digest)
         if student is not None and hmac.compare_digest(student["token_sha256"], digest):
             return str(student["id"])
         return None
@@ -755,8 +773,19 @@ class ClassStore:
         return [_version(row, cards) for row in self._rows(f"{_VERSIONS} WHERE student = ? ORDER BY id", student)]
 
     def version(self, version_id: int) -> Optional[Version]:
-        found = self._row(f"{_VERSIONS} WHERE id = ?", version_id)
+        found = self._quick_row(f"{_VERSIONS} WHERE id = ?", version_id)
         return None if found is None else _version(found)
+
+    def own_versions_state(self, student: str) -> tuple[Any, ...]:
+        """What of ``student``'s versions can change (status, reason, when decided) and their verdicts' ids, read on
+        the point reads' connection, so fresh at every call: the key of their ``/api/me``, which then never says
+        "checking" after ``/api/versions/ID`` said "admitted" (the class's marks follow a computation later)."""
+        versions = tuple(tuple(row) for row in self._quick_rows(
+            "SELECT id, status, reason, decided_at FROM versions WHERE student = ? ORDER BY id", student))
+        verdicts = tuple(row[0] for row in self._quick_rows(
+            "SELECT verdicts.id FROM verdicts JOIN versions ON verdicts.version = versions.id "
+            "WHERE versions.student = ? ORDER BY verdicts.id", student))
+        return versions, verdicts
 
     def numbered_version(self, student: str, number: int) -> Optional[Version]:
         """``student``'s version by its number among theirs (1: their first), or ``None``."""
@@ -868,7 +897,8 @@ class ClassStore:
         """The instructor's verdicts by hand (on one version), oldest first."""
         if version_id is None:
             return [_verdict(row) for row in self._rows("SELECT * FROM verdicts ORDER BY id")]
-        return [_verdict(row) for row in self._rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id", version_id)]
+        return [_verdict(row) for row in self._quick_rows("SELECT * FROM verdicts WHERE version = ? ORDER BY id",
+                                                          version_id)]
 
     # -- the copies' fingerprints ----------------------------------------------------
 
@@ -959,7 +989,7 @@ class ClassStore:
         return pair
 
     def game(self, game_id: int) -> Optional[Game]:
-        found = self._row(f"{_GAMES} WHERE id = ?", game_id)
+        found = self._quick_row(f"{_GAMES} WHERE id = ?", game_id)
         return None if found is None else _game(found)
 
     def games(self, status: Optional[GameStatus] = None, latest: Optional[int] = None,

@@ -14,6 +14,7 @@ are voided and queued again between reads.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import random
@@ -37,7 +38,7 @@ from othello_arena.classroom.pages import ClassPages
 from othello_arena.classroom.service import (LADDER_STATE_READ, Roster, TimeRule, class_json, class_text, class_view,
                                              ladder_state, roster, verdicts_by_version)
 from othello_arena.classroom.settings import ClassSettings
-from othello_arena.classroom.store import (GAMES_BY_PLAYER, MIGRATIONS, Card, ClassStore, GameStatus, NewVersion,
+from othello_arena.classroom.store import (GAMES_BY_PLAYER, INSTRUCTOR, MIGRATIONS, Card, ClassStore, GameStatus, NewVersion,
                                            PairKind, PairTally, Side, VerdictAction, Version, VersionStatus)
 from othello_arena.protocol import BLACK, WHITE, GameRecord, Result, Termination
 
@@ -582,3 +583,55 @@ def test_an_idle_ladders_state_is_never_waited_for(class_store) -> None:  # type
     sides = [Side(version.student, version.id, version.fingerprint) for version in (first, second)]
     store.add_pair(sides[0], sides[1], PairKind.LADDER, [], [(sides[0], sides[1], 1), (sides[1], sides[0], 2)])
     assert ladder_state(settings, store) == Ladder(settings, store).state() == "playing: 0 games running, 2 queued"
+
+
+def test_a_request_is_placed_while_the_shared_connection_is_held_and_while_another_process_writes(class_store) -> None:  # type: ignore[no-untyped-def]
+    """Whose token it is, and the version or game a request names, are read on a connection of their own: the event
+    loop asks them before the request's work, and on the shared one it waited behind any thread's long query, or
+    its write waiting for the other process's, holding every answer and stream meanwhile."""
+    settings, store = class_store(["ann"], ["random"])
+    with open(settings.folder / "tokens.csv", encoding="utf-8") as handle:
+        token = {row["id"]: row["token"] for row in csv.DictReader(handle)}["ann"]
+    version = admit_version(store, "ann", "ann-1")
+    other = sqlite3.connect(settings.database, isolation_level=None)  # the worker's process, writing
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("UPDATE students SET name = 'Ann B' WHERE id = 'ann'")
+    store.lock.acquire()  # a thread's long query on the shared connection
+    found: dict[str, object] = {}
+    try:
+        reader = threading.Thread(target=lambda: found.update(
+            who=store.who(token), version=store.version(version), verdicts=store.verdicts(version),
+            student=store.student("ann")), daemon=True)
+        reader.start()
+        reader.join(10)
+        assert not reader.is_alive(), "the point reads waited for the shared connection"
+    finally:
+        store.lock.release()
+        other.execute("COMMIT")
+        other.close()
+    assert found["who"] == "ann" and found["verdicts"] == []
+    assert getattr(found["version"], "id") == version
+    assert getattr(found["student"], "name") != "Ann B"  # (read before the other's commit: WAL's snapshot)
+    again = store.student("ann")
+    assert again is not None and again.name == "Ann B"  # ... and after it, the new row
+
+
+def test_a_students_answer_shows_their_new_card_while_the_class_marks_are_a_computation_behind(class_store) -> None:  # type: ignore[no-untyped-def]
+    # Seen under load: /api/versions/ID said "admitted" and /api/me, polled right after, still "checking" (its
+    # answer was kept under the class's marks, and those are taken as they were while one computation runs).
+    settings, store = class_store(["ann"], ["random"])
+    api = ClassApi(settings, store, on_submitted=lambda: None)
+    version, _ = store.add_version(NewVersion("ann", "ann-1", "python3 a.py", "", True, False, ()),
+                                   check_again=lambda _: False)
+    assert json.loads(api.me_json("ann"))["versions"][0]["status"] == "checking"
+    api.views.current()  # the marks of the class as it is now...
+    assert api.views.lock.acquire(blocking=False)  # ...and a computation of the next ones running meanwhile
+    try:
+        store.decide(Card("ann", version.id, "ann-1", VersionStatus.ADMITTED, ""))
+        assert api.views.current() is api.views.marks  # the marks are the last ones: a computation behind
+        answer = json.loads(api.me_json("ann"))
+        assert answer["versions"][0]["status"] == "admitted" and answer["versions"][0]["card"]["status"] == "admitted"
+        store.give_verdict(version.id, VerdictAction.REJECT, "a copy", INSTRUCTOR, VersionStatus.REJECTED, "a copy")
+        assert json.loads(api.me_json("ann"))["versions"][0]["status"] == "rejected"
+    finally:
+        api.views.lock.release()
