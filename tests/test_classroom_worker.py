@@ -45,6 +45,9 @@ def test_the_worker_dies_it_is_started_again_and_checks_go_on_the_server_dies_it
         assert "Ctrl-C stops it." in server.start[-1] and any(line.startswith("Games at once: 1") for line in server.start)
         # the pages answer once the worker is ready (the address was printed before: a request waits till then)
         assert get_json(server.base, "/api/me", tokens["alice"])["versions"] == []
+        # what the pages' process read at its start is kept out of the collector's full passes (they held everything)
+        assert wait_for(lambda: said(server, r"the start's reads set aside from the garbage collector: [1-9][0-9]* "
+                                             r"objects"), 120, "the pages' process setting its start's reads aside")
         first = worker_of(server.process.pid)
         assert first is not None, "the server started no worker"
         os.kill(first, signal.SIGKILL)
