@@ -16,7 +16,9 @@ import datetime as dt
 import logging
 import os
 import re
+import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -45,6 +47,22 @@ def event_line(text: str) -> str:
     reason that a student's upload chose.
     """
     return f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')} {visible(text)}"
+
+
+_log_lock = threading.Lock()
+
+
+def log_event(text: str) -> None:
+    """Write :func:`event_line` of ``text`` to standard error (the server's log) in one piece.
+
+    ``print`` writes the line and its end apart: two threads logging at once
+    (the event loop, the copies' thread, the worker's) left a line glued to
+    another and an empty one after (seen in the test of the log's form).
+    """
+    line = event_line(text) + "\n"
+    with _log_lock:
+        sys.stderr.write(line)
+        sys.stderr.flush()
 
 
 def make_log_visible(path: Path) -> None:

@@ -22,14 +22,13 @@ import fcntl
 import logging
 import os
 import ssl
-import sys
 import threading
 from pathlib import Path
 from typing import Callable, Optional
 
 from .connections import (ConnectionLimits, ForwardedClients, QuietLoopErrors, connection_budget, guarded_protocol,
                           raise_descriptor_limit, trusted_networks)
-from .escapes import event_line, make_loggers_visible
+from .escapes import log_event, make_loggers_visible
 from .site import create_app
 from .arena import SandboxUnavailable, is_loopback, listen, require_sandbox
 from .roster import keep_private, read_instructor_token
@@ -99,8 +98,7 @@ def serve(folder: Path, host: str, port: int, slots: Optional[int], dask: Option
     held = lock(settings.folder)
     store = ClassStore(settings.database)
 
-    def say(line: str) -> None:  # the server's events and its own faults, for the instructor's terminal
-        print(event_line(line), file=sys.stderr, flush=True)
+    say = log_event  # the server's events and its own faults, for the instructor's terminal
 
     worker = WorkerProcess(settings.folder, slots, dask, held, say)
     loopback = is_loopback(host)

@@ -44,7 +44,7 @@ from typing import Callable, Optional, Sequence
 from .admission import AdmissionWorker
 from .arena import (DaskPool, LocalPool, Pool, cpu_line, default_concurrency, kill_orphans, prepare_builtins,
                     usable_cores)
-from .escapes import event_line, make_logs_visible
+from .escapes import log_event, make_logs_visible
 from .final import LadderPause
 from .grades import STANDINGS_SHARE, keep_standings
 from .ladder import Ladder, Scheduler, game_folder, recover
@@ -98,7 +98,7 @@ def recover_folder(settings: ClassSettings, store: ClassStore) -> Optional[str]:
 
 def say(line: str) -> None:
     """An event of the admission or the ladder, for the instructor's terminal (the server's log)."""
-    print(event_line(line), file=sys.stderr, flush=True)
+    log_event(line)
 
 
 def run(folder: Path, slots: Optional[int], dask: Optional[str], ready: Callable[[str], None],

@@ -147,6 +147,28 @@ def test_serve_logs_each_event_in_a_line_with_its_time_and_no_students_output(tm
 # -- the rate limit: Retry-After -------------------------------------------------------------------
 
 
+def test_lines_logged_by_threads_at_once_stay_whole() -> None:
+    # Seen in the test above: a line glued to another and an empty one after (print writes a line and its end
+    # apart; the event loop, the copies' thread and the worker's threads log at once).  A real standard error, a
+    # pipe, as the server's: its writes give the other threads their turn.
+    script = (
+        "import sys, threading\n"
+        "from othello_arena.classroom.escapes import log_event\n"
+        "sys.setswitchinterval(1e-6)\n"  # a thread switch at nearly every step: what a loaded server's threads do
+        "threads = [threading.Thread(target=lambda n=n: [log_event(f'thread {n} line {i} ' + 'x' * 100)\n"
+        "                                                for i in range(1000)]) for n in range(6)]\n"
+        "[thread.start() for thread in threads]\n"
+        "[thread.join() for thread in threads]\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stderr.split("\n")
+    assert lines[-1] == "" and len(lines) == 6 * 1000 + 1
+    broken = [line for line in lines[:-1]
+              if not (STAMP.match(line) and re.fullmatch(r"thread \d line \d+ x{100}", STAMP.sub("", line)))]
+    assert broken == []
+
+
 def test_rate_limit_wait_is_when_the_window_has_room_again() -> None:
     moment = dt.datetime(2026, 11, 28, 12, 0, 0, tzinfo=dt.timezone.utc)
 
