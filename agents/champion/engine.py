@@ -60,9 +60,13 @@ GUESS_EMPTIES_LEFT = 13
 GUESS_TOWARD_ZERO = 8
 
 # Where the exact solve does not fit in a move's time, the endgame is first solved selectively
-# (:data:`.probcut.ENDGAME_THRESHOLDS`, then exactly) from this many empties down, each level
-# begun while at most SELECTIVE_NEXT_FRACTION of the budget is used; the deepening before it
-# (the first guess, and the table's moves for the solver's ordering) gets SELECTIVE_DEEPENING_SHARE.
+# (:data:`.probcut.ENDGAME_THRESHOLDS`, then exactly) when the first level's cautious estimate,
+# SELECTIVE_COST times the exact solve's (:func:`solve_seconds`), fits in the budget, and from at
+# most SELECTIVE_MAX_EMPTIES empties; each level is begun while at most SELECTIVE_NEXT_FRACTION of
+# the budget is used; the deepening before it (the first guess, and the table's moves for the
+# solver's ordering) gets SELECTIVE_DEEPENING_SHARE.  Where not even the first level ends, the move
+# is the deepening's, a third of the budget deep: the estimate is cautious on purpose.
+SELECTIVE_COST = 0.1
 SELECTIVE_MAX_EMPTIES = 26
 SELECTIVE_NEXT_FRACTION = 0.5
 SELECTIVE_DEEPENING_SHARE = 0.3
@@ -305,6 +309,7 @@ class Engine:
             try_solve = solve_seconds(n_empty) <= deadline - started
         # Under a clock that the exact solve does not fit in: selective levels first (see SELECTIVE_MAX_EMPTIES).
         try_selective = (exact is None and deadline is not None and not try_solve and n_empty <= SELECTIVE_MAX_EMPTIES
+                         and SELECTIVE_COST * solve_seconds(n_empty) <= deadline - started
                          and bool(np.isfinite(self.ecut[n_empty, PARAM_SIGMA])))
         # Iterative deepening (skipped when solving at once); when a solve
         # is planned, it leaves most of the time to the solver.
@@ -351,6 +356,7 @@ class Engine:
                     break
         if try_selective and not self.ctl[S.ABORTED]:
             result = self._solve_levels(P, O, n_empty, result, time_fraction_left) or result
+            nodes = int(self.ctl[S.NODES])
             if self.ctl[S.ABORTED] or not time_fraction_left(SELECTIVE_NEXT_FRACTION):
                 try_solve = False
             else:
