@@ -324,6 +324,11 @@ class Engine:
             max_depth = 1
             try_solve = try_selective = False
         settled = "single move" if single_move_settles else ""
+        if try_selective:
+            # The levels need a guess and the table's moves, not depth: near the end an iteration
+            # costs so much more than the last that one begun early in the share ran out the clock
+            # (17-18 empties at 0.15 s: depth 15-16, no level begun).
+            max_depth = min(max_depth, GUESS_DEPTH)
         if not solve_now:
             budget_share = 0.3 if try_solve else SELECTIVE_DEEPENING_SHARE if try_selective else 1.0
             while depth < min(max_depth, n_empty):
