@@ -163,3 +163,23 @@ def test_under_a_clock_too_short_for_the_exact_solve_the_move_comes_from_a_level
 def test_the_solver_marks_its_entries_by_how_sure_they_are():
     assert S.solved_floor(S.EXACT_RANK) > S.solved_depth(60, PC.ENDGAME_THRESHOLDS[-1])
     assert S.solved_floor(PC.ENDGAME_THRESHOLDS[0]) > S.EXACT_DEPTH + 60  # above every midgame depth
+
+
+def test_the_endgame_labels_are_exact_scores_and_shallow_searches_of_self_play_positions():
+    logged: list[str] = []
+    empties, shallow, exact = probcut_training.label_endgame_positions(2, PC.ENDGAME_MIN_EMPTIES + 1, seed=3,
+                                                                       log=logged.append)
+    assert sorted(empties.tolist()) == [12, 12, 13, 13]
+    assert all(abs(score) <= 64 and score % 2 == 0 for score in exact.tolist())
+    assert (np.abs(shallow) < 1_000_000).all()
+    # the midgame labels come from the same games' generator
+    midgame_empties, values = probcut_training.label_positions(3, 3, seed=3, log=logged.append)
+    assert values.shape == (3, 4) and ((14 <= midgame_empties) & (midgame_empties <= 54)).all()
+
+
+def test_analyze_says_a_selective_score_is_one():
+    from othello_arena.agents.champion.cli import EMPTIES_TO_WINNER, summary
+
+    line = summary({"best_move": "E8", "score": 4, "exact": False, "depth": 19, "nodes": 10, "seconds": 0.1,
+                    "score_convention": EMPTIES_TO_WINNER, "selectivity_sigma": 2.6})
+    assert line.startswith("best move E8  score +4 (selective 2.6 sigma, empties to the winner)")
