@@ -161,8 +161,15 @@ def test_under_a_clock_too_short_for_the_exact_solve_the_move_comes_from_a_level
 
 
 def test_the_solver_marks_its_entries_by_how_sure_they_are():
-    assert S.solved_floor(S.EXACT_RANK) > S.solved_depth(60, PC.ENDGAME_THRESHOLDS[-1])
-    assert S.solved_floor(PC.ENDGAME_THRESHOLDS[0]) > S.EXACT_DEPTH + 60  # above every midgame depth
+    ctl = np.zeros(S.CTL_SLOTS, dtype=np.int64)
+    assert S.solved_rank(ctl) == S.EXACT_RANK
+    ranks = []
+    for threshold in (*PC.ENDGAME_THRESHOLDS, 1_000_000):
+        ctl[S.ENDCUT] = threshold
+        ranks.append(S.solved_rank(ctl))
+    assert ranks == sorted(ranks) and ranks[-1] < S.EXACT_RANK  # surer with the threshold, never a proof
+    assert S.solved_floor(S.EXACT_RANK) > S.solved_depth(60, ranks[-1])
+    assert S.solved_floor(ranks[0]) > S.EXACT_DEPTH + 60  # above every midgame depth
 
 
 def test_the_endgame_labels_are_exact_scores_and_shallow_searches_of_self_play_positions():

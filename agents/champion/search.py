@@ -217,8 +217,9 @@ def _tt_store(tt, i, P, O, depth, value, alpha, beta, move):
 
 @njit(cache=True, inline="always")
 def solved_rank(ctl) -> int:
-    """How sure the solver's results are: :data:`EXACT_RANK` when exact, else its threshold (hundredths of sigma)."""
-    return ctl[ENDCUT] if ctl[ENDCUT] > 0 else EXACT_RANK
+    """How sure the solver's results are: :data:`EXACT_RANK` when exact, else its threshold (hundredths of
+    sigma), below :data:`EXACT_RANK` however large: a bet is never as sure as a proof."""
+    return min(ctl[ENDCUT], EXACT_RANK - 1) if ctl[ENDCUT] > 0 else EXACT_RANK
 
 
 @njit(cache=True, inline="always")
