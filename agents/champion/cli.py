@@ -136,13 +136,15 @@ def analysis(board: Board, engine: LazyEngine, seconds: Optional[float], depth: 
     result = engine.fresh().think(board, seconds=seconds, max_depth=depth, exact=exact)
     report = {
         "best_move": result.move_name,
-        "score": int(result.score) if result.exact else round(result.score, 2),
+        "score": int(result.score) if result.exact or result.selectivity else round(result.score, 2),
         "exact": result.exact and not result.outcome_only,
         "depth": result.depth,
         "nodes": result.nodes,
         "seconds": round(result.seconds, 3),
-        "score_convention": EMPTIES_TO_WINNER if result.exact else EVALUATION,
+        "score_convention": EMPTIES_TO_WINNER if result.exact or result.selectivity else EVALUATION,
     }
+    if result.selectivity:
+        report["selectivity_sigma"] = result.selectivity / 100  # solved selectively: a probable score, no proof
     if result.outcome_only:
         report["outcome"] = "win" if result.score > 0 else "loss" if result.score < 0 else "draw"
     return report, result.iterations
@@ -154,7 +156,14 @@ def summary(report: dict[str, object]) -> str:
     assert isinstance(score, (int, float))
     if report["best_move"] is None:
         return f"game over  score {score:+g} (final, {report['score_convention']})"
-    kind = "exact" if report["exact"] else f"outcome {report['outcome']}" if "outcome" in report else "eval"
+    if report["exact"]:
+        kind = "exact"
+    elif "outcome" in report:
+        kind = f"outcome {report['outcome']}"
+    elif "selectivity_sigma" in report:
+        kind = f"selective {report['selectivity_sigma']:.1f} sigma"
+    else:
+        kind = "eval"
     return (f"best move {report['best_move']}  score {score:+g} ({kind}, {report['score_convention']})  "
             f"depth {report['depth']}  nodes {report['nodes']}  {report['seconds']:.2f}s")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from . import evaluation
 from . import search as S
 from .bitboard import flips, legal_moves
 from .patterns import TABLES, load_weights
-from .probcut import empty_table, load_table
+from .probcut import ENDGAME_THRESHOLDS, PARAM_SIGMA, empty_endgame_table, empty_table, load_endgame_table, load_table
 
 DEFAULT_TT_BITS = 20  # 2**20 entries of 32 bytes, 32 MB
 
@@ -59,6 +59,18 @@ GUESS_EMPTIES_LEFT = 13
 # the score can cost more than one at it: line 16, +58, 162 M nodes at 56, 57 M at 58).
 GUESS_TOWARD_ZERO = 8
 
+# Where the exact solve does not fit in a move's time, the endgame is first solved selectively
+# (:data:`.probcut.ENDGAME_THRESHOLDS`, then exactly) when the first level's cautious estimate,
+# SELECTIVE_COST times the exact solve's (:func:`solve_seconds`), fits in the budget, and from at
+# most SELECTIVE_MAX_EMPTIES empties; each level is begun while at most SELECTIVE_NEXT_FRACTION of
+# the budget is used; the deepening before it (the first guess, and the table's moves for the
+# solver's ordering) gets SELECTIVE_DEEPENING_SHARE.  Where not even the first level ends, the move
+# is the deepening's, a third of the budget deep: the estimate is cautious on purpose.
+SELECTIVE_COST = 0.1
+SELECTIVE_MAX_EMPTIES = 26
+SELECTIVE_NEXT_FRACTION = 0.5
+SELECTIVE_DEEPENING_SHARE = 0.3
+
 
 @dataclass
 class SearchResult:
@@ -71,6 +83,7 @@ class SearchResult:
     nodes: int
     seconds: float
     outcome_only: bool = False  # solved for win/draw/loss only: score is its sign
+    selectivity: int = 0  # solved selectively at this threshold (hundredths of sigma): score is probable, not proven
     settled: str = ""  # why the search stopped before its time was up ("" if it did not)
     unfinished_move: bool = False  # the move beat the last finished iteration's in the iteration the clock cut short
     iterations: list[tuple[int, float, Optional[int]]] = field(default_factory=list)
@@ -88,7 +101,10 @@ class SearchResult:
             word = "win" if self.score > 0 else "loss" if self.score < 0 else "draw"
             head = f"solved {word} with {self.depth} empties"
         elif self.exact:
-            head = f"solved {self.score:+.0f} (empties to the winner) with {self.depth} empties"
+            head = f"solved exactly {self.score:+.0f} (empties to the winner) with {self.depth} empties"
+        elif self.selectivity:
+            head = (f"selective {self.selectivity / 100:.1f} sigma {self.score:+.0f} (empties to the winner)"
+                    f" with {self.depth} empties")
         else:
             head = f"depth {self.depth} eval {self.score:+.2f}"
             if self.unfinished_move:
@@ -107,7 +123,8 @@ class Engine:
     best move for several iterations with a clear margin over every other.
     ``probcut`` is multi-prob-cut's threshold for :meth:`think`'s deepening
     (hundredths of sigma, 0: exact searches; :meth:`search_depth` is exact
-    unless asked); ``probcut_table`` overrides the shipped regression table.
+    unless asked); ``probcut_table`` overrides the shipped regression table,
+    ``endgame_table`` the endgame's (:func:`.probcut.load_endgame_table`).
     """
 
     def __init__(
@@ -118,6 +135,7 @@ class Engine:
         settle: bool = True,
         probcut: int = PROBCUT_THRESHOLD,
         probcut_table: Optional[np.ndarray] = None,
+        endgame_table: Optional[np.ndarray] = None,
     ) -> None:
         self.settle = settle
         self.probcut = probcut
@@ -125,6 +143,10 @@ class Engine:
             # The table is fitted on the learned evaluation's values: another evaluation cuts nothing.
             probcut_table = load_table() if eval_kind == evaluation.EVAL_PATTERNS and weights is None else empty_table()
         self.mpc = np.ascontiguousarray(probcut_table, dtype=np.float64)
+        if endgame_table is None:
+            endgame_table = (load_endgame_table() if eval_kind == evaluation.EVAL_PATTERNS and weights is None
+                             else empty_endgame_table())
+        self.ecut = np.ascontiguousarray(endgame_table, dtype=np.float64)
         size = 1 << tt_bits
         # int64 words only: a cached recursive numba function must not cast
         # its return values (numba issue #6061/#6713: segfault on load).
@@ -132,7 +154,7 @@ class Engine:
         if weights is None:
             weights = load_weights() if eval_kind == evaluation.EVAL_PATTERNS else np.zeros((1, TABLES.n_features), np.int32)
         self.ev = (eval_kind, np.ascontiguousarray(weights, dtype=np.int32), TABLES.squares, TABLES.lengths, TABLES.offsets)
-        self.ctl = np.zeros(8, dtype=np.int64)
+        self.ctl = np.zeros(S.CTL_SLOTS, dtype=np.int64)
         self.mbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
         self.kbuf = np.zeros((S.MAX_PLY, S.MAX_MOVES), dtype=np.int64)
         self.fbuf = np.zeros((S.MAX_PLY, 64), dtype=np.uint64)
@@ -163,8 +185,12 @@ class Engine:
         value = S.negascout(P, O, depth, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.mpc)
         return int(value), int(self.ctl[S.BEST])
 
-    def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int) -> tuple[int, int]:
-        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.fbuf)
+    def _solve_root(self, P: np.uint64, O: np.uint64, alpha: int, beta: int, threshold: int = 0) -> tuple[int, int]:
+        # A selective solve's shallow searches are the deepening's (multi-prob-cut on), as its table was fitted.
+        self.ctl[S.ENDCUT] = threshold
+        self.ctl[S.PROBCUT] = self.probcut if threshold else 0
+        value = S.solve(P, O, alpha, beta, 0, self.tt, self.ev, self.ctl, self.mbuf, self.kbuf, self.fbuf,
+                        self.mpc, self.ecut)
         return int(value), int(self.ctl[S.BEST])
 
     def evaluate(self, board: Board) -> float:
@@ -185,6 +211,44 @@ class Engine:
         self._reset(node_limit)
         value, sq = self._solve_root(np.uint64(board.own), np.uint64(board.opp), alpha, beta)
         return int(value), int(sq)
+
+    def solve_selective(self, board: Board, threshold: int, guess: float = 0.0, node_limit: int = 0) -> tuple[int, int]:
+        """``(score, square or -1)`` of the solver at one selectivity ``threshold`` (hundredths of
+        sigma, :data:`.probcut.ENDGAME_THRESHOLDS`; 0: exact), by null-window tests from ``guess`` (discs).
+
+        The score is probable, not proven (exact with ``threshold`` 0); ``(0, -1)`` if stopped.
+        """
+        self._reset(node_limit)
+        found = self._selective_score(np.uint64(board.own), np.uint64(board.opp), threshold, guess)
+        return (0, -1) if found is None else found
+
+    def _selective_score(self, P: np.uint64, O: np.uint64, threshold: int, guess: float) -> Optional[tuple[int, int]]:
+        """MTD(f) at one threshold: ``(score, square)``, ``None`` if stopped.
+
+        As :meth:`_exact_from_bound`, with two differences: a selective test's fail-soft value
+        may be odd (a cut returns its window's bound), so a test "score >= b" that fails only says
+        "at most b - 2" (scores are even); and successive tests need not agree (each cuts on its
+        own window), so the bounds only ever narrow, which ends the loop.
+        """
+        lower, upper = -64, 64
+        move = -1
+        g = min(max(2 * round(guess / 2), lower), upper)
+        while lower < upper:
+            b = min(max(g, lower + 2), upper)
+            value, sq = self._solve_root(P, O, b - 1, b, threshold)
+            if self.ctl[S.ABORTED]:
+                return None
+            if value >= b:
+                lower, move = max(b, value - (value & 1)), sq
+                g = lower
+            else:
+                upper = min(b - 2, value + (value & 1))
+                g = upper
+        if move < 0:
+            _, move = self._solve_root(P, O, lower - 1, lower + 1, threshold)
+            if self.ctl[S.ABORTED]:
+                return None
+        return lower, move
 
     # -- the full search under a clock --------------------------------------------
 
@@ -243,6 +307,10 @@ class Engine:
             try_solve = n_empty <= 20
         else:
             try_solve = solve_seconds(n_empty) <= deadline - started
+        # Under a clock that the exact solve does not fit in: selective levels first (see SELECTIVE_MAX_EMPTIES).
+        try_selective = (exact is None and deadline is not None and not try_solve and n_empty <= SELECTIVE_MAX_EMPTIES
+                         and SELECTIVE_COST * solve_seconds(n_empty) <= deadline - started
+                         and bool(np.isfinite(self.ecut[n_empty, PARAM_SIGMA])))
         # Iterative deepening (skipped when solving at once); when a solve
         # is planned, it leaves most of the time to the solver.
         depth = 0
@@ -254,10 +322,15 @@ class Engine:
         single_move_settles = settle and single_move and not solve_now
         if single_move_settles:
             max_depth = 1
-            try_solve = False
+            try_solve = try_selective = False
         settled = "single move" if single_move_settles else ""
+        if try_selective:
+            # The levels need a guess and the table's moves, not depth: near the end an iteration
+            # costs so much more than the last that one begun early in the share ran out the clock
+            # (17-18 empties at 0.15 s: depth 15-16, no level begun).
+            max_depth = min(max_depth, GUESS_DEPTH)
         if not solve_now:
-            budget_share = 0.3 if try_solve else 1.0
+            budget_share = 0.3 if try_solve else SELECTIVE_DEEPENING_SHARE if try_selective else 1.0
             while depth < min(max_depth, n_empty):
                 depth += 1
                 value, sq = self._search_root(P, O, depth, -S.INF, S.INF, selective=True)
@@ -278,7 +351,7 @@ class Engine:
                 iterations.append((depth, score, result.square))
                 if sure and depth >= n_empty:
                     break
-                if settle and not try_solve and not sure and self._settled(P, O, depth, int(value), iterations):
+                if settle and not try_solve and not try_selective and not sure and self._settled(P, O, depth, int(value), iterations):
                     settled = f"same move for {SETTLE_ITERATIONS} iterations, the others {SETTLE_MARGIN / evaluation.SCALE:.0f} discs worse"
                     nodes = int(self.ctl[S.NODES])
                     break
@@ -286,9 +359,18 @@ class Engine:
                 # (It need not end to be of use: the stop keeps a better move found on the way.)
                 if not time_fraction_left(NEXT_ITERATION_FRACTION * budget_share):
                     break
+        if try_selective and not self.ctl[S.ABORTED]:
+            result = self._solve_levels(P, O, n_empty, result, time_fraction_left) or result
+            nodes = int(self.ctl[S.NODES])
+            if self.ctl[S.ABORTED] or not time_fraction_left(SELECTIVE_NEXT_FRACTION):
+                try_solve = False
+            else:
+                try_solve = True  # every level done with time to spare: the exact solve, from its score
         if try_solve and (solve_now or (not self.ctl[S.ABORTED] and time_fraction_left(0.5))):
             solved = self._solve(P, O, n_empty, None if result is None else result.score)
             nodes = int(self.ctl[S.NODES])  # the solver's nodes on top of the deepening's
+            if solved is not None and solved.outcome_only and result is not None and result.selectivity:
+                solved = None  # a probable score and its move say more than a proven sign
             if solved is not None:
                 solved.nodes = nodes
                 solved.seconds = elapsed()
@@ -302,6 +384,24 @@ class Engine:
         result.iterations = iterations
         result.settled = settled
         return result
+
+    def _solve_levels(self, P: np.uint64, O: np.uint64, n_empty: int, result: Optional[SearchResult],
+                      time_fraction_left: "Callable[[float], bool]") -> Optional[SearchResult]:
+        """The selective solver at growing thresholds (:data:`.probcut.ENDGAME_THRESHOLDS`) while time
+        allows: the last level that ended, ``None`` if none did.  Each starts from the last one's score."""
+        guess = 0.0 if result is None else result.score
+        solved: Optional[SearchResult] = None
+        for threshold in ENDGAME_THRESHOLDS:
+            if solved is not None and not time_fraction_left(SELECTIVE_NEXT_FRACTION):
+                break
+            found = self._selective_score(P, O, threshold, guess)
+            if found is None:
+                break
+            score, sq = found
+            guess = score
+            solved = SearchResult(None if sq < 0 else sq, float(score), False, n_empty, int(self.ctl[S.NODES]), 0.0,
+                                  selectivity=threshold)
+        return solved
 
     def _settled(self, P: np.uint64, O: np.uint64, depth: int, value: int, iterations: list[tuple[int, float, Optional[int]]]) -> bool:
         """Is the move of the last iteration settled: the same for a while, and clearly the best?

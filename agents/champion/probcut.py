@@ -10,7 +10,16 @@ engine's cut threshold (:data:`.engine.PROBCUT_THRESHOLD`).
 
 The table, per phase of the game (empties // :data:`PHASE_WIDTH`) and per
 deep depth, is fitted by :mod:`.probcut_training` on positions the engine
-labels itself, and shipped as ``data/probcut.npz``.  This module has no
+labels itself, and shipped as ``data/probcut.npz``.
+
+The endgame has a table of its own in the same file (:func:`load_endgame_table`):
+per number of empties, the exact final score (discs) predicted from a
+shallow search of :func:`shallow_depth` of the empties (its value in discs),
+``exact = a * shallow + b + e``.  The selective solver (:func:`.search.solve`
+with a threshold) cuts where the shallow search says the exact score is
+beyond the window by the threshold times sigma; run at growing thresholds
+(:data:`ENDGAME_THRESHOLDS`), it finds a good move long before the exact
+solve ends, as Edax's and Egaroucid's selectivity levels do.  This module has no
 compiled code and imports nothing of the engine (the search reads it): its
 table is a plain float64 array.
 """
@@ -18,7 +27,7 @@ table is a plain float64 array.
 from __future__ import annotations
 
 from importlib import resources
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -29,6 +38,13 @@ MAX_DEPTH = 24  # depths beyond the fitted ones use the deepest fitted row
 PARAM_A, PARAM_B, PARAM_SIGMA, PARAM_SHALLOW = 0, 1, 2, 3
 N_PARAMS = 4
 PROBCUT_FILE = "probcut.npz"
+
+# The endgame's table: a row per number of empties (0-60), the same four parameters, in discs.
+ENDGAME_ROWS = 61
+ENDGAME_MIN_EMPTIES = 12  # fewer empties: solved exactly even at a selective level (the cut's shallow search costs about what the solve does)
+# The selective solver's levels, in hundredths of sigma: the chance that one cut is right is
+# 86 %, 93 %, 98 %, 99.5 % (one-sided normal); after the last, the exact solve.
+ENDGAME_THRESHOLDS = (110, 150, 200, 260)
 
 
 def shallow_depth(depth: int) -> int:
@@ -52,21 +68,41 @@ def empty_table() -> np.ndarray:
     return table
 
 
+def empty_endgame_table() -> np.ndarray:
+    """An endgame table that cuts nothing: sigma infinite (float64 [ENDGAME_ROWS, N_PARAMS])."""
+    table = np.zeros((ENDGAME_ROWS, N_PARAMS), dtype=np.float64)
+    table[:, PARAM_A] = 1.0
+    table[:, PARAM_SIGMA] = np.inf
+    for empties in range(ENDGAME_ROWS):
+        table[empties, PARAM_SHALLOW] = shallow_depth(empties)
+    return table
+
+
 def load_table(path: Optional[str] = None) -> np.ndarray:
-    """The fitted table, from ``path`` or the package's ``data/``; without a file, one that cuts nothing."""
+    """The fitted midgame table, from ``path`` or the package's ``data/``; without a file, one that cuts nothing."""
+    return _load(path, "table", (N_PHASES, MAX_DEPTH + 1, N_PARAMS), empty_table)
+
+
+def load_endgame_table(path: Optional[str] = None) -> np.ndarray:
+    """The fitted endgame table (see the module doc), as :func:`load_table`; a file without one: none that cuts."""
+    return _load(path, "endgame", (ENDGAME_ROWS, N_PARAMS), empty_endgame_table)
+
+
+def _load(path: Optional[str], key: str, shape: tuple[int, ...], empty: Callable[[], np.ndarray]) -> np.ndarray:
     if path is None:
         ref = resources.files(__package__).joinpath("data", PROBCUT_FILE)
         with resources.as_file(ref) as real:
             if not real.exists():
-                return empty_table()
-            return _read(str(real))
-    return _read(path)
+                return empty()
+            return _read(str(real), key, shape, empty)
+    return _read(path, key, shape, empty)
 
 
-def _read(path: str) -> np.ndarray:
+def _read(path: str, key: str, shape: tuple[int, ...], empty: Callable[[], np.ndarray]) -> np.ndarray:
     with np.load(path) as data:
-        table: np.ndarray = np.ascontiguousarray(data["table"], dtype=np.float64)
-    expected = (N_PHASES, MAX_DEPTH + 1, N_PARAMS)
-    if table.shape != expected:
-        raise ValueError(f"probcut file {path} has shape {table.shape}, expected {expected}")
+        if key not in data.files:
+            return empty()
+        table: np.ndarray = np.ascontiguousarray(data[key], dtype=np.float64)
+    if table.shape != shape:
+        raise ValueError(f"probcut file {path}: its {key!r} has shape {table.shape}, expected {shape}")
     return table

@@ -10,8 +10,9 @@ explicitly:
     words indexed by a hash of the position: the position's two bitboards,
     its bounds (``lower`` and ``upper``, 32 bits each) and ``depth`` with
     ``move`` (:func:`tt_meta`).  ``depth`` is the remaining depth of the
-    search that stored it, or ``EXACT_DEPTH + empties`` for an entry of the
-    endgame solver (whose values are in discs, not in evaluation units).  A
+    search that stored it, or for an entry of the endgame solver (whose values
+    are in discs, not in evaluation units) at least ``EXACT_DEPTH``, by how
+    sure it is and its empties (:func:`solved_depth`).  A
     row is 32 bytes and the array starts on a cache line
     (:func:`new_table`), so the solver's pair of rows is one cache line: a
     probe costs one miss, not one per field.
@@ -30,6 +31,9 @@ explicitly:
 ``mpc``
     multi-prob-cut's regression table (:mod:`.probcut`), read when
     ``ctl[PROBCUT]`` is positive.
+``ecut``
+    the endgame's regression table (:func:`.probcut.load_endgame_table`),
+    read by the solver when ``ctl[ENDCUT]`` is positive.
 ``fbuf``
     per-ply rows of 64 ``uint64``: the solver's flips of each move by square,
     computed once a node for its transposition cut-offs, ordering and moves.
@@ -54,6 +58,7 @@ from .compiled_cache import tolerate_read_only_cache, use_compiled_cache
 from .endgame import (QUADRANT_ID, SHALLOW_EMPTIES, STABILITY_THRESHOLD, parity_of, shallow, stable_count,
                       unpack_nodes, unpack_score)
 from .evaluation import CORNERS, SCALE, WIN_BONUS, evaluate, evaluate_given_moves, neighbours
+from .probcut import ENDGAME_MIN_EMPTIES
 from .probcut import MAX_DEPTH as PROBCUT_MAX_DEPTH
 from .probcut import MIN_DEPTH as PROBCUT_MIN_DEPTH
 from .probcut import N_PHASES as PROBCUT_PHASES
@@ -64,7 +69,8 @@ use_compiled_cache()  # before the first @njit (see compiled_cache.py)
 
 INF = 1_000_000
 NO_CUT = -INF  # a table probe or cut-off that decides nothing: the position must be searched
-EXACT_DEPTH = 64  # TT depth marker of solved entries: EXACT_DEPTH + empties
+EXACT_DEPTH = 64  # TT depth marker of solved entries: at least this (see solved_depth)
+EXACT_RANK = 1024  # the rank of an exact solve in a solved entry; a selective one's is its threshold, smaller
 MAX_PLY = 128
 MAX_MOVES = 40
 
@@ -77,6 +83,8 @@ BEST = 4  # the root's best square, written by the searches at ply 0
 NEXT_CHECK = 5  # node count of the next look at the stop flag
 PROBCUT = 6  # multi-prob-cut's threshold in hundredths of sigma (:mod:`.probcut`); 0: none, the search is exact
 ROOT_FIRST = 7  # the root's first move searched (the table's move: the last iteration's best)
+ENDCUT = 8  # the solver's prob-cut threshold in hundredths of sigma (:mod:`.probcut`'s endgame table); 0: exact
+CTL_SLOTS = 9
 CHECK_EVERY = 1024  # nodes between two looks at the stop flag
 
 _K1 = U64(0x9E3779B97F4A7C15)
@@ -205,6 +213,26 @@ def _tt_store(tt, i, P, O, depth, value, alpha, beta, move):
     tt[i, _KEY_O] = np.int64(O)
     tt[i, _BOUNDS] = (upper << 32) | (lower & _LOW32)
     tt[i, _META] = tt_meta(depth, move)
+
+
+@njit(cache=True, inline="always")
+def solved_rank(ctl) -> int:
+    """How sure the solver's results are: :data:`EXACT_RANK` when exact, else its threshold (hundredths of
+    sigma), below :data:`EXACT_RANK` however large: a bet is never as sure as a proof."""
+    return min(ctl[ENDCUT], EXACT_RANK - 1) if ctl[ENDCUT] > 0 else EXACT_RANK
+
+
+@njit(cache=True, inline="always")
+def solved_floor(rank: int) -> int:
+    """The least table depth of a solved entry at least as sure as ``rank``: the solver of that rank may use it."""
+    return EXACT_DEPTH + 64 * rank
+
+
+@njit(cache=True, inline="always")
+def solved_depth(n_empty: int, rank: int) -> int:
+    """The table depth of a solver's entry: above every midgame depth (its values are discs, not
+    centi-discs), then by how sure it is (a selective solve's bound is no exact one's), then by empties."""
+    return solved_floor(rank) + n_empty
 
 
 @njit(cache=True, inline="always")
@@ -667,9 +695,10 @@ def _fill_flips(P, O, moves, frow) -> None:
 
 
 @njit(cache=True)
-def _etc_cutoff(tt, P, O, moves, beta, frow) -> int:
-    """Enhanced transposition cut-off: a child whose stored solved bound already lifts this
-    position to ``beta`` or more cuts it without a search; its bound (at least ``beta``) or -65."""
+def _etc_cutoff(tt, P, O, moves, beta, frow, floor) -> int:
+    """Enhanced transposition cut-off: a child whose stored solved bound (at least as sure as the
+    table depth ``floor`` says) already lifts this position to ``beta`` or more cuts it without a
+    search; its bound (at least ``beta``) or -65."""
     mask = tt.shape[0] - 1
     while moves:
         sq = first_square(moves)
@@ -679,7 +708,7 @@ def _etc_cutoff(tt, P, O, moves, beta, frow) -> int:
         child_o = P | f | (ONE << U64(sq))
         ci = tt_index(child_p, child_o, mask) & ~1
         found = _solver_probe(tt, ci, child_p, child_o)
-        if found >= 0 and tt_depth(tt, found) >= EXACT_DEPTH and -tt_upper(tt, found) >= beta:
+        if found >= 0 and tt_depth(tt, found) >= floor and -tt_upper(tt, found) >= beta:
             return -tt_upper(tt, found)
     return -65
 
@@ -699,12 +728,12 @@ def _esc_cutoff(P, O, moves, beta, frow) -> int:
 
 
 @njit(cache=True, inline="always")
-def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
+def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow, floor):
     """The cut-offs that spare a solved position its search, cheapest first: ``(value, slot, alpha, beta)``.
 
     The stability cut-off (the opponent's stable discs cap the score), before
-    the table is even read; the table's solved bounds (which also narrow the
-    window); the enhanced stability cut-off (a move after which the side to
+    the table is even read; the table's solved bounds at least as sure as
+    ``floor`` (:func:`solved_floor`; they also narrow the window); the enhanced stability cut-off (a move after which the side to
     move's own stable discs reach ``beta``) from :data:`ESC_MIN_EMPTIES`
     empties where alpha is low; then enhanced transposition cut-offs from
     :data:`ETC_MIN_EMPTIES` empties.  ``value`` is :data:`NO_CUT` when the position must be searched
@@ -717,7 +746,7 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
         if bound <= alpha:
             return bound, -1, alpha, beta
     found = _solver_probe(tt, ti, P, O)
-    if found >= 0 and tt_depth(tt, found) >= EXACT_DEPTH:
+    if found >= 0 and tt_depth(tt, found) >= floor:
         lower, upper = tt_lower(tt, found), tt_upper(tt, found)
         if lower >= beta:
             return lower, found, alpha, beta
@@ -733,7 +762,7 @@ def _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow):
         if cut >= beta:
             return cut, found, alpha, beta
     if n_empty >= ETC_MIN_EMPTIES:
-        cut = _etc_cutoff(tt, P, O, moves, beta, frow)
+        cut = _etc_cutoff(tt, P, O, moves, beta, frow, floor)
         if cut >= beta:
             return cut, found, alpha, beta
     return NO_CUT, found, alpha, beta
@@ -776,13 +805,53 @@ def _solver_order(P, O, moves, hash_move, n_empty, alpha, ev, row, keys, frow) -
     return n
 
 
+@njit(cache=True, inline="always")
+def _endgame_probcut(P, O, n_empty, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, mpc, ecut) -> int:
+    """The selective solver's prob-cut at a null-window node: ``beta`` or ``alpha`` when a shallow
+    search predicts the exact score beyond the window by ``ctl[ENDCUT]`` sigmas, else :data:`NO_CUT`.
+
+    ``exact ~ a * shallow + b`` (discs) within ``margin`` (:mod:`.probcut`'s endgame table); the
+    shallow search is the midgame's (centi-discs, its own multi-prob-cut as ``ctl[PROBCUT]`` says,
+    as the table was fitted).  It runs at this ply: the node's scratch rows are not filled yet.
+    """
+    a = ecut[n_empty, PARAM_A]
+    sigma = ecut[n_empty, PARAM_SIGMA]
+    if a < 0.25 or not sigma < 1e9:  # no usable fit: never cut
+        return NO_CUT
+    b = ecut[n_empty, PARAM_B]
+    shallow = np.int64(ecut[n_empty, PARAM_SHALLOW])
+    margin = ctl[ENDCUT] * sigma / 100.0
+    bound = np.int64(np.ceil((beta + margin - b) / a * SCALE))
+    if bound < WIN_BONUS:
+        v = negascout(P, O, shallow, bound - 1, bound, ply, tt, ev, ctl, mbuf, kbuf, mpc)
+        if ctl[ABORTED]:
+            return 0
+        if v >= bound:
+            return beta
+    bound = np.int64(np.floor((alpha - margin - b) / a * SCALE))
+    if bound > -WIN_BONUS:
+        v = negascout(P, O, shallow, bound, bound + 1, ply, tt, ev, ctl, mbuf, kbuf, mpc)
+        if ctl[ABORTED]:
+            return 0
+        if v <= bound:
+            return alpha
+    return NO_CUT
+
+
 @njit(cache=True, nogil=True)
-def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
+def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf, mpc, ecut) -> int:
     """Exact final disc difference for the side to move, fail-soft in (alpha, beta).
 
     A score <= alpha only says "at most", one >= beta "at least".  Called
     from Python with ``ply=0``, it also leaves the best square in
     ``ctl[BEST]`` (-1 for a pass); the caller checks ``ctl[ABORTED]``.
+
+    With ``ctl[ENDCUT]`` positive the solve is selective: a null-window node
+    of :data:`.probcut.ENDGAME_MIN_EMPTIES` empties or more is cut where a
+    shallow search predicts the score beyond the window by that many
+    hundredths of sigma (:func:`_endgame_probcut`); its table entries are
+    marked with that rank (:func:`solved_depth`), so that no search surer
+    than it takes them for proofs.  With ``ctl[ENDCUT]`` zero it is exact.
 
     By number of empties, as Edax's ``endgame.c``: with
     :data:`.endgame.SHALLOW_EMPTIES` or fewer the position goes to
@@ -805,14 +874,22 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
     if moves == ZERO:
         if legal_moves(O, P) == ZERO:
             return final_score(P, O)
-        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
+        return -solve(O, P, -beta, -alpha, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf, mpc, ecut)
 
     ti = tt_index(P, O, tt.shape[0] - 1) & ~1
     frow = fbuf[ply]
+    rank = solved_rank(ctl)
     if ply > 0:
-        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow)
+        cut, found, alpha, beta = _solver_cutoffs(tt, ti, P, O, moves, n_empty, alpha, beta, frow, solved_floor(rank))
         if cut != NO_CUT:
             return cut
+        if rank != EXACT_RANK and beta == alpha + 1 and n_empty >= ENDGAME_MIN_EMPTIES:
+            cut = _endgame_probcut(P, O, n_empty, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, mpc, ecut)
+            if ctl[ABORTED]:
+                return 0
+            if cut != NO_CUT:
+                return cut
+            found = _solver_probe(tt, ti, P, O)  # the shallow searches may have moved the table's rows
     else:
         found = _solver_probe(tt, ti, P, O)
         _fill_flips(P, O, moves, frow)
@@ -838,11 +915,11 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
             ctl[NODES] += unpack_nodes(r)
             v = -unpack_score(r)
         elif i == 0:
-            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
+            v = -solve(no, np_, -beta, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf, mpc, ecut)
         else:
-            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
+            v = -solve(no, np_, -a - 1, -a, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf, mpc, ecut)
             if a < v < beta:
-                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf)
+                v = -solve(no, np_, -beta, -v, ply + 1, tt, ev, ctl, mbuf, kbuf, fbuf, mpc, ecut)
         if ctl[ABORTED]:
             return 0
         if v > best:
@@ -858,7 +935,7 @@ def solve(P, O, alpha, beta, ply, tt, ev, ctl, mbuf, kbuf, fbuf) -> int:
         # Every move failed low: the "best" is only the largest bound, no move to try first next
         # time (as Edax keeps its table's moves); the position's earlier move, if any, stays.
         best_move = tt_move(tt, found) if found >= 0 else -1
-    _solver_store(tt, ti, found, P, O, EXACT_DEPTH + n_empty, best, alpha0, beta, best_move)
+    _solver_store(tt, ti, found, P, O, solved_depth(n_empty, rank), best, alpha0, beta, best_move)
     return best
 
 
